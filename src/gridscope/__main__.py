@@ -1,0 +1,3 @@
+from gridscope.cli import main
+
+main()

@@ -1,0 +1,21 @@
+"""The Typer application every command module in this package registers with.
+
+Command modules import only typer at module level; whatever a command needs (numpy,
+pandas, the engine) is imported inside the command, so `gridscope --help` stays fast.
+"""
+
+import typer
+
+app = typer.Typer(
+    name="gridscope",
+    help="Trace-based performance analysis of MPI runs spread over several clusters.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@app.callback()
+def _root() -> None:
+    """Trace-based performance analysis of MPI runs spread over several clusters."""

@@ -1,0 +1,11 @@
+"""`gridscope version`."""
+
+from gridscope.cli.app import app
+
+
+@app.command()
+def version() -> None:
+    """Print gridscope's version."""
+    from gridscope import __version__
+
+    print(f"gridscope {__version__}")
