@@ -10,9 +10,12 @@ SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Build and run-time needs: compilers, Open MPI, OTF2 (library and tools), SimGrid.
 DEB_PACKAGES := build-essential cmake ninja-build pkg-config python3-venv \
                 libopenmpi-dev openmpi-bin libopen-trace-format2-dev otf2-tools \
-                libsimgrid-dev simgrid libgtest-dev
-# Only the tests need these: a browser for the report/viewer checks, PDF rasteriser.
-TEST_DEB_PACKAGES := chromium poppler-utils
+                libsimgrid-dev libgtest-dev
+# Only the tests need these: a browser for the report/viewer checks, PDF rasteriser,
+# node for the Playwright browser tests (Node >= 20; npm ships with NodeSource's nodejs,
+# Debian's needs its own npm package).
+TEST_DEB_PACKAGES := chromium poppler-utils nodejs
+BROWSER_TESTS := tests/viewer
 
 # Tests and demo run MPI as root inside containers.
 export OMPI_ALLOW_RUN_AS_ROOT := 1
@@ -35,6 +38,8 @@ deps:
 
 test-deps:
 	$(call apt_install_missing,$(TEST_DEB_PACKAGES))
+	@command -v npm >/dev/null || $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null
+	@[ -d $(BROWSER_TESTS)/node_modules ] || (cd $(BROWSER_TESTS) && npm ci --no-audit --no-fund --silent)
 
 $(PY):
 	python3 -m venv $(VENV)

@@ -1,0 +1,219 @@
+// gridscope-replay: parallel wait-state analysis of a Score-P-layout OTF2 trace.
+//
+//   gridscope-replay [--metahost-file F] -o DIR TRACE          (one process, no MPI)
+//   mpirun -np N gridscope-replay [...] -o DIR TRACE           (N processes, MPI transport)
+//   gridscope-replay --list-ranks TRACE                        (rank, node, metahost per line)
+//
+// Each process owns a block of ranks, reads only their local definition and event files,
+// and receives partner timestamps from the other owners (replay.cpp).
+#include <otf2/otf2.h>
+#include <malloc.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "clc.hpp"
+#include "defs.hpp"
+#include "error.hpp"
+#include "reader.hpp"
+#include "replay.hpp"
+#include "transport.hpp"
+
+namespace {
+
+struct Options {
+  std::string trace, out, metahost_file;
+  bool list_ranks = false, force_mpi = false, time_correct = false;
+  gs::ClcOptions clc;
+};
+
+[[noreturn]] void usage(int code) {
+  std::fprintf(code ? stderr : stdout,
+               "usage: gridscope-replay [--metahost-file FILE] [--time-correct [--latency-grid S]] [--mpi] -o DIR TRACE\n"
+               "       gridscope-replay --list-ranks TRACE\n"
+               "TRACE is traces.otf2 or the folder holding it. Under mpirun every process\n"
+               "analyses its share of the ranks; without mpirun one process does all.\n");
+  std::exit(code);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(2);
+      return argv[++i];
+    };
+    if (a == "-h" || a == "--help") usage(0);
+    else if (a == "-o") o.out = value();
+    else if (a == "--metahost-file") o.metahost_file = value();
+    else if (a == "--list-ranks") o.list_ranks = true;
+    else if (a == "--mpi") o.force_mpi = true;
+    else if (a == "--time-correct") o.time_correct = true;
+    else if (a == "--latency-grid") o.clc.latency_grid_s = std::atof(value().c_str());
+    else if (!a.empty() && a[0] == '-') usage(2);
+    else o.trace = a;
+  }
+  if (o.trace.empty() || (!o.list_ranks && o.out.empty())) usage(2);
+  return o;
+}
+
+OTF2_ErrorCode quiet_otf2(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code, const char*, va_list) {
+  return code;  // errors are reported by the caller, once, with the file name
+}
+
+std::string anchor_of(const std::string& trace) {
+  struct stat st;
+  if (stat(trace.c_str(), &st) != 0) throw gs::Error(trace, "no such trace");
+  std::string dir = trace;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  std::string a = S_ISDIR(st.st_mode) ? dir + "/traces.otf2" : trace;
+  if (stat(a.c_str(), &st) != 0) throw gs::Error(a, "no OTF2 anchor file (traces.otf2) here");
+  if (a.size() < 5 || a.substr(a.size() - 5) != ".otf2") throw gs::Error(a, "not an OTF2 anchor file (*.otf2)");
+  return a;
+}
+
+std::vector<std::string> read_metahost_file(const std::string& path, uint32_t ranks) {
+  std::ifstream in(path);
+  if (!in) throw gs::Error(path, "cannot read metahost file");
+  std::vector<std::string> m(ranks);
+  uint32_t r;
+  std::string name;
+  while (in >> r >> name) {
+    if (r >= ranks) throw gs::Error(path, "rank " + std::to_string(r) + " is not in the trace");
+    m[r] = name;
+  }
+  for (uint32_t i = 0; i < ranks; ++i)
+    if (m[i].empty()) throw gs::Error(path, "no metahost for rank " + std::to_string(i));
+  return m;
+}
+
+std::string json_str(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') { o += '\\'; o += c; }
+    else if (static_cast<unsigned char>(c) < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); o += b; }
+    else o += c;
+  }
+  return o + "\"";
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int run(const Options& o, gs::Transport& t) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::string anchor = anchor_of(o.trace);
+  OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());
+  if (!reader) throw gs::Error(anchor, "cannot open the OTF2 archive (missing or corrupt anchor file)");
+  OTF2_Reader_SetSerialCollectiveCallbacks(reader);
+  gs::Defs defs = gs::read_definitions(reader, anchor);
+  if (!o.metahost_file.empty()) gs::assign_metahosts(defs, read_metahost_file(o.metahost_file, defs.ranks()));
+
+  if (o.list_ranks) {
+    for (uint32_t r = 0; r < defs.ranks(); ++r)
+      std::printf("%u\t%s\t%s\n", r, defs.rank_node[r].c_str(), defs.rank_metahost_name[r].c_str());
+    OTF2_Reader_Close(reader);
+    return 0;
+  }
+  const int P = t.size(), me = t.rank();
+  std::vector<uint32_t> mine;
+  for (uint32_t r = 0; r < defs.ranks(); ++r)
+    if (gs::owner_of(r, defs.ranks(), P) == uint32_t(me)) mine.push_back(r);
+
+  gs::LocalData data;
+  gs::read_locations(reader, defs, mine, data);
+  OTF2_Reader_Close(reader);
+  double read_s = seconds_since(t0);
+  gs::ClcStats clc;
+  if (o.time_correct) clc = gs::correct_clocks(defs, data, t, o.clc);
+
+  gs::WaitWriter waits(o.out + "/waits." + std::to_string(me) + ".bin");
+  gs::ReplayResult res = gs::replay(defs, data, t, waits);
+  waits.close();
+  double replay_s = seconds_since(t0) - read_s;
+  gs::write_engine_files(o.out, defs, data, res, me);
+
+  gs::Counters& c = res.counters;
+  uint64_t totals[9] = {c.events, c.mpi_events, c.clock_violations, c.unmatched_sends, c.unmatched_receives,
+                        c.incomplete_collectives, c.clock_offset_locations, c.messages, c.collectives};
+  t.sum(totals, 9);
+  // Per-process figures go to process 0 for the report.
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  struct Stat { double read_s, replay_s; uint64_t rss_kb, events, ranks; } st{read_s, replay_s, uint64_t(ru.ru_maxrss),
+                                                                           c.events, mine.size()};
+  std::vector<gs::Bytes> out(P);
+  gs::append(out[0], st);
+  gs::Records<Stat> stats = gs::unpack<Stat>(t.exchange(out));
+  if (me == 0) {
+    if (totals[1] == 0) throw gs::Error(anchor, "no MPI events in this trace (nothing to analyse)");
+    std::ostringstream j;
+    j << "{\n  \"trace\": " << json_str(anchor) << ",\n  \"ranks\": " << defs.ranks() << ",\n  \"processes\": " << P
+      << ",\n  \"resolution\": " << defs.resolution << ",\n  \"trace_length_s\": "
+      << double(defs.trace_length) / defs.resolution << ",\n  \"events\": " << totals[0]
+      << ",\n  \"mpi_events\": " << totals[1] << ",\n  \"clock_violations\": " << totals[2]
+      << ",\n  \"unmatched_sends\": " << totals[3] << ",\n  \"unmatched_receives\": " << totals[4]
+      << ",\n  \"incomplete_collectives\": " << totals[5] << ",\n  \"clock_offset_locations\": " << totals[6]
+      << ",\n  \"messages\": " << totals[7] << ",\n  \"collectives\": " << totals[8]
+      << ",\n  \"time_correction\": {\"enabled\": " << (o.time_correct ? "true" : "false")
+      << ", \"corrected_receives\": " << clc.corrected_receives << ", \"rounds\": " << clc.rounds
+      << ", \"converged\": " << (clc.converged ? "true" : "false")
+      << ", \"latency_grid_s\": " << o.clc.latency_grid_s << "}"
+      << ",\n  \"metahosts\": [";
+    for (size_t i = 0; i < defs.metahosts.size(); ++i) j << (i ? ", " : "") << json_str(defs.metahosts[i]);
+    j << "],\n  \"rank_metahost\": [";
+    for (uint32_t r = 0; r < defs.ranks(); ++r) j << (r ? ", " : "") << defs.rank_metahost[r];
+    j << "],\n  \"rank_node\": [";
+    for (uint32_t r = 0; r < defs.ranks(); ++r) j << (r ? ", " : "") << json_str(defs.rank_node[r]);
+    j << "],\n  \"process_stats\": [";
+    for (size_t p = 0; p < stats.size(); ++p)
+      j << (p ? ", " : "") << "{\"read_s\": " << stats[p].read_s << ", \"replay_s\": " << stats[p].replay_s
+        << ", \"peak_rss_kb\": " << stats[p].rss_kb << ", \"events\": " << stats[p].events
+        << ", \"ranks\": " << stats[p].ranks << "}";
+    j << "]\n}\n";
+    std::string text = j.str();
+    std::string path = o.out + "/meta.json";
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (!f || std::fwrite(text.data(), 1, text.size(), f) != text.size()) throw gs::Error(path, "cannot write");
+    std::fclose(f);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = parse(argc, argv);
+  // Large record buffers are freed and others allocated between phases: keep freed memory
+  // in the heap for reuse instead of returning it (re-faulting fresh zeroed pages is costly).
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  OTF2_Error_RegisterCallback(quiet_otf2, nullptr);
+  std::unique_ptr<gs::Transport> t =
+      (!o.list_ranks && (o.force_mpi || gs::launched_by_mpi())) ? gs::make_mpi_transport(&argc, &argv)
+                                                                : gs::make_local_transport();
+  try {
+    int rc = run(o, *t);
+    gs::finalize_transport(*t);
+    return rc;
+  } catch (const gs::Error& e) {
+    std::fprintf(stderr, "gridscope-replay: %s: %s\n", e.where.c_str(), e.what());
+    std::fflush(stderr);
+    if (t->size() > 1) t->abort(2);  // never leave the other processes waiting
+    gs::finalize_transport(*t);
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gridscope-replay: internal error: %s\n", e.what());
+    std::fflush(stderr);
+    if (t->size() > 1) t->abort(70);
+    return 70;
+  }
+}

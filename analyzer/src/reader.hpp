@@ -1,0 +1,27 @@
+// Streams the events of the locations this process owns through OTF2 callbacks: call-path
+// time/visits/bytes are accumulated on the fly, communication events become compact records.
+#pragma once
+#include <otf2/otf2.h>
+
+#include <unordered_map>
+#include <vector>
+
+#include "defs.hpp"
+#include "records.hpp"
+
+namespace gs {
+
+struct LocalData {
+  CallTree tree;
+  std::vector<SendRec> sends;
+  std::vector<RecvRec> recvs;
+  std::vector<CollRec> colls;
+  std::vector<SevRow> base_rows;  // time, visits, bytes per (call path, rank)
+  uint64_t events = 0;
+  uint64_t mpi_events = 0;
+  uint64_t clock_offsets_applied = 0;
+};
+
+void read_locations(OTF2_Reader* reader, const Defs& defs, const std::vector<uint32_t>& ranks, LocalData& out);
+
+}  // namespace gs

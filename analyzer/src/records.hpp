@@ -1,0 +1,76 @@
+// Compact records the reader keeps per owned location: only communication events are
+// stored (Enter/Leave are folded into per-call-path accumulators while streaming).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../generated/gs_patterns.hpp"
+
+namespace gs {
+
+constexpr uint32_t kNone = UINT32_MAX;
+
+struct SendRec {
+  uint32_t src, dst, comm, tag;
+  uint32_t cp_complete;          // call path of the region completing the send
+  uint8_t lr_ok, complete;
+  int64_t enter, evt;            // send region enter, MpiSend/MpiIsend time
+  int64_t c_enter, c_leave;      // completion region (MPI_Send itself or the wait)
+  uint64_t bytes;
+};
+
+struct RecvRec {
+  uint32_t src, dst, comm, tag;
+  uint32_t cp;                   // call path of the receive-completing region
+  int64_t enter, leave, evt, req_enter;
+  uint64_t bytes;
+  uint32_t instance;             // region instance (a Waitall groups several receives)
+  uint8_t is_test;
+};
+
+struct CollRec {
+  uint32_t comm, seq, rank, pos, cp, root;
+  uint8_t cls;
+  uint64_t sent, received;
+  int64_t begin, end;
+};
+
+// Call-path tree of one analysis process (ids are local to the process; the driver merges
+// them by region-name path).
+struct CallTree {
+  struct Node { uint32_t parent, region, first_child, next_sibling; };
+  std::vector<Node> nodes;
+  uint32_t child(uint32_t parent, uint32_t region) {
+    uint32_t first = parent == kNone ? roots : nodes[parent].first_child;
+    for (uint32_t c = first; c != kNone; c = nodes[c].next_sibling)
+      if (nodes[c].region == region) return c;
+    uint32_t id = nodes.size();
+    nodes.push_back({parent, region, kNone, first});  // may reallocate: no pointers into nodes
+    (parent == kNone ? roots : nodes[parent].first_child) = id;
+    return id;
+  }
+  uint32_t roots = kNone;
+};
+
+struct SevKey {
+  uint16_t metric; uint8_t cls; uint32_t cp, rank;
+  bool operator==(const SevKey& o) const {
+    return metric == o.metric && cls == o.cls && cp == o.cp && rank == o.rank;
+  }
+};
+struct SevKeyHash {
+  size_t operator()(const SevKey& k) const {
+    return (uint64_t(k.cp) * 0x9E3779B97F4A7C15ull) ^ (uint64_t(k.rank) << 20) ^ (uint64_t(k.metric) << 8) ^ k.cls;
+  }
+};
+
+// Output rows (written as raw binary; layout mirrored in gridscope/analysis/engine_files.py).
+enum : uint8_t { CLS_LOCAL = 0, CLS_GRID = 1, CLS_NONE = 2 };
+struct SevRow { uint16_t metric; uint8_t cls; uint8_t pad; uint32_t cp; uint32_t rank; uint32_t pad2; double value; };
+struct WaitRow { uint16_t metric; uint8_t cls; uint8_t pad; uint32_t cp; uint32_t rank; uint32_t pad2; double start, end; };
+struct PairRow { uint32_t from, to; uint64_t bytes, messages; double max_rate, min_duration; };
+static_assert(sizeof(SendRec) == 64 && sizeof(RecvRec) == 72, "compact records");
+static_assert(sizeof(SevRow) == 24 && sizeof(WaitRow) == 32 && sizeof(PairRow) == 40, "row layout");
+
+}  // namespace gs

@@ -1,0 +1,307 @@
+#include "replay.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <tuple>
+
+#include "error.hpp"
+#include "matching.hpp"
+#include "pattern_math.hpp"
+
+namespace gs {
+namespace {
+
+struct SendMsg { uint32_t src, dst, comm, tag; int64_t enter, evt; uint64_t bytes; };
+struct RecvMsg { uint32_t src, dst, comm, tag; int64_t req_enter; };
+struct ResMsg { uint16_t metric; uint8_t cls, pad; uint32_t cp, rank, pad2; int64_t start, value; };
+
+
+class Accumulator {
+ public:
+  Accumulator(const Defs& d, ReplayResult& r) : d_(d), r_(r) {}
+  void add(uint16_t metric, bool grid, uint32_t cp, uint32_t rank, int64_t start, int64_t ticks) {
+    if (ticks <= 0) return;
+    double res = double(d_.resolution);
+    SevKey key{metric, uint8_t(grid ? CLS_GRID : CLS_LOCAL), cp, rank};
+    // consecutive instances usually share their key: skip the hash lookup then
+    // (references into an unordered_map stay valid when it grows)
+    if (!last_ || !(key == last_key_)) { last_ = &r_.severities[key]; last_key_ = key; }
+    *last_ += ticks / res;
+    r_.waits->add({metric, key.cls, 0, cp, rank, 0, start / res, (start + ticks) / res});
+  }
+
+ private:
+  const Defs& d_;
+  ReplayResult& r_;
+  SevKey last_key_{};
+  double* last_ = nullptr;
+};
+
+// Receiver side: Late Sender, Wrong Order, transfer statistics, clock violations.
+// `sends` holds the matched-to records (any type with src, dst, comm, tag, enter, evt).
+template <class SendList>
+void receiver_side(const Defs& d, LocalData& data, const SendList& sends, ReplayResult& res, Accumulator& acc) {
+  std::vector<uint32_t> partner = match(data.recvs, sends, &res.counters.unmatched_sends);
+
+  const size_t M = d.metahosts.size();
+  res.pairs.assign(M * M, PairRow{});
+  for (size_t i = 0; i < M * M; ++i) {
+    res.pairs[i].from = i / M; res.pairs[i].to = i % M; res.pairs[i].min_duration = -1.0;
+  }
+  // Late Sender instances wait in a window of the receiver's last 100 before they are
+  // charged: a later receive may still turn one into Messages in Wrong Order.
+  struct Instance { uint32_t dst, src, cp; int64_t start, value, send_enter; };
+  std::deque<Instance> pending;
+  int64_t pending_max = INT64_MIN;  // latest send start in the window: skips the scan when none qualifies
+  auto recompute_max = [&]() {
+    pending_max = INT64_MIN;
+    for (auto& p : pending) pending_max = std::max(pending_max, p.send_enter);
+  };
+  auto charge = [&](const Instance& in, bool wrong_order) {
+    acc.add(wrong_order ? M_WRONG_ORDER : M_LATE_SENDER, d.rank_metahost[in.src] != d.rank_metahost[in.dst], in.cp,
+            in.dst, in.start, in.value);
+  };
+  auto flush = [&]() {
+    for (auto& in : pending) charge(in, false);
+    pending.clear();
+    pending_max = INT64_MIN;
+  };
+  const size_t kWindow = 100;
+  uint32_t current_dst = kNone;
+  auto& recvs = data.recvs;
+  for (size_t i = 0; i < recvs.size();) {
+    // One receive-completing region instance (a Waitall may complete several receives).
+    size_t j = i;
+    while (j < recvs.size() && recvs[j].dst == recvs[i].dst && recvs[j].instance == recvs[i].instance) ++j;
+    if (recvs[i].dst != current_dst) { flush(); current_dst = recvs[i].dst; }
+    int64_t best = 0;
+    size_t best_k = j;
+    for (size_t k = i; k < j; ++k) {
+      const RecvRec& r = recvs[k];
+      if (partner[k] == kNone) { res.counters.unmatched_receives++; continue; }
+      const auto& s = sends[partner[k]];
+      res.counters.messages++;
+      if (r.evt < s.evt) res.counters.clock_violations++;
+      PairRow& pr = res.pairs[d.rank_metahost[r.src] * M + d.rank_metahost[r.dst]];
+      pr.bytes += r.bytes;
+      pr.messages++;
+      int64_t dur = r.evt - s.evt;
+      if (dur > 0) {
+        double sec = double(dur) / d.resolution;
+        pr.max_rate = std::max(pr.max_rate, r.bytes / sec);
+        pr.min_duration = pr.min_duration < 0 ? sec : std::min(pr.min_duration, sec);
+      }
+      // Messages in wrong order: an earlier Late Sender waited for a message sent after this one.
+      if (pending_max > s.enter) {
+        for (auto it = pending.begin(); it != pending.end();) {
+          if (it->send_enter > s.enter) { charge(*it, true); it = pending.erase(it); }
+          else ++it;
+        }
+        recompute_max();
+      }
+      if (r.is_test) continue;
+      int64_t ls = late_sender(s.enter, r.enter, r.leave);
+      if (ls > best) { best = ls; best_k = k; }
+    }
+    if (best_k < j) {
+      const RecvRec& r = recvs[best_k];
+      int64_t e = sends[partner[best_k]].enter;
+      pending.push_back({r.dst, r.src, r.cp, r.enter, best, e});
+      pending_max = std::max(pending_max, e);
+      if (pending.size() > kWindow) {
+        bool was_max = pending.front().send_enter == pending_max;
+        charge(pending.front(), false);
+        pending.pop_front();
+        if (was_max) recompute_max();
+      }
+    }
+    i = j;
+  }
+  flush();
+}
+
+// Sender side: Late Receiver, from the receive-request times (`posted`: src, dst, comm, tag, req_enter).
+template <class PostedList>
+void sender_side(const Defs& d, LocalData& data, const PostedList& posted, Accumulator& acc) {
+  std::vector<uint32_t> rpartner = match(data.sends, posted, nullptr);
+  for (size_t k = 0; k < data.sends.size(); ++k) {
+    const SendRec& s = data.sends[k];
+    if (rpartner[k] == kNone || !s.lr_ok || !s.complete) continue;
+    int64_t lr = late_receiver(posted[rpartner[k]].req_enter, s.c_enter, s.c_leave);
+    acc.add(M_LATE_RECEIVER, d.rank_metahost[s.src] != d.rank_metahost[s.dst], s.cp_complete, s.src, s.c_enter, lr);
+  }
+}
+
+void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {
+  const int P = t.size();
+  const uint32_t N = d.ranks();
+  if (P == 1) {  // everything is local: match against our own records, no copies
+    receiver_side(d, data, data.sends, res, acc);
+    sender_side(d, data, data.recvs, acc);
+    return;
+  }
+  // Senders tell the receivers' owners when each send started ...
+  std::vector<Bytes> out(P);
+  for (auto& b : out) b.reserve(data.sends.size() * sizeof(SendMsg) / P + 64);
+  for (auto& s : data.sends)
+    append(out[owner_of(s.dst, N, P)], SendMsg{s.src, s.dst, s.comm, s.tag, s.enter, s.evt, s.bytes});
+  receiver_side(d, data, unpack<SendMsg>(t.exchange(out)), res, acc);
+  // ... and receivers tell the senders' owners when each receive was posted.
+  for (auto& b : out) b.reserve(data.recvs.size() * sizeof(RecvMsg) / P + 64);
+  for (auto& r : data.recvs)
+    append(out[owner_of(r.src, N, P)], RecvMsg{r.src, r.dst, r.comm, r.tag, r.req_enter});
+  sender_side(d, data, unpack<RecvMsg>(t.exchange(out)), acc);
+}
+
+void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {
+  const int P = t.size();
+  const uint32_t N = d.ranks();
+  std::vector<Bytes> out(P);
+  for (auto& c : data.colls) append(out[owner_of(d.comms[c.comm].members[0], N, P)], c);
+  Records<CollRec> recs = unpack<CollRec>(t.exchange(out));
+  std::sort(recs.begin(), recs.end(),
+            [](const CollRec& a, const CollRec& b) { return std::tie(a.comm, a.seq, a.pos) < std::tie(b.comm, b.seq, b.pos); });
+  std::vector<CollMember> members;
+  for (size_t i = 0; i < recs.size();) {
+    size_t j = i;
+    while (j < recs.size() && recs[j].comm == recs[i].comm && recs[j].seq == recs[i].seq) ++j;
+    const CommDef& comm = d.comms[recs[i].comm];
+    bool complete = j - i == comm.members.size();
+    for (size_t k = i; complete && k < j; ++k) complete = recs[k].cls == recs[i].cls && recs[k].pos == k - i;
+    if (!complete) { res.counters.incomplete_collectives++; i = j; continue; }
+    res.counters.collectives++;
+    members.clear();
+    int64_t latest_begin = INT64_MIN;
+    for (size_t k = i; k < j; ++k) {
+      members.push_back({recs[k].begin, recs[k].end, recs[k].sent, recs[k].received, recs[k].rank == recs[k].root});
+      latest_begin = std::max(latest_begin, recs[k].begin);
+    }
+    auto send = [&](uint16_t metric, const std::vector<int64_t>& w, bool completion) {
+      int64_t earliest_end = INT64_MAX;
+      for (auto& m : members) earliest_end = std::min(earliest_end, m.end);
+      for (size_t k = 0; k < w.size(); ++k) {
+        if (w[k] <= 0) continue;
+        const CollRec& c = recs[i + k];
+        int64_t start = completion ? c.end - w[k] : c.begin;
+        append(out[owner_of(c.rank, N, P)],
+               ResMsg{metric, uint8_t(comm.grid ? CLS_GRID : CLS_LOCAL), 0, c.cp, c.rank, 0, start, w[k]});
+      }
+    };
+    switch (CollClass(recs[i].cls)) {
+      case CollClass::Barrier:
+        send(M_WAIT_AT_BARRIER, wait_at_barrier(members), false);
+        send(M_BARRIER_COMPLETION, completion(members), true);
+        break;
+      case CollClass::NxN:
+        send(M_WAIT_AT_NXN, wait_at_nxn(members), false);
+        send(M_NXN_COMPLETION, completion(members), true);
+        break;
+      case CollClass::OneToN: send(M_LATE_BROADCAST, late_broadcast(members), false); break;
+      case CollClass::NToOne: send(M_EARLY_REDUCE, early_reduce(members), false); break;
+      case CollClass::Prefix: send(M_EARLY_SCAN, early_scan(members), false); break;
+      default: break;
+    }
+    CollClass cls = CollClass(recs[i].cls);
+    if (cls == CollClass::Barrier || cls == CollClass::NxN)
+      for (auto& m : members)
+        if (m.end < latest_begin) res.counters.clock_violations++;
+    i = j;
+  }
+  for (auto& r : unpack<ResMsg>(t.exchange(out)))
+    acc.add(r.metric, r.cls == CLS_GRID, r.cp, r.rank, r.start, r.value);
+}
+
+void write_file(const std::string& path, const void* data, size_t bytes) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw Error(path, "cannot write engine output");
+  if (bytes && std::fwrite(data, 1, bytes, f) != bytes) { std::fclose(f); throw Error(path, "write failed (disk full?)"); }
+  if (std::fclose(f) != 0) throw Error(path, "write failed (disk full?)");
+}
+
+}  // namespace
+
+uint32_t owner_of(uint32_t rank, uint32_t ranks, int processes) {
+  return uint32_t(uint64_t(rank) * uint64_t(processes) / ranks);
+}
+
+WaitWriter::WaitWriter(const std::string& path) : path_(path) {
+  file_ = std::fopen(path.c_str(), "wb");
+  if (!file_) throw Error(path, "cannot write engine output");
+  buf_.reserve(kChunk);
+}
+
+WaitWriter::~WaitWriter() {
+  if (file_) std::fclose(file_);
+}
+
+// File layout: chunks of up to kChunk rows, each `uint32 magic, uint32 n` followed by the
+// columns start f64[n], end f64[n], cp u32[n], rank u32[n], metric u16[n], cls u8[n], padded
+// to 8 bytes: the reader takes contiguous column slices instead of strided fields.
+void WaitWriter::flush() {
+  if (!file_) {
+    kept.insert(kept.end(), buf_.begin(), buf_.end());
+  } else if (!buf_.empty()) {
+    const uint32_t n = buf_.size();
+    col_.resize(8 + 27 * size_t(n) + 8);
+    char* p = col_.data();
+    const uint32_t head[2] = {kWaitChunkMagic, n};
+    std::memcpy(p, head, 8);
+    p += 8;
+    for (auto& r : buf_) { std::memcpy(p, &r.start, 8); p += 8; }
+    for (auto& r : buf_) { std::memcpy(p, &r.end, 8); p += 8; }
+    for (auto& r : buf_) { std::memcpy(p, &r.cp, 4); p += 4; }
+    for (auto& r : buf_) { std::memcpy(p, &r.rank, 4); p += 4; }
+    for (auto& r : buf_) { std::memcpy(p, &r.metric, 2); p += 2; }
+    for (auto& r : buf_) *p++ = char(r.cls);
+    while ((p - col_.data()) % 8) *p++ = 0;
+    size_t bytes = p - col_.data();
+    if (std::fwrite(col_.data(), 1, bytes, file_) != bytes) failed_ = true;
+  }
+  buf_.clear();
+}
+
+void WaitWriter::close() {
+  flush();
+  if (file_) {
+    bool bad = std::fclose(file_) != 0 || failed_;
+    file_ = nullptr;
+    if (bad) throw Error(path_, "write failed (disk full?)");
+  }
+}
+
+ReplayResult replay(const Defs& defs, LocalData& data, Transport& t, WaitWriter& waits) {
+  ReplayResult res;
+  res.waits = &waits;
+  Accumulator acc(defs, res);
+  point_to_point(defs, data, t, res, acc);
+  collectives(defs, data, t, res, acc);
+  res.counters.events = data.events;
+  res.counters.mpi_events = data.mpi_events;
+  res.counters.clock_offset_locations = data.clock_offsets_applied;
+  return res;
+}
+
+void write_engine_files(const std::string& dir, const Defs& defs, const LocalData& data, const ReplayResult& res,
+                        int process) {
+  const std::string suffix = "." + std::to_string(process);
+  std::string cps;
+  cps.reserve(data.tree.nodes.size() * 24);
+  for (size_t i = 0; i < data.tree.nodes.size(); ++i) {
+    const auto& n = data.tree.nodes[i];
+    std::string name = defs.regions[n.region].name;
+    for (char& c : name)
+      if (c == '\t' || c == '\n' || c == '/') c = ' ';
+    cps += std::to_string(i) + "\t" + (n.parent == kNone ? std::string("-1") : std::to_string(n.parent)) + "\t" + name +
+           "\t" + (defs.regions[n.region].is_mpi ? "1" : "0") + "\n";
+  }
+  write_file(dir + "/callpaths" + suffix + ".tsv", cps.data(), cps.size());
+  std::vector<SevRow> rows(data.base_rows);
+  rows.reserve(rows.size() + res.severities.size());
+  for (auto& [k, v] : res.severities) rows.push_back({k.metric, k.cls, 0, k.cp, k.rank, 0, v});
+  write_file(dir + "/severities" + suffix + ".bin", rows.data(), rows.size() * sizeof(SevRow));
+  write_file(dir + "/pairs" + suffix + ".bin", res.pairs.data(), res.pairs.size() * sizeof(PairRow));
+}
+
+}  // namespace gs

@@ -1,0 +1,64 @@
+// The parallel replay: exchanges the partner timestamps along the recorded message paths
+// and collective instances, computes the wait states and writes the engine files.
+#pragma once
+#include <cstdio>
+#include <string>
+
+#include "defs.hpp"
+#include "reader.hpp"
+#include "transport.hpp"
+
+namespace gs {
+
+struct Counters {
+  uint64_t events = 0, mpi_events = 0, clock_violations = 0, unmatched_sends = 0, unmatched_receives = 0,
+           incomplete_collectives = 0, clock_offset_locations = 0, messages = 0, collectives = 0;
+};
+
+uint32_t owner_of(uint32_t rank, uint32_t ranks, int processes);
+
+// Wait-state instances go straight to a file through a small buffer: on big traces they
+// are millions of rows nobody needs in memory.
+constexpr uint32_t kWaitChunkMagic = 0x43575347;  // "GSWC"
+
+class WaitWriter {
+ public:
+  WaitWriter() = default;
+  explicit WaitWriter(const std::string& path);
+  ~WaitWriter();
+  WaitWriter(const WaitWriter&) = delete;
+  WaitWriter& operator=(const WaitWriter&) = delete;
+  void add(const WaitRow& row) {
+    buf_.push_back(row);
+    if (buf_.size() == kChunk) flush();
+    ++count_;
+  }
+  void close();  // throws gs::Error on a write failure
+  uint64_t count() const { return count_; }
+  std::vector<WaitRow> kept;  // rows, when constructed without a path (unit tests)
+
+ private:
+  void flush();
+  static constexpr size_t kChunk = 1 << 15;
+  std::string path_;
+  FILE* file_ = nullptr;
+  std::vector<WaitRow> buf_;
+  std::vector<char> col_;
+  uint64_t count_ = 0;
+  bool failed_ = false;
+};
+
+struct ReplayResult {
+  std::unordered_map<SevKey, double, SevKeyHash> severities;
+  WaitWriter* waits = nullptr;
+  std::vector<PairRow> pairs;  // metahost x metahost
+  Counters counters;
+};
+
+// `waits` receives every wait-state instance.
+ReplayResult replay(const Defs& defs, LocalData& data, Transport& t, WaitWriter& waits);
+
+void write_engine_files(const std::string& dir, const Defs& defs, const LocalData& data, const ReplayResult& res,
+                        int process);
+
+}  // namespace gs

@@ -1,0 +1,57 @@
+// How analysis processes exchange data: the MPI transport (mpirun -np N) or a single
+// in-process transport (-j 1, no MPI initialisation at all).
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace gs {
+
+using Bytes = std::vector<char>;
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // All-to-all exchange: out[p] goes to process p (and is emptied); returns what every
+  // process sent here, concatenated in process order.
+  virtual Bytes exchange(std::vector<Bytes>& out) = 0;
+  virtual void sum(uint64_t* values, int n) = 0;
+  [[noreturn]] virtual void abort(int code) = 0;
+};
+
+std::unique_ptr<Transport> make_local_transport();
+// MPI transport; returns null when the binary was not launched by an MPI launcher.
+std::unique_ptr<Transport> make_mpi_transport(int* argc, char*** argv);
+bool launched_by_mpi();
+void finalize_transport(Transport& t);
+
+// Typed helpers: records are plain structs copied byte-wise.
+template <class T>
+void append(Bytes& b, const T& rec) {
+  const char* p = reinterpret_cast<const char*>(&rec);
+  b.insert(b.end(), p, p + sizeof(T));
+}
+// Received records viewed in place (no copy): the buffer comes from operator new, which
+// aligns for any of our plain record types.
+template <class T>
+class Records {
+ public:
+  explicit Records(Bytes b) : buf_(std::move(b)) {}
+  size_t size() const { return buf_.size() / sizeof(T); }
+  T* begin() { return reinterpret_cast<T*>(buf_.data()); }
+  T* end() { return begin() + size(); }
+  const T* begin() const { return reinterpret_cast<const T*>(buf_.data()); }
+  const T* end() const { return begin() + size(); }
+  T& operator[](size_t i) { return begin()[i]; }
+  const T& operator[](size_t i) const { return begin()[i]; }
+
+ private:
+  Bytes buf_;
+};
+template <class T>
+Records<T> unpack(Bytes b) { return Records<T>(std::move(b)); }
+
+}  // namespace gs

@@ -1,0 +1,98 @@
+// Replay on a tiny synthetic trace written by gs-tracegen, through the in-process transport.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "defs.hpp"
+#include "error.hpp"
+#include "reader.hpp"
+#include "replay.hpp"
+#include "clc.hpp"
+
+namespace {
+
+std::string make_trace(const std::string& spec) {
+  std::string out = ::testing::TempDir() + "/gs_replay_" + spec;
+  std::string cmd = std::string("rm -rf ") + out + " && " GS_TRACEGEN " " GS_TEST_SPECS "/" + spec + ".spec " + out;
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  return out + "/traces.otf2";
+}
+
+double severity(const gs::ReplayResult& r, gs::MetricId m, uint8_t cls) {
+  double sum = 0;
+  for (auto& [k, v] : r.severities)
+    if (k.metric == m && k.cls == cls) sum += v;
+  return sum;
+}
+
+}  // namespace
+
+TEST(Replay, LateSenderAcrossMetahosts) {
+  std::string anchor = make_trace("late_sender");
+  OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());
+  ASSERT_NE(reader, nullptr);
+  OTF2_Reader_SetSerialCollectiveCallbacks(reader);
+  gs::Defs defs = gs::read_definitions(reader, anchor);
+  ASSERT_EQ(defs.ranks(), 4u);
+  EXPECT_EQ(defs.metahosts, (std::vector<std::string>{"jsc", "brs"}));
+  gs::LocalData data;
+  gs::read_locations(reader, defs, {0, 1, 2, 3}, data);
+  OTF2_Reader_Close(reader);
+  auto t = gs::make_local_transport();
+  gs::WaitWriter waits;  // no path: rows are kept in memory
+  gs::ReplayResult r = gs::replay(defs, data, *t, waits);
+  waits.close();
+  EXPECT_EQ(waits.count(), 3u);
+  ASSERT_EQ(waits.kept.size(), 3u);
+  // tests/analyzer/specs/late_sender.spec: rank 0 waits 30 us for rank 2 (other metahost);
+  // rank 1 waits 10 us for rank 0 and rank 3 20 us for rank 2 (same metahost each).
+  EXPECT_DOUBLE_EQ(severity(r, gs::M_LATE_SENDER, gs::CLS_GRID), 30e-6);
+  EXPECT_NEAR(severity(r, gs::M_LATE_SENDER, gs::CLS_LOCAL), 30e-6, 1e-18);
+  EXPECT_EQ(r.counters.unmatched_sends + r.counters.unmatched_receives, 0u);
+}
+
+TEST(Replay, MissingTraceIsAnError) {
+  EXPECT_EQ(OTF2_Reader_Open("/nonexistent/traces.otf2"), nullptr);
+}
+
+TEST(CallTree, ManyNodesKeepParentLinks) {
+  // Regression: growing the node vector while linking a child must not write through a
+  // stale pointer (duplicate call paths appeared once the tree reallocated).
+  gs::CallTree tree;
+  uint32_t root = tree.child(gs::kNone, 0);
+  std::vector<uint32_t> ids;
+  for (uint32_t r = 1; r < 200; ++r) ids.push_back(tree.child(root, r));
+  for (uint32_t r = 1; r < 200; ++r) EXPECT_EQ(tree.child(root, r), ids[r - 1]);
+  EXPECT_EQ(tree.nodes.size(), 200u);
+}
+
+TEST(ClockCorrection, ShiftIsPiecewiseConstantFromEachJump) {
+  gs::Shift s;
+  s.jumps = {{10, 5}, {20, 8}};
+  EXPECT_EQ(s.at(9), 0);
+  EXPECT_EQ(s.at(10), 5);
+  EXPECT_EQ(s.at(19), 5);
+  EXPECT_EQ(s.at(20), 8);
+  EXPECT_EQ(s.at(1000), 8);
+}
+
+TEST(ClockCorrection, ReceiveMovesAfterSendPlusLatency) {
+  std::string anchor = make_trace("violation");
+  OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());
+  ASSERT_NE(reader, nullptr);
+  OTF2_Reader_SetSerialCollectiveCallbacks(reader);
+  gs::Defs defs = gs::read_definitions(reader, anchor);
+  gs::LocalData data;
+  gs::read_locations(reader, defs, {0, 1}, data);
+  OTF2_Reader_Close(reader);
+  auto t = gs::make_local_transport();
+  gs::ClcOptions o;  // grid latency 30 us = 30 ticks at 1 tick/us
+  gs::ClcStats st = gs::correct_clocks(defs, data, *t, o);
+  EXPECT_TRUE(st.converged);
+  EXPECT_EQ(st.corrected_receives, 2u);
+  ASSERT_EQ(data.recvs.size(), 2u);
+  // records are stored by location: rank 0's receive first
+  EXPECT_EQ(data.recvs[1].evt, 30 + 30);            // rank 1 gets rank 0's send (at 30) + 30 us
+  EXPECT_EQ(data.recvs[0].evt, (20 + 45) + 30);     // rank 1's later send moved by 45 us
+}

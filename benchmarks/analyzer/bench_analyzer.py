@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Analyzer benchmark (docs/perf-analyzer.md): a >= 30 M-event synthetic trace, analysed by
+`gridscope analyze -j 1` and `-j 2`, against a trivial raw libotf2 reader (gs-rawread) on
+the same archive, measured in the same run. Prints a markdown table and writes JSON.
+
+    python benchmarks/analyzer/bench_analyzer.py [--ranks 16 --iterations 90000] [--repeat 3]
+
+Targets (issue 4): >= 15 M events/s per process, analyze -j 1 / raw read <= 2.0,
+-j 2 >= 1.7x faster than -j 1, peak memory per process reported; start-up < 0.3 s.
+Not a test: it reports, it does not assert.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+
+
+def native_bin(name: str) -> str:
+    from gridscope import native
+
+    return str(native.binary(name))
+
+
+CPU = {}  # command label -> CPU seconds (user + system) of the last run, children included
+
+
+def cpu_seconds() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def timed(cmd: list[str], env: dict | None = None, label: str | None = None) -> tuple[float, subprocess.CompletedProcess]:
+    """Wall time of a command; its CPU time (robust against a busy machine) goes to CPU[label]."""
+    cpu0 = cpu_seconds()
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    elapsed = time.perf_counter() - start
+    if label:
+        CPU.setdefault(label, []).append(cpu_seconds() - cpu0)
+    if proc.returncode != 0:
+        sys.exit(f"benchmark: {' '.join(cmd)} failed:\n{proc.stderr}")
+    return elapsed, proc
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ranks", type=int, default=16)
+    ap.add_argument("--iterations", type=int, default=90000, help="22 events per rank and iteration")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each command; medians are reported")
+    ap.add_argument("--workdir", type=Path, default=None, help="where the trace goes (default: a temp dir)")
+    ap.add_argument("--json", type=Path, default=None, help="write the figures here too")
+    args = ap.parse_args()
+
+    work = Path(args.workdir or tempfile.mkdtemp(prefix="gs-bench-analyzer-"))
+    work.mkdir(parents=True, exist_ok=True)
+    trace = work / "trace"
+    env = dict(os.environ, **MPI_ENV)
+    gridscope = [sys.executable, "-m", "gridscope"]
+    try:
+        shutil.rmtree(trace, ignore_errors=True)
+        gen_s, _ = timed([native_bin("gs-tracegen"), "--bench", str(args.ranks), str(args.iterations), str(trace)])
+        size = sum(f.stat().st_size for f in trace.rglob("*") if f.is_file())
+        raw, one, two = [], [], []
+        summaries = {}
+        engine_runs: dict[int, list[dict]] = {1: [], 2: []}
+        for _ in range(args.repeat):  # interleaved, so machine load hits all alike
+            t, proc = timed([native_bin("gs-rawread"), str(trace / "traces.otf2")], label="raw")
+            events = int(proc.stdout.split()[0])
+            raw.append(t)
+            for jobs, times in ((1, one), (2, two)):
+                out = work / f"out-j{jobs}"
+                t, _ = timed([*gridscope, "analyze", str(trace), "-o", str(out), "-j", str(jobs), "-q"], env,
+                             label=f"j{jobs}")
+                times.append(t)
+                summaries[jobs] = json.loads((out / "summary.json").read_text())
+                engine_runs[jobs].append(summaries[jobs]["analysis"])
+        startup = {}
+        for label, cmd in (("gridscope --help", [*gridscope, "--help"]),
+                           ("gridscope analyze --help", [*gridscope, "analyze", "--help"])):
+            startup[label] = min(timed(cmd)[0] for _ in range(3))
+        raw_s, one_s, two_s = (statistics.median(x) for x in (raw, one, two))
+        figures = {
+            "trace_events": events, "trace_bytes": size, "ranks": args.ranks, "generate_s": gen_s,
+            "raw_read_s": raw_s, "raw_events_per_s": events / raw_s,
+            "analyze_j1_s": one_s, "analyze_j2_s": two_s,
+            "events_per_s_per_process_j1": events / one_s,
+            "events_per_s_per_process_j2": events / (2 * two_s),
+            "ratio_j1_to_raw": one_s / raw_s, "speedup_j2": one_s / two_s,
+            # medians over the repetitions, like the wall times
+            "engine_s_j1": statistics.median(a["engine_s"] for a in engine_runs[1]),
+            "engine_s_j2": statistics.median(a["engine_s"] for a in engine_runs[2]),
+            # read + replay inside the engine processes (no launcher, no Python): slowest process
+            "engine_work_s_j1": statistics.median(max(a["engine_process_s"]) for a in engine_runs[1]),
+            "engine_work_s_j2": statistics.median(max(a["engine_process_s"]) for a in engine_runs[2]),
+            "peak_rss_mb_j1": [k / 1024 for k in summaries[1]["analysis"]["peak_rss_kb"]],
+            "peak_rss_mb_j2": [k / 1024 for k in summaries[2]["analysis"]["peak_rss_kb"]],
+            "waitstate_rows": None, "startup_s": startup,
+            "load_average": os.getloadavg(),
+            "cpu_s": {k: statistics.median(v) for k, v in CPU.items()},
+        }
+        if summaries[1] != summaries[2]:
+            a = {k: v for k, v in summaries[1].items() if k != "analysis"}
+            b = {k: v for k, v in summaries[2].items() if k != "analysis"}
+            figures["j1_j2_summaries_equal"] = a == b
+        import pandas as pd
+
+        figures["waitstate_rows"] = len(pd.read_parquet(work / "out-j1" / "waitstates.parquet", columns=["rank"]))
+    finally:
+        if args.workdir is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+    print(f"| figure | value |\n|---|---|")
+    print(f"| trace | {events / 1e6:.1f} M events, {size / 2**20:.0f} MiB, {args.ranks} ranks |")
+    print(f"| raw libotf2 read (gs-rawread) | {raw_s:.2f} s ({events / raw_s / 1e6:.1f} M events/s) |")
+    print(f"| gridscope analyze -j 1 | {one_s:.2f} s (engine {figures['engine_s_j1']:.2f} s) -> "
+          f"{figures['events_per_s_per_process_j1'] / 1e6:.1f} M events/s per process |")
+    print(f"| gridscope analyze -j 2 | {two_s:.2f} s (engine {figures['engine_s_j2']:.2f} s) -> "
+          f"{figures['events_per_s_per_process_j2'] / 1e6:.1f} M events/s per process |")
+    print(f"| engine work (read + replay, slowest process) | -j 1: {figures['engine_work_s_j1']:.2f} s "
+          f"({events / figures['engine_work_s_j1'] / 1e6:.1f} M events/s); -j 2: {figures['engine_work_s_j2']:.2f} s "
+          f"({events / 2 / figures['engine_work_s_j2'] / 1e6:.1f} M events/s per process, "
+          f"{figures['engine_work_s_j1'] / figures['engine_work_s_j2']:.2f}x) |")
+    print(f"| ratio analyze -j 1 / raw read | {figures['ratio_j1_to_raw']:.2f} (target <= 2.0) |")
+    print(f"| speed-up -j 2 over -j 1 | {figures['speedup_j2']:.2f}x (target >= 1.7x) |")
+    print(f"| peak RSS per process | -j 1: {', '.join(f'{m:.0f}' for m in figures['peak_rss_mb_j1'])} MiB; "
+          f"-j 2: {', '.join(f'{m:.0f}' for m in figures['peak_rss_mb_j2'])} MiB |")
+    print(f"| wait-state rows | {figures['waitstate_rows']:,} |")
+    cpu = figures["cpu_s"]
+    print(f"| CPU time (user+sys, children included) | raw {cpu['raw']:.2f} s; analyze -j 1 {cpu['j1']:.2f} s "
+          f"(ratio {cpu['j1'] / cpu['raw']:.2f}); -j 2 {cpu['j2']:.2f} s |")
+    for label, s in startup.items():
+        print(f"| start-up `{label}` | {s:.3f} s |")
+    print(f"| load average during the run | {', '.join(f'{x:.1f}' for x in figures['load_average'])} |")
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

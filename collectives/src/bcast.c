@@ -1,0 +1,68 @@
+/* Broadcast over a hierarchical tree (seed 000 sec. 3.3): the root sends to one process of
+ * every other metahost (flat: one WAN latency), then each level forwards down. The message
+ * is pre-cut into segments that flow through all levels at once (pipelining), so the WAN
+ * transfer and the local trees overlap. Non-leader roots simply lead their own groups. */
+#include <stdlib.h>
+
+#include "gsc_internal.h"
+
+static int bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                      gsc_topo_t *t, const gsc_shape_t *shape, int pipelined)
+{
+    if (count <= 0) return MPI_SUCCESS;
+    gsc_tree_t tr;
+    if (gsc_tree_build(t, root, shape, &tr) != 0) return MPI_ERR_NO_MEM;
+    int size = 0;
+    PMPI_Type_size(dt, &size);
+    size_t seg = gsc_segsize(gsc_type_bytes(count, dt));
+    int seg_elems = count;
+    if (pipelined && size > 0) {
+        seg_elems = (int)(seg / (size_t)size);
+        if (seg_elems < 1) seg_elems = 1;
+    }
+    MPI_Aint lb, extent;
+    PMPI_Type_get_extent(dt, &lb, &extent);
+    gsc_stream_t s = {(char *)buf, dt, extent, count, seg_elems, tr.parent[t->rank], NULL,
+                     gsc_tree_nchild(&tr, t->rank), gsc_tree_children(&tr, t->rank),
+                     GS_TAG_BCAST, t};
+    int rc = gsc_stream_run(&s, 1, comm);
+    gsc_tree_free(&tr);
+    return rc;
+}
+
+int gsc_bcast_hier(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, gsc_topo_t *t)
+{
+    /* chains between the nodes of a metahost: a pipelined chain moves a long message at the
+     * full link rate (a binary tree would halve it) */
+    static const gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_CHAIN,
+                                                        GS_SHAPE_FLAT, GS_SHAPE_FLAT};
+    return bcast_tree(buf, count, dt, root, comm, t, shape, 1);
+}
+
+/* The same tree without pre-cutting (one message per edge): seed 000 without pipelining. */
+int gsc_bcast_hier_nopipe(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                         gsc_topo_t *t)
+{
+    static const gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_BINARY,
+                                                        GS_SHAPE_FLAT, GS_SHAPE_FLAT};
+    return bcast_tree(buf, count, dt, root, comm, t, shape, 0);
+}
+
+/* Seed 001 sec. 6 baselines on several sites: the root sends to a representative of each
+ * other site, then every site runs a pipelined binary tree ("binary") or a binomial tree
+ * without pipelining ("binomial"). */
+int gsc_bcast_binary(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                    gsc_topo_t *t)
+{
+    static const gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_BINARY,
+                                                        GS_SHAPE_BINARY, GS_SHAPE_BINARY};
+    return bcast_tree(buf, count, dt, root, comm, t, shape, 1);
+}
+
+int gsc_bcast_binomial(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                      gsc_topo_t *t)
+{
+    static const gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_BINOMIAL,
+                                                        GS_SHAPE_BINOMIAL, GS_SHAPE_BINOMIAL};
+    return bcast_tree(buf, count, dt, root, comm, t, shape, 0);
+}

@@ -1,0 +1,182 @@
+/* Internal interfaces of the gridscope collectives library. */
+#ifndef GS_COLL_INTERNAL_H
+#define GS_COLL_INTERNAL_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "gridscope/coll.h"
+
+/* Reserved tags on the user's communicator (below the MPI minimum MPI_TAG_UB, 32767).
+ * Every receive names its source, so FIFO matching keeps successive collectives apart. */
+enum {
+    GS_TAG_BASE = 32700,
+    GS_TAG_BCAST = GS_TAG_BASE,
+    GS_TAG_BCAST_B,
+    GS_TAG_REDUCE_UP,
+    GS_TAG_REDUCE_X,
+    GS_TAG_REDUCE_DOWN,
+    GS_TAG_GATHER,
+    GS_TAG_ALLGATHER_X,
+    GS_TAG_ALLGATHER_DOWN,
+    GS_TAG_BARRIER_UP,
+    GS_TAG_BARRIER_X,
+    GS_TAG_BARRIER_DOWN,
+    GS_TAG_ALLTOALL_LOCAL,
+    GS_TAG_ALLTOALL_WAN,
+};
+
+#define GS_MAX_LEVELS 4 /* metahost, node (+ room for more keys) */
+#define GS_KEY_LEN 128
+
+/* ---------------------------------------------------------------- topology (topo.c) */
+
+/* A communicator's hierarchy, computed once and cached on it (keyval).
+ * level 0 = metahost, level 1 = node; levels that split nothing are dropped. */
+typedef struct gsc_topo {
+    int size, rank;
+    int nlevels;             /* levels kept (0 = everything in one group) */
+    int *group[GS_MAX_LEVELS]; /* group[l][r]: index of r's group at level l (dense, by first rank) */
+    int ngroups[GS_MAX_LEVELS];
+    int nmeta;               /* number of metahosts in the communicator */
+    int *meta_start;         /* CSR: ranks of metahost m are meta_ranks[meta_start[m]..m+1) */
+    int *meta_ranks;         /* ascending within a metahost */
+    int *meta_index;         /* meta_index[r]: position of r inside its metahost */
+    int contiguous;          /* 1 when every metahost is a contiguous block of ranks */
+    MPI_Comm level_comm[GS_MAX_LEVELS]; /* comm of my group at each level (PMPI_Comm_split) */
+    MPI_Comm leader_comm;    /* metahost leaders (lowest rank of each), else MPI_COMM_NULL */
+} gsc_topo_t;
+
+/* The cached hierarchy of comm (built on first use, collectively). NULL on error. */
+gsc_topo_t *gsc_topo_get(MPI_Comm comm);
+
+/* ---------------------------------------------------------------- trees (tree.c) */
+
+/* Fan-out shape used among the members of one level. */
+typedef enum { GS_SHAPE_FLAT, GS_SHAPE_BINARY, GS_SHAPE_CHAIN, GS_SHAPE_BINOMIAL } gsc_shape_t;
+
+/* A spanning tree over the communicator (all ranks computed on every process). */
+typedef struct {
+    int n, root;
+    int *parent;      /* -1 at the root (and at every metahost leader when root < 0) */
+    int *child_start; /* CSR children lists, in the order data is forwarded */
+    int *child;
+    int *depth_level; /* level at which a rank hangs under its parent (0 top) */
+} gsc_tree_t;
+
+/* Hierarchical tree: root (or, when root < 0, each metahost's lowest rank) is the leader
+ * of its groups at every level; the leaders of sibling groups hang under their parent
+ * group's leader in shape[level] order. */
+int gsc_tree_build(const gsc_topo_t *t, int root, const gsc_shape_t *shape, gsc_tree_t *out);
+void gsc_tree_free(gsc_tree_t *tr);
+int gsc_tree_nchild(const gsc_tree_t *tr, int r);
+const int *gsc_tree_children(const gsc_tree_t *tr, int r);
+/* Ranks of r's subtree in ascending order (out must hold n ints); returns their count. */
+int gsc_tree_subtree(const gsc_tree_t *tr, int r, int *out);
+/* Leader of metahost m for a tree built with this root (< 0: lowest rank). */
+int gsc_meta_leader(const gsc_topo_t *t, int m, int root);
+
+/* ---------------------------------------------------------------- p2p helpers (p2p.c) */
+
+/* Segment size in bytes for a message of total bytes (env GRIDSCOPE_COLL_SEGSIZE). */
+size_t gsc_segsize(size_t total_bytes);
+
+/* Sends to one destination with at most `win` in flight: segments then cross a link one
+ * after the other (all at once they would share its bandwidth and arrive together, which
+ * defeats pipelining), while enough stay in flight to cover the link's latency. */
+typedef struct {
+    MPI_Request *req;
+    int head, tail, cap, win;
+} gsc_sendq_t;
+int gsc_sendq_init(gsc_sendq_t *q, int cap, int win);
+int gsc_sendq_isend(gsc_sendq_t *q, const void *buf, int cnt, MPI_Datatype dt, int dst, int tag,
+                   MPI_Comm comm);
+int gsc_sendq_drain(gsc_sendq_t *q); /* waits for everything and frees */
+/* Window for segments of seg_bytes from rank a to rank b of a topology (NULL: one level). */
+int gsc_window(const gsc_topo_t *t, int a, int b, size_t seg_bytes);
+
+/* One pipelined stream: nseg segments of a typed buffer flow from src (or from local
+ * ready requests) to every dst. */
+typedef struct {
+    char *buf;
+    MPI_Datatype dt;
+    MPI_Aint extent;
+    int count;     /* elements */
+    int seg_elems; /* elements per segment */
+    int src;       /* rank to receive from, -1: data is local */
+    MPI_Request *ready; /* when src < 0: per-segment request to complete first (or NULL) */
+    int ndst;
+    const int *dst;
+    int tag;
+    const gsc_topo_t *topo; /* for the send windows (NULL: LAN windows) */
+} gsc_stream_t;
+
+/* Runs the streams together, segment by segment (stream order within a segment). */
+int gsc_stream_run(gsc_stream_t *s, int nstreams, MPI_Comm comm);
+int gsc_nsegs(int count, int seg_elems);
+
+/* Buffers of typed data: size needed for count elements, and the base pointer. */
+void *gsc_typed_alloc(int count, MPI_Datatype dt, void **origin);
+
+/* Packs count elements of dt into a new byte buffer (*bytes set). */
+char *gsc_pack(const void *buf, int count, MPI_Datatype dt, size_t *bytes);
+int gsc_unpack(const char *packed, size_t bytes, void *buf, int count, MPI_Datatype dt);
+size_t gsc_type_bytes(int count, MPI_Datatype dt);
+
+/* ---------------------------------------------------------------- algorithms */
+
+typedef int (*gsc_bcast_fn)(void *, int, MPI_Datatype, int, MPI_Comm, gsc_topo_t *);
+typedef int (*gsc_reduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm,
+                            gsc_topo_t *);
+typedef int (*gsc_allreduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm,
+                               gsc_topo_t *);
+typedef int (*gsc_gather_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int,
+                            MPI_Comm, gsc_topo_t *);
+typedef int (*gsc_allgather_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype,
+                               MPI_Comm, gsc_topo_t *);
+typedef int (*gsc_barrier_fn)(MPI_Comm, gsc_topo_t *);
+typedef int (*gsc_alltoall_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype,
+                              MPI_Comm, gsc_topo_t *);
+
+int gsc_bcast_hier(void *, int, MPI_Datatype, int, MPI_Comm, gsc_topo_t *);
+int gsc_bcast_hier_nopipe(void *, int, MPI_Datatype, int, MPI_Comm, gsc_topo_t *);
+int gsc_bcast_multilane(void *, int, MPI_Datatype, int, MPI_Comm, gsc_topo_t *);
+int gsc_bcast_binary(void *, int, MPI_Datatype, int, MPI_Comm, gsc_topo_t *);
+int gsc_bcast_binomial(void *, int, MPI_Datatype, int, MPI_Comm, gsc_topo_t *);
+int gsc_reduce_hier(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm, gsc_topo_t *);
+int gsc_allreduce_hier(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, gsc_topo_t *);
+int gsc_gather_hier(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm,
+                   gsc_topo_t *);
+int gsc_allgather_hier(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                      gsc_topo_t *);
+int gsc_allgather_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                    gsc_topo_t *);
+int gsc_barrier_hier(MPI_Comm, gsc_topo_t *);
+/* LG relay: index in S of the process that forwards s_i's block for d_j (alltoall.c). */
+int gsc_lg_relay(int nS, int nD, int i, int j);
+int gsc_alltoall_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                   gsc_topo_t *);
+
+/* ---------------------------------------------------------------- registry (registry.c) */
+
+typedef struct {
+    const char *name;
+    void *fn; /* one of the gsc_*_fn types above; NULL = vanilla (PMPI_<Op>) */
+    int needs_commutative; /* reductions: falls back to vanilla for non-commutative ops */
+} gsc_algo_t;
+
+const gsc_algo_t *gsc_registry(GSColl_op op, int *count);
+const gsc_algo_t *gsc_registry_find(GSColl_op op, const char *name);
+
+/* ---------------------------------------------------------------- selection (select.c) */
+
+/* Algorithm to run for op on comm with bytes (the issue's per-rank message size).
+ * *topo is set (built) unless the choice is vanilla. */
+const gsc_algo_t *gsc_select(GSColl_op op, MPI_Comm comm, size_t bytes, gsc_topo_t **topo);
+void gsc_note_last(GSColl_op op, const char *name);
+
+/* Re-entry guard: set while one of our algorithms runs, so nested MPI calls made by a
+ * tracer (or by us) go straight to PMPI. */
+extern int gsc_in_collective;
+
+#endif

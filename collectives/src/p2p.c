@@ -1,0 +1,172 @@
+/* Point-to-point helpers: segment sizes, pipelined streams, typed and packed buffers.
+ * Traffic goes through MPI_ (so a tracer records it on the user's communicator); buffer
+ * management goes through PMPI_. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gsc_internal.h"
+
+size_t gsc_segsize(size_t total)
+{
+    const char *env = getenv("GRIDSCOPE_COLL_SEGSIZE");
+    if (env && *env) {
+        long v = strtol(env, NULL, 10);
+        if (v > 0) return (size_t)v;
+    }
+    /* about 32 segments: short enough to pipeline through a local chain, long enough that
+     * latency (0.1 ms on a LAN) does not dominate */
+    size_t s = total / 32;
+    if (s < 4096) s = 4096;
+    if (s > 65536) s = 65536;
+    return s;
+}
+
+int gsc_sendq_init(gsc_sendq_t *q, int cap, int win)
+{
+    q->req = malloc(sizeof(MPI_Request) * (size_t)(cap > 0 ? cap : 1));
+    q->head = q->tail = 0;
+    q->cap = cap;
+    q->win = win < 1 ? 1 : win;
+    return q->req ? 0 : -1;
+}
+
+int gsc_sendq_isend(gsc_sendq_t *q, const void *buf, int cnt, MPI_Datatype dt, int dst, int tag,
+                   MPI_Comm comm)
+{
+    if (q->tail - q->head >= q->win) MPI_Wait(&q->req[q->head++], MPI_STATUS_IGNORE);
+    /* synchronous when windowed: completion then means the segment was received (a short
+     * standard send may complete at once, buffered, which would make the window void) */
+    if (q->win < (1 << 20)) return MPI_Issend(buf, cnt, dt, dst, tag, comm, &q->req[q->tail++]);
+    return MPI_Isend(buf, cnt, dt, dst, tag, comm, &q->req[q->tail++]);
+}
+
+int gsc_sendq_drain(gsc_sendq_t *q)
+{
+    int rc = MPI_SUCCESS;
+    if (q->tail > q->head)
+        rc = MPI_Waitall(q->tail - q->head, q->req + q->head, MPI_STATUSES_IGNORE);
+    free(q->req);
+    q->req = NULL;
+    return rc;
+}
+
+static size_t env_bytes(const char *name, size_t dflt)
+{
+    const char *v = getenv(name);
+    long x = v && *v ? strtol(v, NULL, 10) : 0;
+    return x > 0 ? (size_t)x : dflt;
+}
+
+int gsc_window(const gsc_topo_t *t, int a, int b, size_t seg_bytes)
+{
+    (void)seg_bytes;
+    /* Across a WAN, every segment goes at once: flows sharing a link progress together, and
+     * a window that waits for arrivals would leave the link idle for a latency each time.
+     * Inside a metahost, two segments in flight keep a link busy while the segments still
+     * arrive one after the other, so the next level can forward them (pipelining). */
+    int wan = t && t->nlevels > 0 && t->group[0][a] != t->group[0][b];
+    return wan ? 1 << 20 : (int)env_bytes("GRIDSCOPE_COLL_LAN_WINDOW", 2);
+}
+
+int gsc_nsegs(int count, int seg_elems)
+{
+    if (count <= 0) return 0;
+    return (count + seg_elems - 1) / seg_elems;
+}
+
+int gsc_stream_run(gsc_stream_t *st, int ns, MPI_Comm comm)
+{
+    int maxseg = 0, total_send = 0;
+    for (int i = 0; i < ns; i++) {
+        int k = gsc_nsegs(st[i].count, st[i].seg_elems);
+        if (k > maxseg) maxseg = k;
+        total_send += k * st[i].ndst;
+    }
+    MPI_Request **recv = calloc((size_t)ns, sizeof *recv);
+    gsc_sendq_t **q = calloc((size_t)ns, sizeof *q);
+    int rc = MPI_SUCCESS;
+    (void)total_send;
+    for (int i = 0; i < ns; i++) {
+        int k = gsc_nsegs(st[i].count, st[i].seg_elems), size = 0;
+        PMPI_Type_size(st[i].dt, &size);
+        q[i] = calloc((size_t)st[i].ndst + 1, sizeof(gsc_sendq_t));
+        int me = 0;
+        if (st[i].topo) me = st[i].topo->rank;
+        for (int d = 0; d < st[i].ndst; d++)
+            gsc_sendq_init(&q[i][d], k, gsc_window(st[i].topo, me, st[i].dst[d],
+                                                 (size_t)st[i].seg_elems * (size_t)size));
+    }
+    for (int i = 0; i < ns; i++) {
+        int k = gsc_nsegs(st[i].count, st[i].seg_elems);
+        if (st[i].src < 0 || k == 0) continue;
+        recv[i] = malloc(sizeof(MPI_Request) * (size_t)k);
+        for (int s = 0; s < k; s++) {
+            int off = s * st[i].seg_elems;
+            int cnt = st[i].count - off < st[i].seg_elems ? st[i].count - off : st[i].seg_elems;
+            MPI_Irecv(st[i].buf + (MPI_Aint)off * st[i].extent, cnt, st[i].dt, st[i].src,
+                      st[i].tag, comm, &recv[i][s]);
+        }
+    }
+    for (int s = 0; s < maxseg; s++) {
+        for (int i = 0; i < ns; i++) {
+            int k = gsc_nsegs(st[i].count, st[i].seg_elems);
+            if (s >= k) continue;
+            if (recv[i])
+                MPI_Wait(&recv[i][s], MPI_STATUS_IGNORE);
+            else if (st[i].ready && st[i].ready[s] != MPI_REQUEST_NULL)
+                MPI_Wait(&st[i].ready[s], MPI_STATUS_IGNORE);
+            int off = s * st[i].seg_elems;
+            int cnt = st[i].count - off < st[i].seg_elems ? st[i].count - off : st[i].seg_elems;
+            for (int d = 0; d < st[i].ndst; d++)
+                gsc_sendq_isend(&q[i][d], st[i].buf + (MPI_Aint)off * st[i].extent, cnt, st[i].dt,
+                               st[i].dst[d], st[i].tag, comm);
+        }
+    }
+    for (int i = 0; i < ns; i++) {
+        for (int d = 0; d < st[i].ndst; d++) {
+            int r = gsc_sendq_drain(&q[i][d]);
+            if (r != MPI_SUCCESS) rc = r;
+        }
+        free(q[i]);
+        free(recv[i]);
+    }
+    free(q);
+    free(recv);
+    return rc;
+}
+
+void *gsc_typed_alloc(int count, MPI_Datatype dt, void **origin)
+{
+    MPI_Aint lb, extent, tlb, textent;
+    PMPI_Type_get_extent(dt, &lb, &extent);
+    PMPI_Type_get_true_extent(dt, &tlb, &textent);
+    size_t bytes = count > 0 ? (size_t)(textent + (MPI_Aint)(count - 1) * extent) : 1;
+    char *mem = malloc(bytes ? bytes : 1);
+    *origin = mem;
+    return mem ? mem - tlb : NULL;
+}
+
+size_t gsc_type_bytes(int count, MPI_Datatype dt)
+{
+    int size = 0;
+    PMPI_Type_size(dt, &size);
+    return (size_t)size * (size_t)(count > 0 ? count : 0);
+}
+
+char *gsc_pack(const void *buf, int count, MPI_Datatype dt, size_t *bytes)
+{
+    int cap = 0, pos = 0;
+    PMPI_Pack_size(count, dt, MPI_COMM_SELF, &cap);
+    char *out = malloc(cap > 0 ? (size_t)cap : 1);
+    if (!out) return NULL;
+    if (count > 0) PMPI_Pack(buf, count, dt, out, cap, &pos, MPI_COMM_SELF);
+    *bytes = (size_t)pos;
+    return out;
+}
+
+int gsc_unpack(const char *packed, size_t bytes, void *buf, int count, MPI_Datatype dt)
+{
+    int pos = 0;
+    if (count <= 0) return MPI_SUCCESS;
+    return PMPI_Unpack(packed, (int)bytes, &pos, buf, count, dt, MPI_COMM_SELF);
+}

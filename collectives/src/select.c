@@ -1,0 +1,120 @@
+/* Run-time choice of an algorithm: forced (GSColl_Force) > GRIDSCOPE_COLL_<OP> >
+ * GRIDSCOPE_COLL (vanilla | topo | auto). auto reads a rule table measured on the platform
+ * (GRIDSCOPE_COLL_RULES, see rules.c). Communicators that are not grid-spanning (one
+ * metahost), intercommunicators and size-1 communicators run vanilla. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gsc_internal.h"
+#include "rules.h"
+
+int gsc_in_collective;
+static const char *forced[GSCOLL_NOPS];
+static const char *last[GSCOLL_NOPS];
+static const gsc_algo_t vanilla = {"vanilla", NULL, 0};
+
+static void die(MPI_Comm comm, const char *msg)
+{
+    fprintf(stderr, "gridscope-coll: %s\n", msg);
+    PMPI_Abort(comm, 2);
+}
+
+int GSColl_Force(GSColl_op op, const char *algorithm)
+{
+    if (op < 0 || op >= GSCOLL_NOPS) return -1;
+    if (algorithm && !gsc_registry_find(op, algorithm)) return -1;
+    forced[op] = algorithm;
+    return 0;
+}
+
+const char *GSColl_Last_algorithm(GSColl_op op)
+{
+    return op >= 0 && op < GSCOLL_NOPS ? last[op] : NULL;
+}
+
+void gsc_note_last(GSColl_op op, const char *name)
+{
+    last[op] = name;
+}
+
+static const char *env_choice(GSColl_op op)
+{
+    char var[64];
+    const char *name = GSColl_Op_name(op);
+    int k = snprintf(var, sizeof var, "GRIDSCOPE_COLL_");
+    for (const char *p = name; *p && k < (int)sizeof var - 1; p++) var[k++] = (char)toupper(*p);
+    var[k] = '\0';
+    const char *v = getenv(var);
+    return v && *v ? v : NULL;
+}
+
+const gsc_algo_t *gsc_select(GSColl_op op, MPI_Comm comm, size_t bytes, gsc_topo_t **topo)
+{
+    char msg[512];
+    *topo = NULL;
+    const char *name = forced[op] ? forced[op] : env_choice(op);
+    int automatic = 0;
+    if (!name) {
+        const char *mode = getenv("GRIDSCOPE_COLL");
+        if (!mode || !*mode || strcmp(mode, "vanilla") == 0)
+            name = "vanilla";
+        else if (strcmp(mode, "topo") == 0)
+            name = "default";
+        else if (strcmp(mode, "auto") == 0)
+            automatic = 1;
+        else {
+            snprintf(msg, sizeof msg, "GRIDSCOPE_COLL=%s: not one of vanilla, topo, auto", mode);
+            die(comm, msg);
+        }
+    }
+    const gsc_algo_t *a = NULL;
+    if (!automatic) {
+        a = gsc_registry_find(op, name);
+        if (!a) {
+            char var[32];
+            int k = 0;
+            for (const char *p = GSColl_Op_name(op); *p && k < 31; p++) var[k++] = (char)toupper(*p);
+            var[k] = '\0';
+            snprintf(msg, sizeof msg, "GRIDSCOPE_COLL_%s=%s: unknown algorithm for %s", var, name,
+                     GSColl_Op_name(op));
+            die(comm, msg);
+        }
+        if (!a->fn) return &vanilla;
+    }
+    int inter = 0, size = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter) return &vanilla;
+    PMPI_Comm_size(comm, &size);
+    if (size < 2) return &vanilla;
+    gsc_topo_t *t = gsc_topo_get(comm);
+    if (!t || t->nmeta < 2) return &vanilla;
+    if (automatic) {
+        char err[512] = "";
+        const char *choice = gsc_rules_choose(GSColl_Op_name(op), t->contiguous, bytes, err,
+                                             sizeof err);
+        if (!choice) {
+            if (err[0]) die(comm, err);
+            return &vanilla;
+        }
+        a = gsc_registry_find(op, choice);
+        if (!a) {
+            snprintf(msg, sizeof msg, "%s: unknown algorithm '%s' for %s", gsc_rules_path(),
+                     choice, GSColl_Op_name(op));
+            die(comm, msg);
+        }
+        if (!a->fn) return &vanilla;
+    }
+    *topo = t;
+    return a;
+}
+
+int GSColl_Metahosts(MPI_Comm comm)
+{
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter) return -1;
+    gsc_topo_t *t = gsc_topo_get(comm);
+    return t ? t->nmeta : -1;
+}

@@ -1,0 +1,185 @@
+/* Hierarchical spanning trees over a communicator's topology. Every process computes the
+ * whole tree (O(n)), so it knows its parent, its children and everybody's subtree. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gsc_internal.h"
+
+typedef struct {
+    const gsc_topo_t *t;
+    const gsc_shape_t *shape;
+    gsc_tree_t *tr;
+    int *order; /* attach sequence number per rank */
+    int seq;
+} builder_t;
+
+static void attach(builder_t *b, const int *list, int k, gsc_shape_t shape, int level)
+{
+    /* list[0] is the leader (already in the tree); attach list[1..k-1] under it */
+    for (int i = 1; i < k; i++) {
+        int p;
+        switch (shape) {
+        case GS_SHAPE_BINARY: p = (i - 1) / 2; break;
+        case GS_SHAPE_CHAIN: p = i - 1; break;
+        case GS_SHAPE_BINOMIAL: p = i & (i - 1); break;
+        default: p = 0; break;
+        }
+        b->tr->parent[list[i]] = list[p];
+        b->tr->depth_level[list[i]] = level;
+        b->order[list[i]] = b->seq++;
+    }
+}
+
+static int leader_of(const int *members, int k, int preferred)
+{
+    for (int i = 0; i < k; i++)
+        if (members[i] == preferred) return preferred;
+    return members[0]; /* ascending: lowest rank */
+}
+
+/* members: ascending ranks of a group at `level`, whose leader is `leader`. */
+static void build_group(builder_t *b, const int *members, int k, int leader, int level)
+{
+    const gsc_topo_t *t = b->t;
+    if (level >= t->nlevels) {
+        int *list = malloc(sizeof(int) * (size_t)k);
+        int m = 0;
+        list[m++] = leader;
+        for (int i = 0; i < k; i++)
+            if (members[i] != leader) list[m++] = members[i];
+        attach(b, list, m, b->shape[level], level);
+        free(list);
+        return;
+    }
+    const int *g = t->group[level];
+    /* subgroups in order of their lowest member; the leader's subgroup first */
+    int *sub = malloc(sizeof(int) * (size_t)k);   /* member lists, concatenated */
+    int *ids = malloc(sizeof(int) * (size_t)k);   /* distinct subgroup ids */
+    int *lead = calloc((size_t)k, sizeof(int));
+    int nsub = 0;
+    for (int i = 0; i < k; i++) {
+        int id = g[members[i]], seen = 0;
+        for (int s = 0; s < nsub; s++) seen |= ids[s] == id;
+        if (!seen) ids[nsub++] = id;
+    }
+    for (int s = 0; s < nsub; s++)
+        if (ids[s] == g[leader] && s) {
+            int x = ids[s];
+            memmove(ids + 1, ids, sizeof(int) * (size_t)s);
+            ids[0] = x;
+        }
+    int *start = malloc(sizeof(int) * (size_t)(nsub + 1));
+    int pos = 0;
+    for (int s = 0; s < nsub; s++) {
+        start[s] = pos;
+        for (int i = 0; i < k; i++)
+            if (g[members[i]] == ids[s]) sub[pos++] = members[i];
+        lead[s] = leader_of(sub + start[s], pos - start[s], leader);
+    }
+    start[nsub] = pos;
+    attach(b, lead, nsub, b->shape[level], level);
+    for (int s = 0; s < nsub; s++)
+        build_group(b, sub + start[s], start[s + 1] - start[s], lead[s], level + 1);
+    free(sub);
+    free(ids);
+    free(lead);
+    free(start);
+}
+
+int gsc_meta_leader(const gsc_topo_t *t, int m, int root)
+{
+    const int *mr = t->meta_ranks + t->meta_start[m];
+    return leader_of(mr, t->meta_start[m + 1] - t->meta_start[m], root);
+}
+
+int gsc_tree_build(const gsc_topo_t *t, int root, const gsc_shape_t *shape, gsc_tree_t *tr)
+{
+    int n = t->size;
+    memset(tr, 0, sizeof *tr);
+    tr->n = n;
+    tr->root = root;
+    tr->parent = malloc(sizeof(int) * (size_t)n);
+    tr->depth_level = calloc((size_t)n, sizeof(int));
+    tr->child_start = calloc((size_t)n + 1, sizeof(int));
+    tr->child = malloc(sizeof(int) * (size_t)n);
+    builder_t b = {t, shape, tr, malloc(sizeof(int) * (size_t)n), 0};
+    if (!tr->parent || !tr->depth_level || !tr->child_start || !tr->child || !b.order) {
+        free(b.order);
+        gsc_tree_free(tr);
+        return -1;
+    }
+    for (int r = 0; r < n; r++) {
+        tr->parent[r] = -1;
+        b.order[r] = -1;
+    }
+    if (root >= 0) {
+        int *all = malloc(sizeof(int) * (size_t)n);
+        for (int r = 0; r < n; r++) all[r] = r;
+        b.order[root] = b.seq++;
+        build_group(&b, all, n, root, 0);
+        free(all);
+    } else {
+        /* one tree per metahost below level 0, rooted at its lowest rank */
+        for (int m = 0; m < t->nmeta; m++) {
+            const int *mr = t->meta_ranks + t->meta_start[m];
+            int k = t->meta_start[m + 1] - t->meta_start[m];
+            b.order[mr[0]] = b.seq++;
+            build_group(&b, mr, k, mr[0], 1);
+        }
+    }
+    /* CSR children in attach order */
+    int *by_order = malloc(sizeof(int) * (size_t)n);
+    for (int r = 0; r < n; r++) by_order[b.order[r]] = r;
+    for (int r = 0; r < n; r++)
+        if (tr->parent[r] >= 0) tr->child_start[tr->parent[r] + 1]++;
+    for (int r = 0; r < n; r++) tr->child_start[r + 1] += tr->child_start[r];
+    int *fill = calloc((size_t)n, sizeof(int));
+    for (int i = 0; i < n; i++) {
+        int r = by_order[i], p = tr->parent[r];
+        if (p >= 0) tr->child[tr->child_start[p] + fill[p]++] = r;
+    }
+    free(fill);
+    free(by_order);
+    free(b.order);
+    return 0;
+}
+
+void gsc_tree_free(gsc_tree_t *tr)
+{
+    free(tr->parent);
+    free(tr->depth_level);
+    free(tr->child_start);
+    free(tr->child);
+    memset(tr, 0, sizeof *tr);
+}
+
+int gsc_tree_nchild(const gsc_tree_t *tr, int r)
+{
+    return tr->child_start[r + 1] - tr->child_start[r];
+}
+
+const int *gsc_tree_children(const gsc_tree_t *tr, int r)
+{
+    return tr->child + tr->child_start[r];
+}
+
+static int collect(const gsc_tree_t *tr, int r, int *out, int k)
+{
+    out[k++] = r;
+    for (int i = tr->child_start[r]; i < tr->child_start[r + 1]; i++)
+        k = collect(tr, tr->child[i], out, k);
+    return k;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int gsc_tree_subtree(const gsc_tree_t *tr, int r, int *out)
+{
+    int k = collect(tr, r, out, 0);
+    qsort(out, (size_t)k, sizeof(int), cmp_int);
+    return k;
+}

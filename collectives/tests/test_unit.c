@@ -1,0 +1,192 @@
+/* Unit tests of the collectives' plain logic (no MPI communication): hierarchical trees,
+ * the LG relay rule, the auto rule table. A plain asserting executable. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gsc_internal.h"
+#include "rules.h"
+
+static int failures;
+#define CHECK(cond, ...)                                                                      \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            failures++;                                                                      \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);           \
+            fprintf(stderr, __VA_ARGS__);                                                    \
+            fputc('\n', stderr);                                                             \
+        }                                                                                    \
+    } while (0)
+
+/* A topology from per-rank metahost and node ids (node ids global). */
+static gsc_topo_t *make_topo(int n, const int *meta, const int *node)
+{
+    gsc_topo_t *t = calloc(1, sizeof *t);
+    t->size = n;
+    int nm = 0, nn = 0;
+    for (int r = 0; r < n; r++) {
+        if (meta[r] + 1 > nm) nm = meta[r] + 1;
+        if (node[r] + 1 > nn) nn = node[r] + 1;
+    }
+    t->nmeta = nm;
+    t->nlevels = 0;
+    t->group[t->nlevels] = malloc(sizeof(int) * n);
+    memcpy(t->group[t->nlevels], meta, sizeof(int) * n);
+    t->ngroups[t->nlevels++] = nm;
+    if (nn > nm) {
+        t->group[t->nlevels] = malloc(sizeof(int) * n);
+        memcpy(t->group[t->nlevels], node, sizeof(int) * n);
+        t->ngroups[t->nlevels++] = nn;
+    }
+    t->meta_start = calloc(nm + 1, sizeof(int));
+    t->meta_ranks = malloc(sizeof(int) * n);
+    t->meta_index = malloc(sizeof(int) * n);
+    for (int r = 0; r < n; r++) t->meta_start[meta[r] + 1]++;
+    for (int m = 0; m < nm; m++) t->meta_start[m + 1] += t->meta_start[m];
+    int *fill = calloc(nm, sizeof(int));
+    for (int r = 0; r < n; r++) {
+        t->meta_index[r] = fill[meta[r]];
+        t->meta_ranks[t->meta_start[meta[r]] + fill[meta[r]]++] = r;
+    }
+    free(fill);
+    return t;
+}
+
+static void check_tree(const gsc_topo_t *t, int root, const char *what)
+{
+    static const gsc_shape_t shapes[4][GS_MAX_LEVELS + 1] = {
+        {GS_SHAPE_FLAT, GS_SHAPE_BINARY, GS_SHAPE_FLAT, GS_SHAPE_FLAT},
+        {GS_SHAPE_FLAT, GS_SHAPE_BINOMIAL, GS_SHAPE_BINOMIAL, GS_SHAPE_FLAT},
+        {GS_SHAPE_CHAIN, GS_SHAPE_CHAIN, GS_SHAPE_CHAIN, GS_SHAPE_CHAIN},
+        {GS_SHAPE_BINARY, GS_SHAPE_FLAT, GS_SHAPE_BINARY, GS_SHAPE_FLAT}};
+    int n = t->size;
+    for (int sh = 0; sh < 4; sh++) {
+        gsc_tree_t tr;
+        CHECK(gsc_tree_build(t, root, shapes[sh], &tr) == 0, "%s: build", what);
+        int wan_edges = 0, tops = 0;
+        for (int r = 0; r < n; r++) {
+            int p = tr.parent[r], hops = 0, x = r;
+            if (p < 0) tops++;
+            if (p >= 0 && t->group[0][p] != t->group[0][r]) wan_edges++;
+            while (x >= 0 && hops <= n) {
+                x = tr.parent[x];
+                hops++;
+            }
+            CHECK(hops <= n, "%s: rank %d is on a cycle", what, r);
+        }
+        if (root >= 0) {
+            CHECK(tr.parent[root] == -1, "%s: root %d has a parent", what, root);
+            CHECK(tops == 1, "%s: %d tops", what, tops);
+            /* one WAN edge into every metahost but the root's: one WAN latency */
+            CHECK(wan_edges == t->nmeta - 1, "%s shape %d: %d WAN edges", what, sh, wan_edges);
+            int *sub = malloc(sizeof(int) * n);
+            CHECK(gsc_tree_subtree(&tr, root, sub) == n, "%s: root subtree", what);
+            for (int i = 1; i < n; i++) CHECK(sub[i - 1] < sub[i], "%s: subtree order", what);
+            free(sub);
+        } else {
+            CHECK(tops == t->nmeta, "%s: %d tops for %d metahosts", what, tops, t->nmeta);
+            CHECK(wan_edges == 0, "%s: WAN edge inside per-metahost trees", what);
+            for (int m = 0; m < t->nmeta; m++)
+                CHECK(tr.parent[gsc_meta_leader(t, m, -1)] == -1, "%s: leader", what);
+        }
+        /* children of a node leader inside a node hang on it directly (flat levels) */
+        int kids = 0;
+        for (int r = 0; r < n; r++) kids += gsc_tree_nchild(&tr, r);
+        CHECK(kids == n - tops, "%s: %d child links", what, kids);
+        gsc_tree_free(&tr);
+    }
+}
+
+static void test_trees(void)
+{
+    /* 3+5+3 ranks, two per node */
+    int meta[11] = {0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2};
+    int node[11] = {0, 0, 1, 2, 2, 3, 3, 4, 5, 5, 6};
+    gsc_topo_t *t = make_topo(11, meta, node);
+    char what[64];
+    for (int root = -1; root < 11; root++) {
+        snprintf(what, sizeof what, "3+5+3 root %d", root);
+        check_tree(t, root, what);
+    }
+    /* round-robin 4+3, one rank per node */
+    int meta2[7] = {0, 1, 0, 1, 0, 1, 0};
+    int node2[7] = {0, 1, 2, 3, 4, 5, 6};
+    gsc_topo_t *t2 = make_topo(7, meta2, node2);
+    for (int root = -1; root < 7; root++) {
+        snprintf(what, sizeof what, "rr 4+3 root %d", root);
+        check_tree(t2, root, what);
+    }
+    /* a non-leader root leads its metahost: the other metahosts hang right under it */
+    static const gsc_shape_t flat[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_FLAT,
+                                                       GS_SHAPE_FLAT, GS_SHAPE_FLAT};
+    gsc_tree_t tr;
+    gsc_tree_build(t, 4, flat, &tr);
+    CHECK(tr.parent[0] == 4 && tr.parent[8] == 4, "metahost leaders under root 4: %d %d",
+          tr.parent[0], tr.parent[8]);
+    CHECK(tr.parent[3] == 4, "root's node mate under root: %d", tr.parent[3]);
+    gsc_tree_free(&tr);
+}
+
+static void test_lg(void)
+{
+    /* seed 003's example: n1 = 3, n2 = 7. C1 -> C2 relays by j mod n1; M(7,2) (C2 index 4 to
+     * C1 index 2) is stored on global node 8 (C2 index 5). */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 7; j++) CHECK(gsc_lg_relay(3, 7, i, j) == j % 3, "c1->c2 %d %d", i, j);
+    CHECK(gsc_lg_relay(7, 3, 4, 2) == 5, "M(7,2) relay %d", gsc_lg_relay(7, 3, 4, 2));
+    /* any sizes: relays are valid and S sends exactly max(nS, nD) WAN messages to D */
+    for (int nS = 1; nS <= 13; nS++)
+        for (int nD = 1; nD <= 13; nD++) {
+            int msgs = 0;
+            for (int j = 0; j < nD; j++) {
+                int used[13] = {0};
+                for (int i = 0; i < nS; i++) {
+                    int r = gsc_lg_relay(nS, nD, i, j);
+                    CHECK(r >= 0 && r < nS, "relay %d of (%d,%d,%d,%d)", r, nS, nD, i, j);
+                    if (r >= 0 && r < nS && !used[r]) {
+                        used[r] = 1;
+                        msgs++;
+                    }
+                }
+            }
+            CHECK(msgs == (nS > nD ? nS : nD), "%d->%d: %d WAN messages", nS, nD, msgs);
+        }
+}
+
+static void test_rules(void)
+{
+    char err[256] = "";
+    const char *table = "# measured\n"
+                        "bcast block 1024 vanilla\n"
+                        "bcast block inf hier\n"
+                        "bcast interleaved inf multilane  # comment\n"
+                        "reduce any 65536 hier\n";
+    CHECK(gsc_rules_parse(table, "t.rules", err, sizeof err) == 4, "parse: %s", err);
+    CHECK(strcmp(gsc_rules_lookup("bcast", 1, 8), "vanilla") == 0, "small block bcast");
+    CHECK(strcmp(gsc_rules_lookup("bcast", 1, 1025), "hier") == 0, "large block bcast");
+    CHECK(strcmp(gsc_rules_lookup("bcast", 0, 8), "multilane") == 0, "interleaved bcast");
+    CHECK(strcmp(gsc_rules_lookup("reduce", 0, 65536), "hier") == 0, "reduce any");
+    CHECK(gsc_rules_lookup("reduce", 0, 65537) == NULL, "reduce beyond the table: vanilla");
+    CHECK(gsc_rules_lookup("alltoall", 1, 8) == NULL, "no rule: vanilla");
+    CHECK(gsc_rules_parse("bcast block 12\n", "bad.rules", err, sizeof err) < 0 &&
+              strstr(err, "bad.rules:1:"), "short line: %s", err);
+    CHECK(gsc_rules_parse("x\nbcast sideways 1 hier\n", "bad.rules", err, sizeof err) < 0 &&
+              strstr(err, "bad.rules:1:"), "first bad line reported: %s", err);
+    CHECK(gsc_rules_parse("bcast block -5 hier\n", "bad.rules", err, sizeof err) < 0 &&
+              strstr(err, "max_bytes"), "negative size: %s", err);
+    CHECK(gsc_rules_parse("bcast diagonal 5 hier\n", "bad.rules", err, sizeof err) < 0 &&
+              strstr(err, "layout"), "bad layout: %s", err);
+}
+
+int main(void)
+{
+    test_trees();
+    test_lg();
+    test_rules();
+    if (failures) {
+        fprintf(stderr, "%d failures\n", failures);
+        return 1;
+    }
+    printf("collectives unit tests passed\n");
+    return 0;
+}

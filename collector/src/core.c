@@ -1,0 +1,484 @@
+/* Measurement core: start-up at MPI_Init, archive, clock sync, finalize, crash flush. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "comms.h"
+#include "defs.h"
+#include "gridscope/metahost.h"
+#include "otf2coll.h"
+#include "sync.h"
+
+gs_state_t gs;
+#ifndef GS_SMPI
+pthread_t gs_main_thread;
+#endif
+gs_run_t gs_run;
+
+static OTF2_Archive *archive;
+static MPI_Comm tool_comm = MPI_COMM_NULL;    /* private copy of MPI_COMM_WORLD */
+static MPI_Comm archive_comm = MPI_COMM_NULL; /* processes writing the same archive */
+static uint64_t t_program_begin;
+static char trace_dir[4096];
+static int crashed;
+
+uint64_t gs_skewed_time(uint64_t raw)
+{
+    return (uint64_t)gs_skew_apply((int64_t)raw, gs.skew_offset, gs.skew_drift);
+}
+
+/* ---------- event buffer: bounded memory, flushed to disk when full ---------- */
+
+typedef struct {
+    void **chunks;
+    size_t n, cap;
+} chunk_list_t;
+
+static uint64_t buffer_budget, buffer_used;
+
+static void *buf_alloc(void *u, OTF2_FileType type, OTF2_LocationRef loc, void **per,
+                       uint64_t size)
+{
+    (void)u, (void)loc;
+    /* Returning NULL makes OTF2 flush this buffer to disk and reuse its chunks. */
+    if (type == OTF2_FILETYPE_EVENTS && buffer_used + size > buffer_budget) return NULL;
+    chunk_list_t *l = *per;
+    if (!l) *per = l = calloc(1, sizeof *l);
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 8;
+        l->chunks = realloc(l->chunks, l->cap * sizeof *l->chunks);
+    }
+    void *c = malloc(size);
+    if (!c) return NULL;
+    l->chunks[l->n++] = c;
+    if (type == OTF2_FILETYPE_EVENTS) buffer_used += size;
+    (void)size;
+    return c;
+}
+
+static void buf_free_all(void *u, OTF2_FileType type, OTF2_LocationRef loc, void **per,
+                         bool final)
+{
+    (void)u, (void)loc;
+    chunk_list_t *l = *per;
+    if (!l) return;
+    for (size_t i = 0; i < l->n; i++) free(l->chunks[i]);
+    if (type == OTF2_FILETYPE_EVENTS) buffer_used = 0;
+    l->n = 0;
+    if (final) {
+        free(l->chunks);
+        free(l);
+        *per = NULL;
+    }
+}
+
+static const OTF2_MemoryCallbacks memory_callbacks = {buf_alloc, buf_free_all};
+
+static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c,
+                                bool final)
+{
+    (void)u, (void)t, (void)l, (void)c, (void)final;
+    return OTF2_FLUSH;
+}
+
+/* OTF2 records each intermediate flush as a BufferFlush event ending at this time. */
+static OTF2_TimeStamp post_flush(void *u, OTF2_FileType t, OTF2_LocationRef l)
+{
+    (void)u, (void)t, (void)l;
+    return gs_time();
+}
+
+static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, post_flush};
+
+/* "16M", "512K", "1G", plain bytes. Returns 0 on a bad value. */
+uint64_t gs_parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v <= 0) return 0;
+    switch (*end) {
+    case 'k': case 'K': v *= 1024; end++; break;
+    case 'm': case 'M': v *= 1024 * 1024; end++; break;
+    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (*end == 'B' || *end == 'b') end++;
+    return *end ? 0 : (uint64_t)v;
+}
+
+/* ---------- helpers ---------- */
+
+static void warn_once(int failed, const char *msg)
+{
+    /* One line from the lowest failing rank, not one per process. */
+    int me = failed ? gs.world_rank : gs.world_size, first = 0;
+    PMPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, tool_comm);
+    if (failed && first == gs.world_rank) {
+        fprintf(stderr, "gridscope: %s; the program runs unmeasured\n", msg);
+        fflush(stderr);
+    }
+}
+
+static int mkdir_p(const char *path)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
+    return 0;
+}
+
+/* The trace folder: GRIDSCOPE_TRACE_DIR, "%m" replaced by the metahost name (one archive
+ * part per metahost, for machines without a shared file system). */
+static int trace_folder(char *out, size_t len, const char *metahost, int *parts)
+{
+    const char *dir = getenv("GRIDSCOPE_TRACE_DIR");
+    if (!dir || !*dir) dir = "gridscope-trace";
+    const char *m = strstr(dir, "%m");
+    *parts = m != NULL;
+    if (m)
+        snprintf(out, len, "%.*s%s%s", (int)(m - dir), dir, metahost, m + 2);
+    else
+        snprintf(out, len, "%s", dir);
+    return 0;
+}
+
+static int check_folder(const char *dir, char *err, size_t err_len)
+{
+    if (mkdir_p(dir) != 0) {
+        snprintf(err, err_len, "%s: cannot create trace folder: %s", dir, strerror(errno));
+        return -1;
+    }
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/.gridscope-write-test", dir);
+    FILE *f = fopen(probe, "w");
+    if (!f) {
+        snprintf(err, err_len, "%s: cannot write trace folder: %s", dir, strerror(errno));
+        return -1;
+    }
+    fclose(f);
+    unlink(probe);
+    char anchor[4200];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    if (access(anchor, F_OK) == 0) {
+        snprintf(err, err_len, "%s: holds a trace already (traces.otf2)", dir);
+        return -1;
+    }
+    return 0;
+}
+
+static void parse_skew(const char *metahost)
+{
+    /* GRIDSCOPE_TEST_CLOCK_SKEW="mh:offset_seconds:drift,...", test-only. */
+    const char *spec = getenv("GRIDSCOPE_TEST_CLOCK_SKEW");
+    if (!spec) return;
+    char *copy = strdup(spec), *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char name[128];
+        double off = 0, drift = 0;
+        if (sscanf(item, "%127[^:]:%lf:%lf", name, &off, &drift) >= 2 &&
+            strcmp(name, metahost) == 0) {
+            gs.skew_offset = (int64_t)(off * 1e9);
+            gs.skew_drift = drift;
+            gs.skewed = 1;
+        }
+    }
+    free(copy);
+}
+
+static void read_cmdline(int *argc, char ***argv, char **name, int *nargs, char ***args)
+{
+    if (argc && argv && *argv && *argc > 0) {
+        *name = (*argv)[0];
+        *nargs = *argc - 1;
+        *args = *argv + 1;
+        return;
+    }
+    static char buf[4096];
+    static char *vec[64];
+    int n = 0;
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[len] = '\0';
+    for (size_t i = 0; i < len && n < 64; i += strlen(buf + i) + 1) vec[n++] = buf + i;
+    *name = n ? vec[0] : "program";
+    *nargs = n ? n - 1 : 0;
+    *args = vec + 1;
+}
+
+/* ---------- crash flush ---------- */
+
+
+void gs_crash_flush(int exit_status)
+{
+    /* Signals may arrive on any thread (Open MPI runs helper threads) while the main
+     * thread heads for exit: the first caller flushes, later ones wait until it is done,
+     * so the process does not end half-way through writing. */
+    int expected = 0;
+    if (!__atomic_compare_exchange_n(&crashed, &expected, 1, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        for (int i = 0; i < 2000 && __atomic_load_n(&crashed, __ATOMIC_ACQUIRE) == 1; i++)
+            usleep(1000);
+        return;
+    }
+    if (gs.active) {
+        gs.active = 0;
+#ifndef GS_SMPI
+        /* The launcher may have closed our stdout/stderr already: a stray message must
+         * not end the process half-way through the flush. */
+        signal(SIGPIPE, SIG_IGN);
+#endif
+        uint64_t now = gs_time();
+        /* Close the regions still open so the trace stays well nested. */
+        for (int d = gs.depth; d > 0; d--)
+            if (d <= 256) OTF2_EvtWriter_Leave(gs.evt, NULL, now, gs.stack[d - 1]);
+        OTF2_EvtWriter_ProgramEnd(gs.evt, NULL, now, exit_status);
+        /* Events first: they matter most if the process is killed meanwhile. */
+        OTF2_EvtWriter_GetNumberOfEvents(gs.evt, &gs_run.nevents);
+        OTF2_Archive_CloseEvtWriter(archive, gs.evt);
+        gs.evt = NULL;
+        /* Local definitions stay the start-up ones; the side file lets
+         * gridscope-trace-repair complete them (docs/collector.md, "Crashes"). */
+        if (!gs_run.parts) gs_defs_write_crash_sidecar(trace_dir, t_program_begin, now);
+    }
+    __atomic_store_n(&crashed, 2, __ATOMIC_RELEASE);
+}
+
+#ifndef GS_SMPI
+/* Fatal signals: flush, then hand the signal to whoever handled it before us (Open MPI
+ * installs its own SIGSEGV/SIGBUS handlers in MPI_Init) or to the default action. */
+static const int fatal_signals[] = {SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGABRT};
+#define NFATAL (sizeof fatal_signals / sizeof *fatal_signals)
+static struct sigaction previous[NFATAL];
+
+
+static void on_signal(int sig)
+{
+    /* Process-directed signals may land on one of the MPI library's helper threads; the
+     * main thread must do the flush, or it may leave the process meanwhile. */
+    if (!pthread_equal(pthread_self(), gs_main_thread)) {
+        pthread_kill(gs_main_thread, sig);
+        return;
+    }
+    gs_crash_flush(128 + sig);
+    for (size_t i = 0; i < NFATAL; i++)
+        if (fatal_signals[i] == sig) sigaction(sig, &previous[i], NULL);
+    raise(sig);
+}
+
+static void on_exit_without_finalize(void)
+{
+    gs_crash_flush(0);
+}
+
+/* Open MPI leaves through _exit() when it learns that the job is being aborted, possibly
+ * from a helper thread while the main thread is still flushing. Interposing _exit lets
+ * that flush finish (or does it) first; a forked child never touches the trace. */
+static pid_t measured_pid;
+
+GS_PUBLIC void _exit(int status)
+{
+    if (measured_pid && getpid() == measured_pid) gs_crash_flush(status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+static void install_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigfillset(&sa.sa_mask);
+    for (size_t i = 0; i < NFATAL; i++) sigaction(fatal_signals[i], &sa, &previous[i]);
+    measured_pid = getpid();
+    atexit(on_exit_without_finalize);
+}
+#endif
+
+/* Under SMPI every rank reads the same simulated clock: the true offset is zero. The
+ * synchronisation still runs (and costs simulated time, as on a real machine); only its
+ * rounding noise is dropped, keeping the measured error bound. */
+static void simulated_clock_is_global(gs_offset_t *o)
+{
+#ifdef GS_SMPI
+    o->offset = 0;
+#else
+    (void)o;
+#endif
+}
+
+/* ---------- start-up ---------- */
+
+void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t init_region)
+{
+    memset(&gs, 0, sizeof gs);
+    memset(&gs_run, 0, sizeof gs_run);
+    if (!t_begin_raw) t_begin_raw = gs_raw_time();
+#ifndef GS_SMPI
+    gs_main_thread = pthread_self();
+#endif
+    PMPI_Comm_rank(MPI_COMM_WORLD, &gs.world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &gs.world_size);
+    PMPI_Comm_dup(MPI_COMM_WORLD, &tool_comm);
+    int rank = gs.world_rank, size = gs.world_size;
+
+    /* Who am I: host and metahost, gathered everywhere (system tree, sync topology). */
+    char host[GS_NAME_LEN] = "", metahost[GS_NAME_LEN] = "", err[8192] = "";
+    int len = 0;
+    char procname[MPI_MAX_PROCESSOR_NAME] = "";
+    PMPI_Get_processor_name(procname, &len);
+    snprintf(host, sizeof host, "%s", procname);
+    int bad = gs_metahost_resolve(rank, host, metahost, sizeof metahost, err, sizeof err) != 0;
+    warn_once(bad, err);
+    int any_bad = 0;
+    PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, tool_comm);
+    if (any_bad) return;
+
+    gs_run.hosts = calloc((size_t)size, GS_NAME_LEN);
+    gs_run.metahosts = calloc((size_t)size, GS_NAME_LEN);
+    PMPI_Allgather(host, GS_NAME_LEN, MPI_CHAR, gs_run.hosts, GS_NAME_LEN, MPI_CHAR, tool_comm);
+    PMPI_Allgather(metahost, GS_NAME_LEN, MPI_CHAR, gs_run.metahosts, GS_NAME_LEN, MPI_CHAR,
+                   tool_comm);
+    gs_topology_build(&gs_run.topo, size, gs_run.metahosts, gs_run.hosts, GS_NAME_LEN);
+    parse_skew(metahost);
+
+    /* Trace folder: checked by each archive's master before anything is opened. */
+    char dir[4096];
+    trace_folder(dir, sizeof dir, metahost, &gs_run.parts);
+    snprintf(trace_dir, sizeof trace_dir, "%s", dir);
+    int mh = gs_run.topo.metahost[rank];
+    PMPI_Comm_split(tool_comm, gs_run.parts ? mh : 0, rank, &archive_comm);
+    int arank = 0;
+    PMPI_Comm_rank(archive_comm, &arank);
+    gs_run.archive_master = arank == 0;
+    bad = 0;
+    if (gs_run.archive_master) bad = check_folder(dir, err, sizeof err) != 0;
+    warn_once(bad, err);
+    PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, tool_comm);
+    if (any_bad) return;
+
+    const char *bufenv = getenv("GRIDSCOPE_BUFFER");
+    buffer_budget = bufenv && *bufenv ? gs_parse_size(bufenv) : 0;
+    bad = bufenv && *bufenv && buffer_budget == 0;
+    snprintf(err, sizeof err, "GRIDSCOPE_BUFFER: bad size '%s' (want e.g. 16M)",
+             bufenv ? bufenv : "");
+    warn_once(bad, err);
+    PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, tool_comm);
+    if (any_bad) return;
+    if (!buffer_budget) buffer_budget = 16u << 20;
+    /* OTF2 wants chunks of 256 KiB .. 16 MiB; at least two fit in the budget. */
+    uint64_t chunk = 1u << 20;
+    while (chunk > (256u << 10) && chunk * 2 > buffer_budget) chunk >>= 1;
+    if (buffer_budget < 2 * chunk) buffer_budget = 2 * chunk;
+
+    archive = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, chunk, 4u << 20,
+                                OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    bad = archive == NULL;
+    snprintf(err, sizeof err, "%s: cannot open the OTF2 archive", dir);
+    warn_once(bad, err);
+    PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, tool_comm);
+    if (any_bad) {
+        if (archive) OTF2_Archive_Close(archive);
+        archive = NULL;
+        return;
+    }
+    OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, NULL);
+    OTF2_Archive_SetMemoryCallbacks(archive, &memory_callbacks, NULL);
+    gs_otf2_set_collectives(archive, archive_comm);
+    OTF2_Archive_SetCreator(archive, "gridscope collector");
+    OTF2_Archive_OpenEvtFiles(archive);
+    gs.evt = OTF2_Archive_GetEvtWriter(archive, (OTF2_LocationRef)rank);
+    gs_reqtab_init(&gs.requests, 64);
+    gs_reqtab_init(&gs.persistent, 16);
+    gs_comms_init(rank, size);
+
+    char *prog = NULL, **args = NULL;
+    int nargs = 0;
+    read_cmdline(argc, argv, &prog, &nargs, &args);
+    gs_run.program = strdup(prog);
+    gs_run.nargs = nargs;
+    gs_run.args = calloc((size_t)(nargs > 0 ? nargs : 1), sizeof(char *));
+    for (int i = 0; i < nargs; i++) gs_run.args[i] = strdup(args[i]);
+    gs_defs_share_cmdline(tool_comm);
+
+    gs_run.offset_init = gs_sync_clocks(tool_comm, &gs_run.topo, rank, &gs_run.at_init);
+    simulated_clock_is_global(&gs_run.offset_init);
+
+    t_program_begin = gs.skewed ? gs_skewed_time(t_begin_raw) : t_begin_raw;
+    gs_defs_write_provisional(dir, tool_comm, t_program_begin);
+    gs_defs_write_provisional_local(dir);
+    OTF2_EvtWriter_ProgramBegin(gs.evt, NULL, t_program_begin, GS_STR_PROGRAM,
+                                (uint32_t)gs_run.nargs_shared, gs_run.arg_refs);
+    OTF2_EvtWriter_Enter(gs.evt, NULL, t_program_begin, init_region);
+    OTF2_EvtWriter_Leave(gs.evt, NULL, gs_time(), init_region);
+    gs.active = 1;
+#ifndef GS_SMPI
+    install_handlers();
+#endif
+}
+
+/* Closes this rank's event writer and writes its local definitions. final: after a
+ * normal finalize (mapping tables complete), else after a crash. */
+static void close_local(int final)
+{
+    uint64_t nevents = 0;
+    OTF2_EvtWriter_GetNumberOfEvents(gs.evt, &nevents);
+    gs_run.nevents = nevents;
+    OTF2_Archive_CloseEvtWriter(archive, gs.evt);
+    gs.evt = NULL;
+    OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, (OTF2_LocationRef)gs.world_rank);
+    gs_defs_write_local(dw, final);
+    OTF2_Archive_CloseDefWriter(archive, dw);
+}
+
+void gs_measurement_finalize_begin(void)
+{
+    if (!gs.active) return;
+    OTF2_EvtWriter_Enter(gs.evt, NULL, gs_time(), GS_REGION_MPI_Finalize);
+    gs.active = 0;
+    gs_run.offset_fin = gs_sync_clocks(tool_comm, &gs_run.topo, gs.world_rank, &gs_run.at_fin);
+    simulated_clock_is_global(&gs_run.offset_fin);
+    gs_run.has_fin = 1;
+    uint64_t t_end = gs_time();
+    OTF2_EvtWriter_Leave(gs.evt, NULL, t_end, GS_REGION_MPI_Finalize);
+    /* User or compiler regions still open end with the measurement. */
+    for (int d = gs.depth; d > 0; d--)
+        if (d <= 256) OTF2_EvtWriter_Leave(gs.evt, NULL, t_end, gs.stack[d - 1]);
+    gs.depth = 0;
+    OTF2_EvtWriter_ProgramEnd(gs.evt, NULL, t_end, 0);
+
+    OTF2_Archive_CloseEvtFiles(archive);
+    gs_defs_unify(tool_comm, t_program_begin, t_end);
+    OTF2_Archive_OpenDefFiles(archive);
+    close_local(1);
+    OTF2_Archive_CloseDefFiles(archive);
+    if (gs_run.archive_master) gs_defs_write_global(OTF2_Archive_GetGlobalDefWriter(archive));
+    OTF2_Archive_Close(archive);
+    archive = NULL;
+    __atomic_store_n(&crashed, 2, __ATOMIC_RELEASE); /* nothing left to flush at exit */
+}
+
+void gs_measurement_abort(int errorcode)
+{
+    if (!gs.active) return;
+    uint64_t t = gs_time();
+    OTF2_EvtWriter_Enter(gs.evt, NULL, t, GS_REGION_MPI_Abort);
+    if (gs.depth < 256) gs.stack[gs.depth] = GS_REGION_MPI_Abort;
+    gs.depth++;
+    gs_crash_flush(errorcode);
+}

@@ -1,0 +1,589 @@
+/* Definition unification and writing (see defs.h). The system tree follows
+ * docs/metahosts.md: metacomputer -> machine (metahost) -> node (host) -> MPI Rank N. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "comms.h"
+#include "defs.h"
+
+/* ---------- string table (interned, in first-use order) ---------- */
+
+typedef struct {
+    char **s;
+    uint32_t n, cap;
+    uint32_t *hash; /* open addressing: index+1, 0 = empty */
+    uint32_t hcap;
+} strtab_t;
+
+static uint32_t fnv(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void st_rehash(strtab_t *t)
+{
+    free(t->hash);
+    t->hcap = t->hcap ? t->hcap * 2 : 1024;
+    t->hash = calloc(t->hcap, sizeof *t->hash);
+    for (uint32_t i = 0; i < t->n; i++) {
+        uint32_t j = fnv(t->s[i]) & (t->hcap - 1);
+        while (t->hash[j]) j = (j + 1) & (t->hcap - 1);
+        t->hash[j] = i + 1;
+    }
+}
+
+static uint32_t st_add(strtab_t *t, const char *s)
+{
+    if ((t->n + 1) * 2 > t->hcap) st_rehash(t);
+    uint32_t j = fnv(s) & (t->hcap - 1);
+    while (t->hash[j]) {
+        if (strcmp(t->s[t->hash[j] - 1], s) == 0) return t->hash[j] - 1;
+        j = (j + 1) & (t->hcap - 1);
+    }
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 256;
+        t->s = realloc(t->s, t->cap * sizeof *t->s);
+    }
+    t->s[t->n] = strdup(s);
+    t->hash[j] = t->n + 1;
+    return t->n++;
+}
+
+/* Appends without interning (program arguments must keep fixed ids even if equal). */
+static uint32_t st_push(strtab_t *t, const char *s)
+{
+    uint32_t id = st_add(t, s);
+    if (id == t->n - 1) return id;
+    if (t->n == t->cap) {
+        t->cap = 2 * t->cap;
+        t->s = realloc(t->s, t->cap * sizeof *t->s);
+    }
+    t->s[t->n] = strdup(s);
+    return t->n++;
+}
+
+/* ---------- the unified (global) view ---------- */
+
+typedef struct {
+    int kind;
+    uint32_t seq;
+    int size;
+    int64_t *members;
+    char name[64];
+    uint32_t group;
+} gcomm_t;
+
+typedef struct {
+    int size;
+    int64_t *members;
+} ggroup_t;
+
+typedef struct {
+    char *name;
+    int paradigm;
+} guser_t;
+
+typedef struct {
+    int nranks;
+    uint64_t *nevents;
+    uint64_t global_offset, trace_length;
+    gcomm_t *comms;
+    uint32_t ncomms;
+    ggroup_t *groups;
+    uint32_t ngroups;
+    guser_t *user;
+    uint32_t nuser;
+    int provisional;
+} unified_t;
+
+static unified_t *U(void)
+{
+    return (unified_t *)gs_run.unified;
+}
+
+void gs_defs_share_cmdline(MPI_Comm comm)
+{
+    int len = 0;
+    char *buf = NULL;
+    if (gs.world_rank == 0) {
+        len = (int)strlen(gs_run.program) + 1;
+        for (int i = 0; i < gs_run.nargs; i++) len += (int)strlen(gs_run.args[i]) + 1;
+    }
+    PMPI_Bcast(&len, 1, MPI_INT, 0, comm);
+    buf = malloc((size_t)len);
+    if (gs.world_rank == 0) {
+        char *p = buf;
+        p = stpcpy(p, gs_run.program) + 1;
+        for (int i = 0; i < gs_run.nargs; i++) p = stpcpy(p, gs_run.args[i]) + 1;
+    }
+    PMPI_Bcast(buf, len, MPI_CHAR, 0, comm);
+    gs_run.shared_cmdline = buf;
+    gs_run.shared_cmdline_len = len;
+    int n = -1;
+    for (int i = 0; i < len; i++)
+        if (buf[i] == '\0') n++;
+    gs_run.nargs_shared = n;
+    gs_run.arg_refs = calloc((size_t)(n > 0 ? n : 1), sizeof(OTF2_StringRef));
+    for (int i = 0; i < n; i++) gs_run.arg_refs[i] = GS_STR_ARG0 + (OTF2_StringRef)i;
+}
+
+/* Emits all global definitions; with w == NULL it only interns the strings, so every
+ * string can be written before the first record that references it. */
+static void emit(OTF2_GlobalDefWriter *w, strtab_t *st)
+{
+    unified_t *u = U();
+    const gs_topology_t *t = &gs_run.topo;
+    int n = u->nranks;
+
+    /* Fixed ids first: "", program, arguments (ProgramBegin refers to them). */
+    st_add(st, "");
+    const char *p = gs_run.shared_cmdline;
+    for (int i = 0; i <= gs_run.nargs_shared; i++) {
+        if (!w) st_push(st, p);
+        p += strlen(p) + 1;
+    }
+
+    if (w) {
+        OTF2_GlobalDefWriter_WriteClockProperties(w, 1000000000u, u->global_offset,
+                                                  u->trace_length, OTF2_UNDEFINED_TIMESTAMP);
+        for (uint32_t i = 0; i < st->n; i++) OTF2_GlobalDefWriter_WriteString(w, i, st->s[i]);
+        OTF2_GlobalDefWriter_WriteParadigm(w, OTF2_PARADIGM_MPI, st_add(st, "MPI"),
+                                           OTF2_PARADIGM_CLASS_PROCESS);
+    } else {
+        st_add(st, "MPI");
+    }
+
+    /* System tree: metacomputer -> machine per metahost -> node per host. */
+    uint32_t root_name = st_add(st, "metacomputer");
+    uint32_t machine_cls = st_add(st, "machine"), node_cls = st_add(st, "node");
+    if (w) OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, root_name, root_name,
+                                                    OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    for (int m = 0; m < t->nmetahosts; m++) {
+        const char *name = gs_run.metahosts + (size_t)t->metahost_master[m] * GS_NAME_LEN;
+        uint32_t s = st_add(st, name);
+        if (w) OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 1 + (uint32_t)m, s, machine_cls, 0);
+    }
+    uint32_t first_node = 1 + (uint32_t)t->nmetahosts;
+    for (int d = 0; d < t->nnodes; d++) {
+        int r = t->node_master[d];
+        uint32_t s = st_add(st, gs_run.hosts + (size_t)r * GS_NAME_LEN);
+        if (w)
+            OTF2_GlobalDefWriter_WriteSystemTreeNode(w, first_node + (uint32_t)d, s, node_cls,
+                                                     1 + (uint32_t)t->metahost[r]);
+    }
+    uint32_t master_thread = st_add(st, "Master thread");
+    for (int r = 0; r < n; r++) {
+        char name[64];
+        snprintf(name, sizeof name, "MPI Rank %d", r);
+        uint32_t s = st_add(st, name);
+        if (w) {
+            OTF2_GlobalDefWriter_WriteLocationGroup(w, (uint32_t)r, s,
+                                                    OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                    first_node + (uint32_t)t->node[r],
+                                                    OTF2_UNDEFINED_LOCATION_GROUP);
+        }
+    }
+    for (int r = 0; r < n && w; r++)
+        OTF2_GlobalDefWriter_WriteLocation(w, (uint64_t)r, master_thread,
+                                           OTF2_LOCATION_TYPE_CPU_THREAD, u->nevents[r],
+                                           (uint32_t)r);
+
+    /* Regions: the MPI functions (numbered by the generator), then user regions. */
+    uint32_t mpi_file = st_add(st, "MPI"), empty = 0;
+    for (uint32_t i = 0; i < GS_NUM_MPI_REGIONS; i++) {
+        uint32_t s = st_add(st, gs_mpi_regions[i].name);
+        if (w)
+            OTF2_GlobalDefWriter_WriteRegion(w, i, s, s, empty, gs_mpi_regions[i].role,
+                                             OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE,
+                                             mpi_file, 0, 0);
+    }
+    for (uint32_t i = 0; i < u->nuser; i++) {
+        uint32_t s = st_add(st, u->user[i].name);
+        if (w)
+            OTF2_GlobalDefWriter_WriteRegion(w, GS_NUM_MPI_REGIONS + i, s, s, empty,
+                                             OTF2_REGION_ROLE_FUNCTION, u->user[i].paradigm,
+                                             OTF2_REGION_FLAG_NONE, empty, 0, 0);
+    }
+
+    /* Groups: all locations (rank -> location), COMM_SELF, then one per member list. */
+    if (w) {
+        uint64_t *locs = malloc((size_t)n * sizeof *locs);
+        for (int r = 0; r < n; r++) locs[r] = (uint64_t)r;
+        OTF2_GlobalDefWriter_WriteGroup(w, 0, empty, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, (uint32_t)n,
+                                        locs);
+        free(locs);
+        OTF2_GlobalDefWriter_WriteGroup(w, 1, empty, OTF2_GROUP_TYPE_COMM_SELF,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL);
+        for (uint32_t g = 2; g < u->ngroups; g++)
+            OTF2_GlobalDefWriter_WriteGroup(w, g, empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                            OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                            (uint32_t)u->groups[g].size,
+                                            (const uint64_t *)u->groups[g].members);
+    }
+    for (uint32_t c = 0; c < u->ncomms; c++) {
+        char fallback[64];
+        const char *name = u->comms[c].name;
+        if (!*name) {
+            snprintf(fallback, sizeof fallback, "Comm %u", c);
+            name = fallback;
+        }
+        uint32_t s = st_add(st, name);
+        if (w)
+            OTF2_GlobalDefWriter_WriteComm(w, c, s, u->comms[c].group,
+                                           OTF2_UNDEFINED_COMM,
+                                           OTF2_COMM_FLAG_NONE);
+    }
+}
+
+void gs_defs_write_global(OTF2_GlobalDefWriter *w)
+{
+    strtab_t st;
+    memset(&st, 0, sizeof st);
+    emit(NULL, &st);
+    emit(w, &st);
+    for (uint32_t i = 0; i < st.n; i++) free(st.s[i]);
+    free(st.s);
+    free(st.hash);
+}
+
+/* ---------- unification ---------- */
+
+typedef struct {
+    int64_t *w;
+    size_t n, cap;
+} blob_t;
+
+static void put(blob_t *b, int64_t v)
+{
+    if (b->n == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 64;
+        b->w = realloc(b->w, b->cap * sizeof *b->w);
+    }
+    b->w[b->n++] = v;
+}
+
+static void put_str(blob_t *b, const char *s)
+{
+    size_t len = strlen(s), words = (len + 8) / 8;
+    put(b, (int64_t)len);
+    for (size_t i = 0; i < words; i++) {
+        int64_t v = 0;
+        size_t k = len + 1 - i * 8 < 8 ? len + 1 - i * 8 : 8;
+        memcpy(&v, s + i * 8, k);
+        put(b, v);
+    }
+}
+
+static const char *get_str(const int64_t **p)
+{
+    size_t len = (size_t)*(*p)++;
+    const char *s = (const char *)*p;
+    *p += (len + 8) / 8;
+    return s;
+}
+
+static uint32_t find_group(unified_t *u, int size, const int64_t *members)
+{
+    for (uint32_t g = 2; g < u->ngroups; g++)
+        if (u->groups[g].size == size &&
+            memcmp(u->groups[g].members, members, (size_t)size * sizeof *members) == 0)
+            return g;
+    u->groups = realloc(u->groups, (u->ngroups + 1) * sizeof *u->groups);
+    u->groups[u->ngroups].size = size;
+    u->groups[u->ngroups].members = malloc((size_t)(size > 0 ? size : 1) * sizeof *members);
+    memcpy(u->groups[u->ngroups].members, members, (size_t)size * sizeof *members);
+    return u->ngroups++;
+}
+
+static uint32_t find_comm(unified_t *u, int kind, uint32_t seq, int size,
+                          const int64_t *members, const char *name)
+{
+    if (kind == GS_COMM_WORLD_KIND) return 0;
+    if (kind == GS_COMM_SELF_KIND) return 1;
+    for (uint32_t c = 2; c < u->ncomms; c++) {
+        gcomm_t *g = &u->comms[c];
+        if (g->kind == kind && g->seq == seq && g->size == size &&
+            memcmp(g->members, members, (size_t)size * sizeof *members) == 0)
+            return c;
+    }
+    u->comms = realloc(u->comms, (u->ncomms + 1) * sizeof *u->comms);
+    gcomm_t *g = &u->comms[u->ncomms];
+    g->kind = kind;
+    g->seq = seq;
+    g->size = size;
+    g->members = malloc((size_t)(size > 0 ? size : 1) * sizeof *members);
+    memcpy(g->members, members, (size_t)size * sizeof *members);
+    snprintf(g->name, sizeof g->name, "%s", name);
+    g->group = find_group(u, size, members);
+    return u->ncomms++;
+}
+
+static unified_t *new_unified(int n)
+{
+    unified_t *u = calloc(1, sizeof *u);
+    u->nranks = n;
+    u->nevents = calloc((size_t)n, sizeof *u->nevents);
+    u->ngroups = 3; /* 0 locations, 1 self, 2 world */
+    u->groups = calloc(3, sizeof *u->groups);
+    u->groups[2].size = n;
+    u->groups[2].members = malloc((size_t)n * sizeof(int64_t));
+    for (int r = 0; r < n; r++) u->groups[2].members[r] = r;
+    u->ncomms = 2;
+    u->comms = calloc(2, sizeof *u->comms);
+    snprintf(u->comms[0].name, 64, "MPI_COMM_WORLD");
+    u->comms[0].group = 2;
+    snprintf(u->comms[1].name, 64, "MPI_COMM_SELF");
+    u->comms[1].group = 1;
+    return u;
+}
+
+/* This rank's contribution to the unification: event count, corrected begin and end,
+ * communicators, user regions. */
+static void build_blob(blob_t *b, uint64_t t_begin, uint64_t t_end)
+{
+    uint64_t nevents = gs_run.nevents;
+    if (gs.evt) OTF2_EvtWriter_GetNumberOfEvents(gs.evt, &nevents);
+    put(b, (int64_t)nevents);
+    put(b, (int64_t)t_begin + gs_run.offset_init.offset);
+    put(b, (int64_t)t_end + (gs_run.has_fin ? gs_run.offset_fin : gs_run.offset_init).offset);
+    put(b, (int64_t)gs_comm_ndefs);
+    for (uint32_t i = 0; i < gs_comm_ndefs; i++) {
+        gs_comm_def_t *d = &gs_comm_defs[i];
+        put(b, d->kind);
+        put(b, d->seq);
+        put(b, d->size);
+        for (int k = 0; k < d->size; k++) put(b, d->members[k]);
+        put_str(b, d->name);
+    }
+    uint32_t nuser = gs_user_region_count();
+    put(b, nuser);
+    for (uint32_t i = 0; i < nuser; i++) {
+        int paradigm = 0;
+        const char *name = gs_user_region_name(i, &paradigm);
+        put(b, paradigm);
+        put_str(b, name);
+    }
+}
+
+void gs_defs_unify_blobs(int n, int me, const int64_t *all, const int *displs)
+{
+    unified_t *u = new_unified(n);
+    int64_t begin = INT64_MAX, end = INT64_MIN;
+    for (int r = 0; r < n; r++) {
+        const int64_t *p = all + displs[r];
+        u->nevents[r] = (uint64_t)*p++;
+        int64_t tb = *p++, te = *p++;
+        if (tb < begin) begin = tb;
+        if (te > end) end = te;
+        int64_t ncomms = *p++;
+        if (r == me) {
+            gs_run.ncomm_map = (uint32_t)ncomms;
+            gs_run.comm_map = malloc((size_t)(ncomms > 0 ? ncomms : 1) * sizeof(uint32_t));
+        }
+        for (int64_t i = 0; i < ncomms; i++) {
+            int kind = (int)*p++;
+            uint32_t seq = (uint32_t)*p++;
+            int size = (int)*p++;
+            const int64_t *members = p;
+            p += size;
+            const char *name = get_str(&p);
+            uint32_t g = find_comm(u, kind, seq, size, members, name);
+            if (r == me) gs_run.comm_map[i] = g;
+        }
+        int64_t nu = *p++;
+        if (r == me) {
+            gs_run.nregion_map = (uint32_t)nu;
+            gs_run.region_map = malloc((size_t)(nu > 0 ? nu : 1) * sizeof(uint32_t));
+        }
+        for (int64_t i = 0; i < nu; i++) {
+            int paradigm = (int)*p++;
+            const char *name = get_str(&p);
+            uint32_t k = 0;
+            while (k < u->nuser &&
+                   (strcmp(u->user[k].name, name) || u->user[k].paradigm != paradigm))
+                k++;
+            if (k == u->nuser) {
+                u->user = realloc(u->user, (u->nuser + 1) * sizeof *u->user);
+                u->user[k].name = strdup(name);
+                u->user[k].paradigm = paradigm;
+                u->nuser++;
+            }
+            if (r == me) gs_run.region_map[i] = GS_NUM_MPI_REGIONS + k;
+        }
+    }
+    u->global_offset = begin < 0 ? 0 : (uint64_t)begin;
+    u->trace_length = (uint64_t)(end - (int64_t)u->global_offset);
+    gs_run.unified = u;
+}
+
+void gs_defs_unify(MPI_Comm comm, uint64_t t_begin, uint64_t t_end)
+{
+    int n = gs.world_size;
+    blob_t b = {0};
+    build_blob(&b, t_begin, t_end);
+
+    /* Everybody gets everything: each archive master writes the same global
+     * definitions (parts mode), each rank reads its own mapping from the same pass. */
+    int mine = (int)b.n;
+    int *counts = malloc((size_t)n * sizeof(int)), *displs = malloc((size_t)n * sizeof(int));
+    PMPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, comm);
+    int total = 0;
+    for (int r = 0; r < n; r++) {
+        displs[r] = total;
+        total += counts[r];
+    }
+    int64_t *all = malloc((size_t)(total > 0 ? total : 1) * sizeof *all);
+    PMPI_Allgatherv(b.w, mine, MPI_INT64_T, all, counts, displs, MPI_INT64_T, comm);
+    free(b.w);
+    gs_defs_unify_blobs(n, gs.world_rank, all, displs);
+    free(all);
+    free(counts);
+    free(displs);
+}
+
+/* After a crash no unification over MPI is possible: each rank leaves its contribution
+ * next to its event file (traces/<rank>.gsunify), and gridscope-trace-repair unifies
+ * them afterwards. Archive masters add the run's host and metahost names and the
+ * command line, which the global definitions need. */
+void gs_defs_write_crash_sidecar(const char *dir, uint64_t t_begin, uint64_t t_end)
+{
+    blob_t b = {0};
+    build_blob(&b, t_begin, t_end);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/traces/%d.gsunify", dir, gs.world_rank);
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        free(b.w);
+        return;
+    }
+    int64_t head[8] = {GS_SIDECAR_MAGIC, gs.world_rank, gs.world_size, gs_run.at_init,
+                       gs_run.offset_init.offset, gs_run.offset_init.error, (int64_t)b.n,
+                       gs_run.archive_master};
+    fwrite(head, sizeof head, 1, f);
+    fwrite(b.w, sizeof *b.w, b.n, f);
+    if (gs_run.archive_master) {
+        fwrite(gs_run.hosts, GS_NAME_LEN, (size_t)gs.world_size, f);
+        fwrite(gs_run.metahosts, GS_NAME_LEN, (size_t)gs.world_size, f);
+        int64_t len = gs_run.shared_cmdline_len;
+        fwrite(&len, sizeof len, 1, f);
+        fwrite(gs_run.shared_cmdline, 1, (size_t)len, f);
+    }
+    fclose(f);
+    free(b.w);
+}
+
+void gs_defs_write_local(OTF2_DefWriter *w, int final)
+{
+    OTF2_DefWriter_WriteClockOffset(w, (uint64_t)gs_run.at_init, gs_run.offset_init.offset,
+                                    (double)gs_run.offset_init.error);
+    if (gs_run.has_fin)
+        OTF2_DefWriter_WriteClockOffset(w, (uint64_t)gs_run.at_fin, gs_run.offset_fin.offset,
+                                        (double)gs_run.offset_fin.error);
+    OTF2_IdMap *cm;
+    if (final) {
+        cm = OTF2_IdMap_Create(OTF2_ID_MAP_DENSE, gs_run.ncomm_map);
+        for (uint32_t i = 0; i < gs_run.ncomm_map; i++)
+            OTF2_IdMap_AddIdPair(cm, i, gs_run.comm_map[i]);
+    } else {
+        /* After a crash only WORLD and SELF have global ids (provisional definitions). */
+        cm = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, 2);
+        OTF2_IdMap_AddIdPair(cm, 0, 0);
+        OTF2_IdMap_AddIdPair(cm, 1, 1);
+    }
+    OTF2_DefWriter_WriteMappingTable(w, OTF2_MAPPING_COMM, cm);
+    OTF2_IdMap_Free(cm);
+    if (final && gs_run.nregion_map) {
+        OTF2_IdMap *rm = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, gs_run.nregion_map);
+        for (uint32_t i = 0; i < gs_run.nregion_map; i++)
+            OTF2_IdMap_AddIdPair(rm, GS_NUM_MPI_REGIONS + i, gs_run.region_map[i]);
+        OTF2_DefWriter_WriteMappingTable(w, OTF2_MAPPING_REGION, rm);
+        OTF2_IdMap_Free(rm);
+    }
+}
+
+static OTF2_FlushType always_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c,
+                                   bool final)
+{
+    (void)u, (void)t, (void)l, (void)c, (void)final;
+    return OTF2_FLUSH;
+}
+const OTF2_FlushCallbacks gs_defs_flush_callbacks = {always_flush, NULL};
+
+/* Global definitions known at start-up (system tree, locations, MPI regions, WORLD and
+ * SELF), written at once so that a run that dies before MPI_Finalize still leaves an
+ * archive OTF2 readers open. A normal finalize overwrites them with the unified ones. */
+void gs_defs_write_provisional(const char *dir, MPI_Comm comm, uint64_t t_begin)
+{
+    int64_t mine = (int64_t)t_begin + gs_run.offset_init.offset, begin = 0;
+    PMPI_Allreduce(&mine, &begin, 1, MPI_INT64_T, MPI_MIN, comm);
+    if (!gs_run.archive_master) return;
+    unified_t *u = new_unified(gs.world_size);
+    u->provisional = 1;
+    u->global_offset = begin < 0 ? 0 : (uint64_t)begin;
+    u->trace_length = UINT64_C(1) << 52; /* unknown yet: ~52 days */
+    char tmp[4200], from[4300], to[4300];
+    snprintf(tmp, sizeof tmp, "%s/.gridscope-provisional", dir);
+    OTF2_Archive *a = OTF2_Archive_Open(tmp, "traces", OTF2_FILEMODE_WRITE, 256 * 1024,
+                                        256 * 1024, OTF2_SUBSTRATE_POSIX,
+                                        OTF2_COMPRESSION_NONE);
+    if (!a) return;
+    OTF2_Archive_SetSerialCollectiveCallbacks(a);
+    OTF2_Archive_SetFlushCallbacks(a, &gs_defs_flush_callbacks, NULL);
+    OTF2_Archive_SetCreator(a, "gridscope collector (provisional definitions)");
+    void *saved = gs_run.unified;
+    gs_run.unified = u;
+    gs_defs_write_global(OTF2_Archive_GetGlobalDefWriter(a));
+    gs_run.unified = saved;
+    OTF2_Archive_Close(a);
+    const char *files[] = {"traces.otf2", "traces.def"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(from, sizeof from, "%s/%s", tmp, files[i]);
+        snprintf(to, sizeof to, "%s/%s", dir, files[i]);
+        rename(from, to);
+    }
+    snprintf(from, sizeof from, "%s/traces", tmp);
+    rmdir(from);
+    rmdir(tmp);
+}
+
+/* This rank's local definitions as they stand after start-up (the start-up clock offset,
+ * WORLD and SELF mappings), written at once: if the process dies before it can flush,
+ * readers still find them. A clean finalize or a crash flush overwrites the file. */
+void gs_defs_write_provisional_local(const char *dir)
+{
+    char tmp[4200], from[4400], to[4400];
+    int rank = gs.world_rank;
+    snprintf(tmp, sizeof tmp, "%s/.gridscope-provisional-%d", dir, rank);
+    OTF2_Archive *a = OTF2_Archive_Open(tmp, "traces", OTF2_FILEMODE_WRITE, 256 * 1024,
+                                        256 * 1024, OTF2_SUBSTRATE_POSIX,
+                                        OTF2_COMPRESSION_NONE);
+    if (!a) return;
+    OTF2_Archive_SetSerialCollectiveCallbacks(a);
+    OTF2_Archive_SetFlushCallbacks(a, &gs_defs_flush_callbacks, NULL);
+    OTF2_Archive_OpenDefFiles(a);
+    OTF2_DefWriter *w = OTF2_Archive_GetDefWriter(a, (OTF2_LocationRef)rank);
+    gs_defs_write_local(w, 0);
+    OTF2_Archive_CloseDefWriter(a, w);
+    OTF2_Archive_CloseDefFiles(a);
+    OTF2_Archive_Close(a);
+    snprintf(to, sizeof to, "%s/traces", dir);
+    mkdir(to, 0777);
+    snprintf(from, sizeof from, "%s/traces/%d.def", tmp, rank);
+    snprintf(to, sizeof to, "%s/traces/%d.def", dir, rank);
+    rename(from, to);
+    const char *leftovers[] = {"traces.otf2", "traces.def"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(from, sizeof from, "%s/%s", tmp, leftovers[i]);
+        unlink(from);
+    }
+    snprintf(from, sizeof from, "%s/traces", tmp);
+    rmdir(from);
+    rmdir(tmp);
+}

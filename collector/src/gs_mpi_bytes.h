@@ -1,0 +1,37 @@
+/* MPI-aware adapters: read datatype sizes and MPI_IN_PLACE from a collective's arguments
+ * (only where they are significant) and apply the pure rules of collbytes.c. */
+#ifndef GS_MPI_BYTES_H
+#define GS_MPI_BYTES_H
+#include <mpi.h>
+#include "collbytes.h"
+
+gs_bytes_t gs_cb_barrier(MPI_Comm comm);
+gs_bytes_t gs_cb_bcast(int count, MPI_Datatype type, int root, MPI_Comm comm);
+gs_bytes_t gs_cb_reduce(const void *sendbuf, int count, MPI_Datatype type, int root,
+                        MPI_Comm comm);
+gs_bytes_t gs_cb_allreduce(const void *sendbuf, int count, MPI_Datatype type, MPI_Comm comm);
+gs_bytes_t gs_cb_gather(const void *sendbuf, int scount, MPI_Datatype stype, int rcount,
+                        MPI_Datatype rtype, int root, MPI_Comm comm);
+gs_bytes_t gs_cb_gatherv(const void *sendbuf, int scount, MPI_Datatype stype,
+                         const int *rcounts, MPI_Datatype rtype, int root, MPI_Comm comm);
+gs_bytes_t gs_cb_scatter(int scount, MPI_Datatype stype, const void *recvbuf, int rcount,
+                         MPI_Datatype rtype, int root, MPI_Comm comm);
+gs_bytes_t gs_cb_scatterv(const int *scounts, MPI_Datatype stype, const void *recvbuf,
+                          int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
+gs_bytes_t gs_cb_allgather(const void *sendbuf, int scount, MPI_Datatype stype, int rcount,
+                           MPI_Datatype rtype, MPI_Comm comm);
+gs_bytes_t gs_cb_allgatherv(const void *sendbuf, int scount, MPI_Datatype stype,
+                            const int *rcounts, MPI_Datatype rtype, MPI_Comm comm);
+gs_bytes_t gs_cb_alltoall(const void *sendbuf, int scount, MPI_Datatype stype, int rcount,
+                          MPI_Datatype rtype, MPI_Comm comm);
+gs_bytes_t gs_cb_alltoallv(const void *sendbuf, const int *scounts, MPI_Datatype stype,
+                           const int *rcounts, MPI_Datatype rtype, MPI_Comm comm);
+gs_bytes_t gs_cb_alltoallw(const void *sendbuf, const int *scounts, const MPI_Datatype *stypes,
+                           const int *rcounts, const MPI_Datatype *rtypes, MPI_Comm comm);
+gs_bytes_t gs_cb_reduce_scatter(const void *sendbuf, const int *rcounts, MPI_Datatype type,
+                                MPI_Comm comm);
+gs_bytes_t gs_cb_reduce_scatter_block(const void *sendbuf, int rcount, MPI_Datatype type,
+                                      MPI_Comm comm);
+gs_bytes_t gs_cb_scan(const void *sendbuf, int count, MPI_Datatype type, MPI_Comm comm);
+gs_bytes_t gs_cb_exscan(int count, MPI_Datatype type, MPI_Comm comm);
+#endif

@@ -1,0 +1,141 @@
+/* Hierarchical ping-pong clock synchronisation; the maths lives in clockmath.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector.h"
+#include "sync.h"
+
+enum { TAG_PING = 7101, TAG_PONG = 7102, TAG_RESULT = 7103 };
+
+/* Rows are fixed-width, NUL-padded records (a node key holds two names). */
+static int index_of(const char *rows, int n, size_t width, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (memcmp(rows + (size_t)i * width, name, width) == 0) return i;
+    return -1;
+}
+
+void gs_topology_build(gs_topology_t *t, int size, const char *mhs, const char *hosts,
+                       size_t width)
+{
+    t->size = size;
+    t->metahost = malloc((size_t)size * sizeof(int));
+    t->node = malloc((size_t)size * sizeof(int));
+    t->metahost_master = malloc((size_t)size * sizeof(int));
+    t->node_master = malloc((size_t)size * sizeof(int));
+    t->nmetahosts = t->nnodes = 0;
+    char *mh_names = malloc((size_t)size * width);
+    char *node_names = malloc((size_t)size * 2 * width);
+    for (int r = 0; r < size; r++) {
+        char mh[256];
+        memset(mh, 0, sizeof mh);
+        strncpy(mh, mhs + (size_t)r * width, width - 1);
+        int m = index_of(mh_names, t->nmetahosts, width, mh);
+        if (m < 0) {
+            m = t->nmetahosts++;
+            memcpy(mh_names + (size_t)m * width, mh, width);
+            t->metahost_master[m] = r;
+        }
+        t->metahost[r] = m;
+        char key[2 * 256];
+        memset(key, 0, sizeof key);
+        memcpy(key, mh, width);
+        strncpy(key + width, hosts + (size_t)r * width, width - 1);
+        int nd = index_of(node_names, t->nnodes, 2 * width, key);
+        if (nd < 0) {
+            nd = t->nnodes++;
+            memcpy(node_names + (size_t)nd * 2 * width, key, 2 * width);
+            t->node_master[nd] = r;
+        }
+        t->node[r] = nd;
+    }
+    free(mh_names);
+    free(node_names);
+}
+
+/* Client side: rounds ping-pongs with server, best one kept. */
+static gs_offset_t ping(MPI_Comm comm, int server, int rounds, int64_t *at)
+{
+    gs_pingpong_t s[GS_SYNC_METAHOST_ROUNDS];
+    for (int i = 0; i < rounds; i++) {
+        int64_t remote = 0;
+        s[i].t_send = (int64_t)gs_time();
+        PMPI_Send(NULL, 0, MPI_BYTE, server, TAG_PING, comm);
+        PMPI_Recv(&remote, 1, MPI_INT64_T, server, TAG_PONG, comm, MPI_STATUS_IGNORE);
+        s[i].t_recv = (int64_t)gs_time();
+        s[i].t_server = remote;
+    }
+    gs_offset_t best = gs_offset_best(s, rounds);
+    /* Local time of the best exchange's midpoint: where the offset holds. */
+    int64_t best_rtt = -1;
+    for (int i = 0; i < rounds; i++) {
+        int64_t rtt = s[i].t_recv - s[i].t_send;
+        if (best_rtt < 0 || rtt < best_rtt) {
+            best_rtt = rtt;
+            *at = s[i].t_send + rtt / 2;
+        }
+    }
+    return best;
+}
+
+static void pong(MPI_Comm comm, int client, int rounds)
+{
+    for (int i = 0; i < rounds; i++) {
+        PMPI_Recv(NULL, 0, MPI_BYTE, client, TAG_PING, comm, MPI_STATUS_IGNORE);
+        int64_t now = (int64_t)gs_time();
+        PMPI_Send(&now, 1, MPI_INT64_T, client, TAG_PONG, comm);
+    }
+}
+
+gs_offset_t gs_sync_clocks(MPI_Comm comm, const gs_topology_t *t, int me, int64_t *at)
+{
+    gs_offset_t mine = {0, 0};
+    int64_t when = (int64_t)gs_time();
+    int mh = t->metahost[me], nd = t->node[me];
+    int root = 0;
+    PMPI_Barrier(comm);
+
+    /* Level 1: metahost masters against the global master (rank 0), one after another. */
+    if (me == root) {
+        for (int m = 0; m < t->nmetahosts; m++)
+            if (t->metahost_master[m] != root)
+                pong(comm, t->metahost_master[m], GS_SYNC_METAHOST_ROUNDS);
+    } else if (t->metahost_master[mh] == me && t->metahost[root] != mh) {
+        mine = ping(comm, root, GS_SYNC_METAHOST_ROUNDS, &when);
+    }
+
+    /* Level 2: node masters against their metahost master; the composed offset follows. */
+    if (t->metahost_master[mh] == me) {
+        for (int n = 0; n < t->nnodes; n++) {
+            int client = t->node_master[n];
+            if (client == me || t->metahost[client] != mh) continue;
+            pong(comm, client, GS_SYNC_NODE_ROUNDS);
+            int64_t msg[2] = {mine.offset, mine.error};
+            PMPI_Send(msg, 2, MPI_INT64_T, client, TAG_RESULT, comm);
+        }
+    } else if (t->node_master[nd] == me) {
+        gs_offset_t to_master = ping(comm, t->metahost_master[mh], GS_SYNC_NODE_ROUNDS, &when);
+        int64_t msg[2];
+        PMPI_Recv(msg, 2, MPI_INT64_T, t->metahost_master[mh], TAG_RESULT, comm,
+                  MPI_STATUS_IGNORE);
+        gs_offset_t master_to_root = {msg[0], msg[1]};
+        mine = gs_offset_compose(to_master, master_to_root);
+    }
+
+    /* Level 3: processes of a node share its clock and its master's offset. */
+    if (t->node_master[nd] == me) {
+        for (int r = 0; r < t->size; r++) {
+            if (r == me || t->node[r] != nd) continue;
+            int64_t msg[3] = {mine.offset, mine.error, when};
+            PMPI_Send(msg, 3, MPI_INT64_T, r, TAG_RESULT, comm);
+        }
+    } else {
+        int64_t msg[3];
+        PMPI_Recv(msg, 3, MPI_INT64_T, t->node_master[nd], TAG_RESULT, comm, MPI_STATUS_IGNORE);
+        mine.offset = msg[0];
+        mine.error = msg[1];
+        when = msg[2];
+    }
+    *at = when;
+    return mine;
+}

@@ -1,0 +1,25 @@
+/* Hierarchical clock synchronisation (GUIDE §2): metahost masters against the global
+ * master, node masters against their metahost master, result shared on each node. */
+#ifndef GS_SYNC_H
+#define GS_SYNC_H
+#include <mpi.h>
+#include "clockmath.h"
+
+typedef struct {
+    int size;
+    int *metahost;    /* per world rank: metahost index (first-appearance order) */
+    int *node;        /* per world rank: node index (distinct (metahost, host) pairs) */
+    int nmetahosts, nnodes;
+    int *metahost_master; /* per metahost index: lowest world rank */
+    int *node_master;     /* per node index: lowest world rank */
+} gs_topology_t;
+
+enum { GS_SYNC_METAHOST_ROUNDS = 15, GS_SYNC_NODE_ROUNDS = 10 };
+
+/* Builds the topology from per-rank metahost and host names (fixed-width rows). */
+void gs_topology_build(gs_topology_t *t, int size, const char *metahosts, const char *hosts,
+                       size_t width);
+/* Collective over comm (a copy of MPI_COMM_WORLD). Returns this rank's offset to the
+ * global master's clock; *at = local time the offset was measured at. */
+gs_offset_t gs_sync_clocks(MPI_Comm comm, const gs_topology_t *t, int me, int64_t *at);
+#endif

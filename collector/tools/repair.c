@@ -1,0 +1,174 @@
+/* gridscope-trace-repair DIR: complete the definitions of a run that died before
+ * MPI_Finalize. Each rank that flushed after the failure left traces/<rank>.gsunify (its
+ * communicators, user regions, event count, start-up clock offset); this program unifies
+ * them as MPI_Finalize would have, rewrites the global definitions and the local
+ * definitions (mapping tables) of those ranks, and removes the side files.
+ * Exit 0 on success, 1 with one line on stderr otherwise (the archive is left as it was). */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "defs.h"
+
+typedef struct {
+    int present;
+    int64_t head[8];
+    int64_t *blob;
+} part_t;
+
+static int fail(const char *dir, const char *what)
+{
+    fprintf(stderr, "gridscope: %s: cannot repair the definitions: %s\n", dir, what);
+    return 1;
+}
+
+static int read_exact(FILE *f, void *p, size_t n)
+{
+    return fread(p, 1, n, f) == n;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: gridscope-trace-repair TRACE_DIR\n");
+        return 2;
+    }
+    const char *dir = argv[1];
+    char path[4400];
+    snprintf(path, sizeof path, "%s/traces", dir);
+    DIR *d = opendir(path);
+    if (!d) return fail(dir, "no traces/ folder");
+    int size = -1, master = -1;
+    part_t *parts = NULL;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int rank;
+        char tail[16];
+        if (sscanf(e->d_name, "%d.%15s", &rank, tail) != 2 || strcmp(tail, "gsunify")) continue;
+        snprintf(path, sizeof path, "%s/traces/%s", dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        int64_t head[8];
+        if (!f || !read_exact(f, head, sizeof head) || head[0] != GS_SIDECAR_MAGIC) {
+            if (f) fclose(f);
+            closedir(d);
+            return fail(dir, "damaged side file");
+        }
+        if (size < 0) {
+            size = (int)head[2];
+            parts = calloc((size_t)size, sizeof *parts);
+        }
+        if (head[2] != size || head[1] < 0 || head[1] >= size) {
+            fclose(f);
+            closedir(d);
+            return fail(dir, "side files of different runs");
+        }
+        part_t *p = &parts[head[1]];
+        memcpy(p->head, head, sizeof head);
+        p->blob = malloc((size_t)head[6] * sizeof(int64_t));
+        int ok = read_exact(f, p->blob, (size_t)head[6] * sizeof(int64_t));
+        if (ok && head[7]) {
+            gs_run.hosts = malloc((size_t)size * GS_NAME_LEN);
+            gs_run.metahosts = malloc((size_t)size * GS_NAME_LEN);
+            int64_t len = 0;
+            ok = read_exact(f, gs_run.hosts, (size_t)size * GS_NAME_LEN) &&
+                 read_exact(f, gs_run.metahosts, (size_t)size * GS_NAME_LEN) &&
+                 read_exact(f, &len, sizeof len) && len > 0 && len < (1 << 24);
+            if (ok) {
+                gs_run.shared_cmdline = malloc((size_t)len);
+                gs_run.shared_cmdline_len = (int)len;
+                ok = read_exact(f, gs_run.shared_cmdline, (size_t)len);
+            }
+            master = (int)head[1];
+        }
+        fclose(f);
+        if (!ok) {
+            closedir(d);
+            return fail(dir, "truncated side file");
+        }
+        p->present = 1;
+    }
+    closedir(d);
+    if (size < 0) return fail(dir, "no side files (traces/*.gsunify)");
+    if (master < 0) return fail(dir, "the archive master's side file is missing");
+
+    /* Ranks that never flushed contribute nothing but their place. */
+    int64_t empty[6] = {0, INT64_MAX, INT64_MIN, 0, 0, 0};
+    int *displs = calloc((size_t)size, sizeof(int));
+    size_t total = 0;
+    for (int r = 0; r < size; r++) total += parts[r].present ? (size_t)parts[r].head[6] : 5;
+    int64_t *all = malloc(total * sizeof *all);
+    size_t at = 0;
+    for (int r = 0; r < size; r++) {
+        displs[r] = (int)at;
+        if (parts[r].present) {
+            memcpy(all + at, parts[r].blob, (size_t)parts[r].head[6] * sizeof *all);
+            at += (size_t)parts[r].head[6];
+        } else {
+            memcpy(all + at, empty, 5 * sizeof *all);
+            at += 5;
+        }
+    }
+    /* Missing ranks' begin/end must not widen the time range. */
+    for (int r = 0; r < size; r++)
+        if (!parts[r].present) {
+            all[displs[r] + 1] = all[displs[master] + 1];
+            all[displs[r] + 2] = all[displs[master] + 2];
+        }
+
+    gs.world_size = size;
+    gs_topology_build(&gs_run.topo, size, gs_run.metahosts, gs_run.hosts, GS_NAME_LEN);
+    int n = -1;
+    for (int i = 0; i < gs_run.shared_cmdline_len; i++)
+        if (gs_run.shared_cmdline[i] == '\0') n++;
+    gs_run.nargs_shared = n;
+
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s/.gridscope-repair", dir);
+    OTF2_Archive *a = OTF2_Archive_Open(tmp, "traces", OTF2_FILEMODE_WRITE, 256 * 1024,
+                                        256 * 1024, OTF2_SUBSTRATE_POSIX,
+                                        OTF2_COMPRESSION_NONE);
+    if (!a) return fail(dir, "cannot write a temporary archive");
+    OTF2_Archive_SetSerialCollectiveCallbacks(a);
+    OTF2_Archive_SetFlushCallbacks(a, &gs_defs_flush_callbacks, NULL);
+    OTF2_Archive_SetCreator(a, "gridscope collector (definitions repaired after a crash)");
+    OTF2_Archive_OpenDefFiles(a);
+    for (int r = 0; r < size; r++) {
+        if (!parts[r].present) continue;
+        gs_defs_unify_blobs(size, r, all, displs);
+        gs.world_rank = r;
+        gs_run.at_init = parts[r].head[3];
+        gs_run.offset_init.offset = parts[r].head[4];
+        gs_run.offset_init.error = parts[r].head[5];
+        gs_run.has_fin = 0;
+        OTF2_DefWriter *w = OTF2_Archive_GetDefWriter(a, (OTF2_LocationRef)r);
+        gs_defs_write_local(w, 1);
+        OTF2_Archive_CloseDefWriter(a, w);
+    }
+    OTF2_Archive_CloseDefFiles(a);
+    gs_defs_write_global(OTF2_Archive_GetGlobalDefWriter(a));
+    if (OTF2_Archive_Close(a) != OTF2_SUCCESS) return fail(dir, "writing the definitions failed");
+
+    char from[4500], to[4500];
+    for (int r = 0; r < size; r++) {
+        if (!parts[r].present) continue;
+        snprintf(from, sizeof from, "%s/traces/%d.def", tmp, r);
+        snprintf(to, sizeof to, "%s/traces/%d.def", dir, r);
+        rename(from, to);
+        snprintf(to, sizeof to, "%s/traces/%d.gsunify", dir, r);
+        unlink(to);
+    }
+    const char *files[] = {"traces.def", "traces.otf2"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(from, sizeof from, "%s/%s", tmp, files[i]);
+        snprintf(to, sizeof to, "%s/%s", dir, files[i]);
+        rename(from, to);
+    }
+    snprintf(from, sizeof from, "%s/traces", tmp);
+    rmdir(from);
+    rmdir(tmp);
+    return 0;
+}

@@ -1,0 +1,123 @@
+"""`gridscope analyze`: trace in, analysis folder out (docs/analyzer.md)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from gridscope.analysis import names as N
+from gridscope.errors import GridscopeError
+
+
+@dataclass(frozen=True)
+class AnalyzeOptions:
+    trace: Path
+    output: Path
+    jobs: int = 1
+    metahosts: Path | None = None
+    allow_unmatched: bool = False
+    quiet: bool = False
+    time_correct: bool = False
+    latency_grid_s: float | None = None
+
+
+def resolve_anchor(trace: Path) -> Path:
+    trace = Path(trace).absolute()
+    if not trace.exists():
+        raise GridscopeError(trace, "no such trace")
+    anchor = trace / "traces.otf2" if trace.is_dir() else trace
+    if not anchor.is_file():
+        raise GridscopeError(trace, "no OTF2 anchor file (traces.otf2) in this folder")
+    if anchor.suffix != ".otf2":
+        raise GridscopeError(anchor, "not an OTF2 anchor file (*.otf2)")
+    return anchor
+
+
+def map_metahosts(anchor: Path, map_file: Path, scratch: Path) -> tuple[list[str], Path]:
+    """Metahost of every rank from a map file matched against the trace's node names."""
+    from gridscope.analysis.engine import list_ranks
+    from gridscope.metahosts import load_map
+
+    map_ = load_map(map_file)  # a bad map fails before the trace is touched
+    rows = list_ranks(anchor)
+
+    per_rank = map_.resolve_all([node for _, node, _ in rows])
+    path = scratch / "metahosts.txt"
+    path.write_text("".join(f"{r}\t{m}\n" for r, m in enumerate(per_rank)))
+    return per_rank, path
+
+
+def check_unmatched(meta: dict, anchor: Path, allow: bool) -> None:
+    sends, recvs = int(meta["unmatched_sends"]), int(meta["unmatched_receives"])
+    if (sends or recvs) and not allow:
+        raise GridscopeError(anchor, f"{sends + recvs} unmatched messages ({sends} sends without a receive, "
+                                     f"{recvs} receives without a send); the trace is incomplete "
+                                     "(use --allow-unmatched to analyse it anyway)")
+
+
+def analyze(opts: AnalyzeOptions, progress=None) -> dict:
+    """Runs the whole analysis; returns the summary that was written."""
+    from gridscope.analysis.engine import start_engine
+
+    def step(text: str) -> None:
+        if progress is not None:
+            progress(text)
+
+    if opts.jobs < 1:
+        raise GridscopeError(None, f"-j must be at least 1 (got {opts.jobs})")
+    anchor = resolve_anchor(opts.trace)
+    out = Path(opts.output).absolute()
+    if out.exists() and not out.is_dir():
+        raise GridscopeError(out, "exists and is not a folder")
+    scratch = out / N.ENGINE_DIR
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(parents=True)
+    started = time.perf_counter()
+    try:
+        per_rank, metahost_file = None, None
+        if opts.metahosts is not None:
+            step("metahosts")
+            per_rank, metahost_file = map_metahosts(anchor, opts.metahosts, scratch)
+        step(f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
+        engine = start_engine(anchor, scratch, opts.jobs, metahost_file,
+                              time_correct=opts.time_correct, latency_grid_s=opts.latency_grid_s)
+        try:
+            # The engine runs in its own process(es): load the Python side meanwhile.
+            from gridscope.analysis import cube_export, engine_files, summary, waitstates  # noqa: F401
+            import gridscope.cube  # noqa: F401
+            import pyarrow.parquet  # noqa: F401
+        finally:
+            engine.wait()
+        engine_s = time.perf_counter() - started
+        step("results")
+        result = engine_files.read_engine_output(scratch)
+        check_unmatched(result.meta, anchor, opts.allow_unmatched)
+        if per_rank is None:
+            per_rank = [result.meta["metahosts"][i] for i in result.meta["rank_metahost"]]
+        summary = write_outputs(result, out, str(anchor), per_rank)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    summary["analysis"] = {
+        "processes": opts.jobs, "engine_s": round(engine_s, 4),
+        "total_s": round(time.perf_counter() - started, 4),
+        "peak_rss_kb": [p["peak_rss_kb"] for p in result.meta["process_stats"]],
+        "engine_process_s": [round(p["read_s"] + p["replay_s"], 4) for p in result.meta["process_stats"]],
+        "clock_offset_locations": int(result.meta["clock_offset_locations"]),
+    }
+    (out / N.SUMMARY_FILE).write_text(json.dumps(summary, indent=1) + "\n")
+    return summary
+
+
+def write_outputs(result, out: Path, trace: str, per_rank: list[str]) -> dict:
+    from gridscope.analysis.cube_export import build_experiment
+    from gridscope.analysis.summary import build_summary
+    from gridscope.analysis.waitstates import write_waitstates
+    from gridscope.cube import write_cubex
+
+    summary = build_summary(result, trace, per_rank)
+    write_cubex(build_experiment(result, per_rank, trace), out / N.PROFILE_FILE)
+    write_waitstates(result.waits, out / N.WAITSTATES_FILE)
+    return summary

@@ -1,0 +1,50 @@
+"""The readable terminal summary of an analysis (rich tables)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from gridscope.analysis.metric_tree import METRICS
+
+
+def _pct(x: float, total: float) -> str:
+    return f"{100.0 * x / total:5.1f} %" if total > 0 else "    -"
+
+
+def print_summary(summary: dict, console: Console | None = None, top: int = 8) -> None:
+    console = console or Console()
+    total = summary["total_time_s"]
+    hosts = ", ".join(f"{k} ({v})" for k, v in summary["metahosts"].items())
+    console.print(f"[bold]{summary['ranks']} ranks[/] on {hosts}; {summary['events']:,} events; "
+                  f"time {total:.6g} s, MPI {summary['mpi_time_s']:.6g} s ({_pct(summary['mpi_time_s'], total).strip()}); "
+                  f"clock violations {summary['clock_violations']}")
+    display = {m.id: m.display for m in METRICS}
+    table = Table(title="Wait states (seconds summed over ranks; % of total time)")
+    for col in ("pattern", "grid", "local", "% time"):
+        table.add_column(col, justify="left" if col == "pattern" else "right")
+    rows = sorted(summary["patterns"].items(), key=lambda kv: -(kv[1]["grid"] + kv[1]["local"]))
+    for name, v in rows:
+        both = v["grid"] + v["local"]
+        if both > 0:
+            table.add_row(display.get(name, name), f"{v['grid']:.6g}", f"{v['local']:.6g}", _pct(both, total))
+    if table.row_count:
+        console.print(table)
+    else:
+        console.print("No wait states found.")
+    if summary["by_callpath"]:
+        where = Table(title=f"Where (top {top})")
+        for col in ("pattern", "class", "call path", "seconds"):
+            where.add_column(col, justify="right" if col == "seconds" else "left")
+        for row in summary["by_callpath"][:top]:
+            where.add_row(display.get(row["pattern"], row["pattern"]), row["class"], row["callpath"],
+                          f"{row['seconds']:.6g}")
+        console.print(where)
+    if summary["p2p"]:
+        p2p = Table(title="Point-to-point traffic between metahosts")
+        for col in ("from", "to", "bytes", "messages", "max rate (MB/s)", "min transfer (us)"):
+            p2p.add_column(col, justify="left" if col in ("from", "to") else "right")
+        for row in summary["p2p"]:
+            p2p.add_row(row["from"], row["to"], f"{row['bytes']:,}", f"{row['messages']:,}",
+                        f"{row['max_rate_Bps'] / 1e6:.1f}", f"{row['min_transfer_s'] * 1e6:.1f}")
+        console.print(p2p)

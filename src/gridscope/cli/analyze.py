@@ -1,0 +1,47 @@
+"""`gridscope analyze TRACE -o OUT`: find wait states (grid and local) in an OTF2 trace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from gridscope.cli.app import app
+
+
+@app.command()
+def analyze(
+    trace: Path = typer.Argument(..., help="Trace folder (holding traces.otf2) or the traces.otf2 file."),
+    output: Path = typer.Option(..., "-o", "--output", help="Analysis folder to write."),
+    jobs: int = typer.Option(1, "-j", "--jobs", help="Analysis processes (N > 1 runs under mpirun)."),
+    metahosts: Optional[Path] = typer.Option(
+        None, "--metahosts", help="Metahost map JSON for traces without metahost IDs (Score-P's)."),
+    allow_unmatched: bool = typer.Option(
+        False, "--allow-unmatched", help="Analyse even if some messages have no partner."),
+    time_correct: bool = typer.Option(
+        False, "--time-correct", help="Correct clock-condition violations (controlled logical clock)."),
+    latency_grid: Optional[float] = typer.Option(
+        None, "--latency-grid", help="Minimum message latency between metahosts for --time-correct, in s "
+        "(default 3e-5; within a node 1e-6, between nodes 3e-6)."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="Do not print the summary."),
+) -> None:
+    """Replay the trace in parallel and write profile.cubex, summary.json, waitstates.parquet."""
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from gridscope.analysis.driver import AnalyzeOptions, analyze as run
+
+    if latency_grid is not None and not time_correct:
+        raise typer.BadParameter("only with --time-correct", param_hint="--latency-grid")
+    opts = AnalyzeOptions(trace, output, jobs, metahosts, allow_unmatched, quiet, time_correct, latency_grid)
+    console = Console(stderr=True)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=console, transient=True, disable=quiet) as bar:
+        task = bar.add_task("analysing", total=None)
+        summary = run(opts, progress=lambda text: bar.update(task, description=f"analysing: {text}"))
+    if not quiet:
+        from gridscope.analysis.terminal import print_summary
+
+        print_summary(summary, Console())
+        Console().print(f"wrote {Path(output)}/{{profile.cubex, summary.json, waitstates.parquet}}")

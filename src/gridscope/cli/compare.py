@@ -1,0 +1,72 @@
+"""`gridscope compare`: vanilla against topology-aware collectives on a simulated platform."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from gridscope.cli.app import app
+
+
+def _csv(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def compare(
+    ctx: typer.Context,
+    platform: str = typer.Option(..., "--platform", help="Platform preset name or TOML file."),
+    np: int = typer.Option(..., "-np", "--np", help="Number of ranks."),
+    output: Path = typer.Option(..., "-o", "--output", help="Folder to write (compare.json, "
+                                "compare.png, rules.txt, one trace and analysis per run)."),
+    app_: Optional[Path] = typer.Option(None, "--app", help="A `gridscope cc --simulate` "
+                                        "program to run instead of collbench (its arguments "
+                                        "after `--`)."),
+    placement: str = typer.Option("block,round-robin", "--placement",
+                                  help="Placements to run: block, round-robin or both."),
+    modes: str = typer.Option("vanilla,topo,auto", "--modes", help="Collective modes to run."),
+    sizes: str = typer.Option("8,1024,65536,1048576", "--sizes",
+                              help="Message sizes in bytes (collbench)."),
+    ops: str = typer.Option("bcast,reduce,allreduce,gather,allgather,alltoall,barrier", "--ops",
+                            help="Collectives to measure (collbench)."),
+    rules: Optional[Path] = typer.Option(None, "--rules", help="Rule table for auto (default: "
+                                         "derived from this run's vanilla and topo timings)."),
+    no_analysis: bool = typer.Option(False, "--no-analysis", help="Record only; skip the "
+                                     "wait-state analysis."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing compare folder."),
+) -> None:
+    """Run a program with vanilla, topology-aware and auto collectives on a simulated platform
+    (SimGrid, vanilla = SMPI's 'ompi' selector), record and analyse every run, and write
+    OUT/compare.json, a table, a plot and the wait-state comparison."""
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from gridscope.compare import driver, report
+    from gridscope.errors import GridscopeError
+
+    try:
+        size_list = tuple(int(s) for s in _csv(sizes))
+    except ValueError:
+        raise GridscopeError(None, f"--sizes {sizes!r}: want comma-separated byte counts") from None
+    opts = driver.Options(
+        platform=platform, ranks=np, output=output,
+        app=[str(app_), *ctx.args] if app_ is not None else None,
+        placements=tuple(_csv(placement)), modes=tuple(_csv(modes)), sizes=size_list,
+        ops=tuple(_csv(ops)), rules=rules, analyze=not no_analysis, force=force)
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)  # logs and pipes: keep the table's columns whole
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        task = bar.add_task("compare", total=None)
+        result = driver.run(opts, progress=lambda msg: bar.update(task, description=msg))
+    report.print_table(console, f"{platform}, {np} ranks: time per call (vanilla = SimGrid "
+                       f"'{driver.SELECTOR}' selector)", result.rows)
+    modes_run = [m for m in report.MODES if m in opts.modes]
+    for pl, rows in result.waitstates.items():
+        report.print_waitstates(console, pl, rows, [m for m in modes_run
+                                                     if rows and f"{m}_s" in rows[0]])
+    console.print(f"wrote {output}/compare.json, compare.png, waitstates.json"
+                  + (f"; auto rules: {result.rules}" if result.rules else ""))

@@ -1,0 +1,69 @@
+"""collbench (testdata/apps/collbench): the arguments of a run and its JSON output.
+
+collbench sizes are bytes per rank (Bcast, Reduce, Allreduce) or per block (Gather,
+Allgather, Alltoall). compare rows count Alltoall by each rank's whole send buffer, so an
+Alltoall row of B bytes is collbench's block of B/n bytes (at least 1: the smallest
+Alltoall row may therefore be larger than asked, and says so in its bytes).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from gridscope.errors import GridscopeError
+
+SOURCE = Path("apps") / "collbench" / "collbench.c"
+COMMON = Path("apps") / "common"
+
+
+@dataclass(frozen=True)
+class Timing:
+    op: str
+    bench_bytes: int  # collbench's size (per rank or per block)
+    seconds: float  # slowest rank's average time per call
+
+
+def bench_size(op: str, row_bytes: int, ranks: int) -> int:
+    if op == "barrier":
+        return 0
+    if op == "alltoall":
+        return max(1, row_bytes // ranks)
+    return row_bytes
+
+
+def row_bytes(op: str, bench_bytes: int, ranks: int) -> int:
+    if op == "barrier":
+        return 0
+    return bench_bytes * ranks if op == "alltoall" else bench_bytes
+
+
+def arguments(ops: list[str], sizes: list[int], ranks: int, json_path: Path,
+              iterations: int = 2, warmup: int = 1) -> list[str]:
+    """collbench runs every power of two from --min to --max: cover all rows."""
+    wanted = [bench_size(op, b, ranks) for op in ops for b in sizes if op != "barrier"]
+    lo = min(wanted, default=1)
+    hi = max(wanted, default=1)
+    lo = 1 << (max(lo, 1).bit_length() - 1)  # a power of two at or below
+    return ["--ops", ",".join(ops), "--min", str(lo), "--max", str(hi),
+            "--iterations", str(iterations), "--warmup", str(warmup), "--json", str(json_path)]
+
+
+def parse(path: Path) -> list[Timing]:
+    try:
+        doc = json.loads(path.read_text())
+        return [Timing(r["op"], int(r["bytes"]), float(r["max_us"]) * 1e-6)
+                for r in doc["results"]]
+    except FileNotFoundError:
+        raise GridscopeError(path, "collbench wrote no results (did the run fail? see "
+                             "smpirun.log next to it)") from None
+    except (ValueError, KeyError, TypeError) as err:
+        raise GridscopeError(path, f"not collbench output: {err}") from None
+
+
+def lookup(timings: list[Timing], op: str, bench_bytes: int) -> float | None:
+    for t in timings:
+        if t.op == op and t.bench_bytes == bench_bytes:
+            return t.seconds
+    return None

@@ -1,0 +1,178 @@
+"""The `gridscope compare` job: build (or take) the program, record and analyse it in every
+placement with vanilla, topo and auto collectives, derive auto's rule table from the
+measurements, and write the report (see gridscope.compare.report)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gridscope.compare import bounds, collbench, report, rules, runs
+from gridscope.errors import GridscopeError
+
+DEFAULT_SIZES = (8, 1024, 65536, 1 << 20)
+PLACEMENTS = ("block", "round-robin")
+SELECTOR = "ompi"  # SimGrid's re-implementation of Open MPI's selection (the testbed's)
+
+
+@dataclass
+class Options:
+    platform: str
+    ranks: int
+    output: Path
+    app: list[str] | None = None
+    placements: tuple[str, ...] = PLACEMENTS
+    modes: tuple[str, ...] = report.MODES
+    sizes: tuple[int, ...] = DEFAULT_SIZES
+    ops: tuple[str, ...] = bounds.OPS
+    rules: Path | None = None
+    analyze: bool = True
+    force: bool = False
+    iterations: int = 2
+
+
+@dataclass
+class Result:
+    rows: list[report.Row]
+    waitstates: dict[str, list[dict]] = field(default_factory=dict)
+    rules: Path | None = None
+
+
+def check(opts: Options):  # noqa: ANN201 - Platform
+    from gridscope.testbed.platform import load_platform
+
+    plat = load_platform(opts.platform)
+    if opts.ranks < 2:
+        raise GridscopeError(None, f"-np must be at least 2, not {opts.ranks}")
+    bad = [m for m in opts.modes if m not in report.MODES]
+    if bad:
+        raise GridscopeError(None, f"unknown mode {bad[0]!r}: use vanilla, topo, auto")
+    bad = [p for p in opts.placements if p not in PLACEMENTS]
+    if bad:
+        raise GridscopeError(None, f"unknown placement {bad[0]!r}: use block, round-robin")
+    bad = [o for o in opts.ops if o not in bounds.OPS]
+    if bad:
+        raise GridscopeError(None, f"unknown collective {bad[0]!r}: use {', '.join(bounds.OPS)}")
+    if any(s < 1 for s in opts.sizes):
+        raise GridscopeError(None, "message sizes must be at least 1 byte")
+    if opts.rules is not None and not opts.rules.is_file():
+        raise GridscopeError(opts.rules, "rule table does not exist")
+    if opts.app is not None and "auto" in opts.modes and opts.rules is None:
+        raise GridscopeError(None, "auto needs a rule table measured on the platform: give "
+                             "--rules (the rules.txt of a collbench compare on this platform) "
+                             "or leave auto out with --modes vanilla,topo")
+    if opts.app is not None and not Path(opts.app[0]).is_file():
+        raise GridscopeError(opts.app[0], "program does not exist (build it with "
+                             "`gridscope cc --simulate`)")
+    if opts.output.exists() and any(opts.output.iterdir()):
+        if not opts.force:
+            raise GridscopeError(opts.output, "already exists; use --force to replace it")
+        if not (opts.output / "compare.json").exists() and not (opts.output / "settings.json").exists():
+            raise GridscopeError(opts.output, "exists and is not a compare folder; not "
+                                 "replacing it even with --force")
+        shutil.rmtree(opts.output)
+    return plat
+
+
+def build_collbench(out: Path) -> Path:
+    from gridscope import native
+    from gridscope.testbed.cc import compile_program
+
+    share = native.share_dir()
+    source = share / collbench.SOURCE
+    if not source.is_file():
+        raise GridscopeError(source, "collbench source is missing; reinstall gridscope")
+    exe = out / "collbench"
+    compile_program([f"-I{share / collbench.COMMON}", "-O2", str(source)], exe, simulate=True)
+    return exe
+
+
+def _measured(opts: Options, timings: dict) -> list[rules.Measured]:
+    out = []
+    for pl in opts.placements:
+        for op in opts.ops:
+            for size in opts.sizes:
+                b = collbench.bench_size(op, size, opts.ranks)
+                v = collbench.lookup(timings[(pl, "vanilla")], op, b)
+                t = collbench.lookup(timings[(pl, "topo")], op, b)
+                if v is not None and t is not None:
+                    out.append(rules.Measured(op, rules.LAYOUTS[pl],
+                                              collbench.row_bytes(op, b, opts.ranks), v, t))
+    return out
+
+
+def run(opts: Options, progress=None) -> Result:  # noqa: ANN001 - callback(str)
+    plat = check(opts)
+    opts.output.mkdir(parents=True, exist_ok=True)
+    out = opts.output.resolve()
+    (out / "settings.json").write_text(json.dumps({
+        "platform": opts.platform, "ranks": opts.ranks, "placements": list(opts.placements),
+        "modes": list(opts.modes), "app": opts.app, "sizes": list(opts.sizes),
+        "ops": list(opts.ops), "vanilla": f"SimGrid SMPI collectives, selector '{SELECTOR}'",
+        "timing": "collbench max over ranks of each rank's mean time per call"}, indent=2) + "\n")
+    say = progress or (lambda _msg: None)
+    if opts.app is None:
+        say("building collbench")
+        program = [str(build_collbench(out))]
+    else:
+        program = [str(Path(opts.app[0]).resolve()), *opts.app[1:]]
+
+    timings: dict = {}
+    analyses: dict = {}
+    rules_path = opts.rules.resolve() if opts.rules else None
+    order = [m for m in ("vanilla", "topo") if m in opts.modes]
+    if "auto" in opts.modes:
+        if opts.app is None and rules_path is None and set(order) != {"vanilla", "topo"}:
+            order = ["vanilla", "topo"]  # auto's rules are measured from both
+        order.append("auto")
+    for mode in order:
+        if mode == "auto" and rules_path is None:
+            table = rules.derive(_measured(opts, timings))
+            rules_path = out / "rules.txt"
+            rules_path.write_text(rules.render(table, f"{opts.platform}, {opts.ranks} ranks, "
+                                               f"{out / 'compare.json'}"))
+        for pl in opts.placements:
+            cfg = runs.Config(opts.platform, opts.ranks, pl, mode, out / pl / mode)
+            argv = list(program)
+            bench_json = cfg.folder / "collbench.json"
+            if opts.app is None:
+                argv += collbench.arguments(list(opts.ops), list(opts.sizes), opts.ranks,
+                                            bench_json, iterations=opts.iterations)
+            say(f"recording {mode} ({pl})")
+            trace = runs.record(cfg, argv, rules_path if mode == "auto" else None)
+            if opts.app is None:
+                timings[(pl, mode)] = collbench.parse(bench_json)
+            if opts.analyze:
+                say(f"analysing {mode} ({pl})")
+                analyses[(pl, mode)] = runs.analyze(cfg, trace)
+
+    wan = bounds.wan_of(plat)
+    rows: list[report.Row] = []
+    for pl in opts.placements:
+        if opts.app is None:
+            for op in opts.ops:
+                for size in (opts.sizes if op != "barrier" else opts.sizes[:1]):
+                    b = collbench.bench_size(op, size, opts.ranks)
+                    nbytes = collbench.row_bytes(op, b, opts.ranks)
+                    t = {m: collbench.lookup(timings[(pl, m)], op, b) if (pl, m) in timings
+                         else None for m in report.MODES}
+                    rows.append(report.Row(op, nbytes, pl, t["vanilla"], t["topo"], t["auto"],
+                                           bounds.lower_bound_s(op, nbytes, opts.ranks, wan)))
+        else:
+            t = {}
+            for m in report.MODES:
+                a = analyses.get((pl, m))
+                t[m] = json.loads((a / "summary.json").read_text())["total_time_s"] if a else None
+            rows.append(report.Row("program", 0, pl, t["vanilla"], t["topo"], t["auto"], None))
+    result = Result(rows, rules=rules_path)
+    for pl in opts.placements:
+        per_mode = {m: report.load_patterns(analyses[(pl, m)]) for m in order
+                    if (pl, m) in analyses}
+        if per_mode:
+            result.waitstates[pl] = report.waitstate_rows(per_mode)
+    report.write_json(out / "compare.json", plat.name, opts.ranks, rows)
+    (out / "waitstates.json").write_text(json.dumps(result.waitstates, indent=2) + "\n")
+    report.plot(out / "compare.png", plat.name, opts.ranks, rows)
+    return result

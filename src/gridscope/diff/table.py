@@ -1,0 +1,67 @@
+"""Terminal view of a difference: the largest changes in seconds and % of BASE's time."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from gridscope.report.pattern_info import display
+
+
+def _signed(value: float, digits: int = 3) -> str:
+    return f"{value:+.{digits}f}"
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{value:+.1f} %"
+
+
+def _style(value: float) -> str:
+    return "green" if value < 0 else ("red" if value > 0 else "")
+
+
+def print_diff(result: dict, console: Console | None = None, top: int = 15) -> None:
+    console = console or Console()
+    base_total = result["base_total_time_s"]
+    pct = (lambda v: _percent(100 * v / base_total if base_total else None))
+    console.print(f"[bold]NEW − BASE[/]  (gains are negative)\n"
+                  f"  BASE {result['base']}\n  NEW  {result['new']}")
+    console.print(f"  total time {_signed(result['total_time_s'])} s ({pct(result['total_time_s'])}), "
+                  f"MPI time {_signed(result['mpi_time_s'])} s ({pct(result['mpi_time_s'])})")
+    ranks = result["ranks"]
+    if ranks["base"] != ranks["new"]:
+        note = ("system dimension collapsed" if result["collapsed_ranks"]
+                else "ranks compared one by one; --collapse-ranks compares totals")
+        console.print(f"  [yellow]rank counts differ: {ranks['base']} → {ranks['new']} ({note})[/]")
+
+    patterns = Table(title="Wait states", title_justify="left")
+    for col in ("pattern", "grid Δ s", "local Δ s", "total % of BASE"):
+        patterns.add_column(col, justify="left" if col == "pattern" else "right")
+    for name, split in sorted(result["patterns"].items(),
+                              key=lambda kv: -abs(kv[1]["grid"] + kv[1]["local"])):
+        total = split["grid"] + split["local"]
+        if round(split["grid"], 3) == 0 and round(split["local"], 3) == 0:
+            continue  # nothing that shows at the table's precision
+        patterns.add_row(display(name), _signed(split["grid"]), _signed(split["local"]),
+                         f"[{_style(total)}]{pct(total)}[/]")
+    if patterns.row_count:
+        console.print(patterns)
+
+    rows = [r for r in result["by_callpath"] if round(r["seconds"], 3) != 0][:top]
+    changes = Table(title="Largest changes by call path", title_justify="left")
+    for col in ("what", "class", "call path", "Δ s", "% of BASE"):
+        changes.add_column(col, justify="right" if col in ("Δ s", "% of BASE") else "left",
+                           overflow="fold")
+    for r in rows:
+        changes.add_row(display(r["pattern"]), str(r.get("class", "")), r["callpath"],
+                        f"[{_style(r['seconds'])}]{_signed(r['seconds'])}[/]",
+                        _percent(r.get("percent_of_base")))
+    if not rows:  # no wait-state lists in the summaries: show the profile's changes
+        for r in [c for c in result["cube_changes"] if round(c["seconds"], 3) != 0][:top]:
+            changes.add_row(r["display"], "", r["callpath"],
+                            f"[{_style(r['seconds'])}]{_signed(r['seconds'])}[/]",
+                            _percent(r.get("percent_of_base")))
+    if changes.row_count:
+        console.print(changes)
+    else:
+        console.print("  no differences")

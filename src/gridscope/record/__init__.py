@@ -1,0 +1,1 @@
+"""Recording real MPI runs: the launcher (`gridscope record -- mpirun ...`) and `merge`."""

@@ -1,0 +1,23 @@
+"""One-paragraph, human-readable summary of a platform (for `gridscope platform --list`)."""
+
+from __future__ import annotations
+
+from gridscope.testbed.platform import Platform
+
+
+def _bw(bytes_per_s: float) -> str:
+    return f"{bytes_per_s * 8 / 1e6:.6g} Mb/s"
+
+
+def _lat(seconds: float) -> str:
+    return f"{seconds * 1e3:.6g} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.6g} us"
+
+
+def describe(platform: Platform) -> str:
+    lines = [f"{platform.name}: {platform.description}".rstrip(": ")]
+    for mh in platform.metahosts:
+        lines.append(f"  {mh.name}: {mh.nodes} nodes x {mh.cores} cores, "
+                     f"{_bw(mh.bandwidth)}, {_lat(mh.latency)}")
+    for r in platform.routes:
+        lines.append(f"  {r.src} -> {r.dst}: {_bw(r.bandwidth)}, {_lat(r.latency)} ({r.sharing})")
+    return "\n".join(lines)

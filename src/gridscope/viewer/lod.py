@@ -1,0 +1,102 @@
+"""Level of detail: what the timeline needs to draw a time window at a given pixel width.
+
+The server never sends the whole trace. Per location it sends either the exact segments
+in the window (when there are about as few as pixels) or one sample per pixel: the call
+path active at the pixel's centre plus the exact fraction of the pixel's time spent in
+MPI (from the cumulative MPI time the dump stores per segment). Messages and wait states
+are thinned to one per (row, row, pixel) when there are too many to draw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class RowDetail:
+    exact: bool
+    start: np.ndarray      # exact: segment starts (ns); binned: bin left edges
+    end: np.ndarray        # exact: segment ends
+    cp: np.ndarray         # call path id per segment / bin (-1: outside any region)
+    mpi_fraction: np.ndarray | None = None  # binned only: share of the bin spent in MPI
+
+
+def cumulative_mpi(t: np.ndarray, seg_time: np.ndarray, seg_cp: np.ndarray,
+                   seg_mpicum: np.ndarray, cp_is_mpi: np.ndarray) -> np.ndarray:
+    """MPI time (ns) spent on one location before each time in `t`."""
+    if len(seg_time) == 0:
+        return np.zeros(len(t), dtype=np.int64)
+    j = np.searchsorted(seg_time, t, side="right") - 1
+    before = j < 0
+    j = np.clip(j, 0, len(seg_time) - 1)
+    cp = seg_cp[j]
+    in_mpi = (cp >= 0) & cp_is_mpi[np.clip(cp, 0, None)] if len(cp_is_mpi) else np.zeros(len(j), bool)
+    partial = np.where(in_mpi, t - seg_time[j], 0)
+    out = seg_mpicum[j] + partial
+    return np.where(before, 0, out)
+
+
+def row_detail(seg_time: np.ndarray, seg_cp: np.ndarray, seg_mpicum: np.ndarray,
+               cp_is_mpi: np.ndarray, t0: int, t1: int, width: int,
+               exact_factor: float = 1.0) -> RowDetail:
+    """Segments of one location in [t0, t1) or, if more than width*exact_factor, per-pixel bins."""
+    n = len(seg_time)
+    if n == 0 or t1 <= t0:
+        empty = np.zeros(0, dtype=np.int64)
+        return RowDetail(True, empty, empty, np.zeros(0, dtype=np.int32))
+    i0 = max(int(np.searchsorted(seg_time, t0, side="right")) - 1, 0)
+    i1 = int(np.searchsorted(seg_time, t1, side="left"))
+    # the last entry of a location is its terminator (no region after it)
+    i1 = min(i1, n - 1)
+    count = i1 - i0
+    if count <= width * exact_factor:
+        starts = np.asarray(seg_time[i0:i1], dtype=np.int64)
+        ends = np.asarray(seg_time[i0 + 1:i1 + 1], dtype=np.int64)
+        cps = np.asarray(seg_cp[i0:i1], dtype=np.int32)
+        keep = cps >= 0
+        return RowDetail(True, starts[keep], ends[keep], cps[keep])
+    edges = t0 + (np.arange(width + 1, dtype=np.float64) * ((t1 - t0) / width))
+    edges = edges.astype(np.int64)
+    centres = (edges[:-1] + edges[1:]) // 2
+    j = np.searchsorted(seg_time, centres, side="right") - 1
+    cps = np.where(j >= 0, seg_cp[np.clip(j, 0, n - 1)], -1).astype(np.int32)
+    cps = np.where(j >= n - 1, -1, cps)  # after the terminator
+    cum = cumulative_mpi(edges, seg_time, seg_cp, seg_mpicum, cp_is_mpi)
+    widths = np.maximum(np.diff(edges), 1)
+    frac = np.clip(np.diff(cum) / widths, 0.0, 1.0)
+    return RowDetail(False, edges[:-1], edges[1:], cps, frac)
+
+
+def window_messages(send_time: np.ndarray, recv_time: np.ndarray, max_duration: int,
+                    t0: int, t1: int) -> np.ndarray:
+    """Indices of messages (sorted by send time) whose flight overlaps [t0, t1]."""
+    if len(send_time) == 0:
+        return np.zeros(0, dtype=np.int64)
+    lo = int(np.searchsorted(send_time, t0 - max_duration, side="left"))
+    hi = int(np.searchsorted(send_time, t1, side="right"))
+    idx = np.arange(lo, hi, dtype=np.int64)
+    return idx[recv_time[lo:hi] >= t0]
+
+
+def thin(keys_a: np.ndarray, keys_b: np.ndarray, times: np.ndarray, t0: int, t1: int,
+         width: int, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """Keep one item per (a, b, pixel of time) when there are more than `limit`.
+
+    Returns the kept positions and how many items each one stands for.
+    """
+    n = len(times)
+    if n <= limit:
+        return np.arange(n), np.ones(n, dtype=np.int64)
+    pixel = np.clip(((times - t0) * width) // max(t1 - t0, 1), 0, width - 1).astype(np.int64)
+    key = (keys_a.astype(np.int64) * (int(keys_b.max(initial=0)) + 1) + keys_b) * width + pixel
+    _, first, counts = np.unique(key, return_index=True, return_counts=True)
+    order = np.argsort(first, kind="stable")
+    first, counts = first[order], counts[order]
+    if len(first) > limit:  # still too many: an even sample, each standing for its stride
+        group = np.arange(len(first)) * limit // len(first)
+        keep = np.concatenate([[0], np.nonzero(np.diff(group))[0] + 1])
+        counts = np.add.reduceat(counts, keep)
+        first = first[keep]
+    return first, counts

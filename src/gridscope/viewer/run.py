@@ -1,0 +1,152 @@
+"""An analysis folder (`gridscope analyze -o OUT`, or a `diff` result) as the viewer sees it.
+
+Holds: summary.json (required), profile.cubex (the Cube experiment, optional for a bare
+trace view), waitstates.parquet (optional) and the trace named by summary["trace"]
+(optional: a diff folder usually has none; the timeline is then switched off).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from gridscope.errors import GridscopeError
+
+SUMMARY = "summary.json"
+PROFILE = "profile.cubex"
+WAITSTATES = "waitstates.parquet"
+# Files of the run the server may hand out as downloads (nothing else of the folder is served).
+DOWNLOADABLE = (SUMMARY, PROFILE, WAITSTATES)
+
+WAIT_COLUMNS = ("pattern", "class", "rank", "start_s", "end_s", "severity_s", "callpath")
+
+
+@dataclass
+class WaitStates:
+    """Wait-state instances as columns; pattern and class as small integer codes."""
+
+    patterns: list[str]
+    classes: list[str]
+    pattern: np.ndarray   # int16 code into patterns
+    klass: np.ndarray     # int8 code into classes
+    rank: np.ndarray      # int32
+    start_ns: np.ndarray  # int64, sorted ascending
+    end_ns: np.ndarray
+    severity_s: np.ndarray
+    callpath: list[str]
+
+    def __len__(self) -> int:
+        return len(self.start_ns)
+
+    @classmethod
+    def empty(cls) -> "WaitStates":
+        z = np.zeros(0)
+        return cls([], [], z.astype(np.int16), z.astype(np.int8), z.astype(np.int32),
+                   z.astype(np.int64), z.astype(np.int64), z, [])
+
+    @classmethod
+    def read(cls, path: Path) -> "WaitStates":
+        try:
+            frame = pd.read_parquet(path)
+        except Exception as err:  # pyarrow raises several types for corrupt files
+            raise GridscopeError(path, f"cannot read wait states: {err}") from None
+        missing = [c for c in WAIT_COLUMNS if c not in frame.columns]
+        if missing:
+            raise GridscopeError(path, f"missing columns: {', '.join(missing)}")
+        frame = frame.sort_values("start_s", kind="stable")
+        pat = pd.Categorical(frame["pattern"].astype(str))
+        kls = pd.Categorical(frame["class"].astype(str))
+        return cls(
+            patterns=[str(c) for c in pat.categories],
+            classes=[str(c) for c in kls.categories],
+            pattern=np.asarray(pat.codes, dtype=np.int16),
+            klass=np.asarray(kls.codes, dtype=np.int8),
+            rank=frame["rank"].to_numpy(dtype=np.int32),
+            start_ns=np.rint(frame["start_s"].to_numpy(dtype=np.float64) * 1e9).astype(np.int64),
+            end_ns=np.rint(frame["end_s"].to_numpy(dtype=np.float64) * 1e9).astype(np.int64),
+            severity_s=frame["severity_s"].to_numpy(dtype=np.float64),
+            callpath=frame["callpath"].astype(str).tolist(),
+        )
+
+
+class RunFolder:
+    """Lazy access to the parts of an analysis folder."""
+
+    bare_trace = False  # a trace opened without an analysis: timeline only
+
+    @classmethod
+    def for_trace(cls, anchor: Path) -> "RunFolder":
+        """A bare trace (Vampir-style): no profile, no wait states; nothing written beside it."""
+        run = cls.__new__(cls)
+        run.folder = anchor.parent
+        run.summary = {"trace": str(anchor)}
+        run.bare_trace = True
+        return run
+
+    def __init__(self, folder: str | os.PathLike):
+        self.folder = Path(folder).resolve()
+        if not self.folder.is_dir():
+            raise GridscopeError(folder, "not an analysis folder (no such directory)")
+        path = self.folder / SUMMARY
+        if not path.is_file():
+            raise GridscopeError(folder, f"not an analysis folder (no {SUMMARY}; run `gridscope analyze -o` first)")
+        try:
+            self.summary = json.loads(path.read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise GridscopeError(path, f"not valid JSON: {err}") from None
+        if not isinstance(self.summary, dict):
+            raise GridscopeError(path, "summary is not a JSON object")
+
+    @property
+    def name(self) -> str:
+        return self.folder.name
+
+    @property
+    def is_diff(self) -> bool:
+        """A difference experiment (gridscope diff): values may be negative."""
+        s = self.summary
+        return bool(s.get("diff") or s.get("kind") == "diff" or "minuend" in s)
+
+    @cached_property
+    def trace_anchor(self) -> Path | None:
+        from gridscope.viewer.trace import find_anchor
+
+        trace = self.summary.get("trace")
+        if not trace:
+            self.trace_problem = f"{SUMMARY} names no trace, so there is no timeline"
+            return None
+        try:
+            return find_anchor(trace)
+        except GridscopeError as err:
+            self.trace_problem = f"no timeline: {err.line()}"
+            return None
+
+    trace_problem: str | None = None
+
+    @cached_property
+    def experiment(self):
+        path = self.folder / PROFILE
+        if self.bare_trace or not path.is_file():
+            return None
+        from gridscope.cube import read_cubex
+
+        return read_cubex(path)
+
+    @cached_property
+    def waitstates(self) -> WaitStates:
+        path = self.folder / WAITSTATES
+        return WaitStates.read(path) if path.is_file() and not self.bare_trace else WaitStates.empty()
+
+    def rank_metahosts(self) -> dict[int, tuple[str, str]]:
+        """rank -> (metahost, node) as the analysis saw them (its --metahosts map included)."""
+        exp = self.experiment
+        if exp is None or exp.locations is None or len(exp.locations) == 0:
+            return {}
+        loc = exp.locations
+        return {int(r): (str(m), str(n)) for r, m, n in zip(loc["rank"], loc["metahost"], loc["node"])}

@@ -1,0 +1,431 @@
+"""The HTTP side of `gridscope view`: static front end plus a small JSON API.
+
+Security rules (issue 7): loopback unless --host; only the viewer's own static files and
+a fixed list of the run's files are served (no path from the URL reaches the file
+system); requests for other hosts are refused when bound to loopback (DNS rebinding);
+bad requests get a 4xx JSON error, never a traceback; a strict Content-Security-Policy
+keeps any injected markup from running even if a name slipped past the escaping.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import mimetypes
+import os
+import sys
+import threading
+from functools import cached_property
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import numpy as np
+
+from gridscope.errors import GridscopeError
+from gridscope.viewer import comm, lod
+from gridscope.viewer.run import DOWNLOADABLE, RunFolder
+from gridscope.viewer.trace import CATEGORY_NAMES, Trace, open_trace
+
+STATIC_ENV = "GRIDSCOPE_VIEWER_STATIC"  # development: serve viewer/static from the source tree
+STATIC_TYPES = {".html", ".js", ".css", ".svg", ".png", ".ico", ".json"}
+MAX_WIDTH = 8192
+MAX_CELLS = 4_000_000     # rows x pixels per timeline request
+MESSAGE_LIMIT = 5000
+WAIT_LIMIT = 20000
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+def static_dir() -> Path:
+    override = os.environ.get(STATIC_ENV)
+    if override:
+        return Path(override).resolve()
+    from gridscope.native import share_dir
+
+    path = share_dir() / "viewer"
+    if not (path / "index.html").is_file():
+        raise GridscopeError(path, "viewer files are missing; reinstall gridscope")
+    return path.resolve()
+
+
+class BadRequest(Exception):
+    """A 4xx answer with a short message."""
+
+    def __init__(self, message: str, status: HTTPStatus = HTTPStatus.BAD_REQUEST):
+        super().__init__(message)
+        self.status = status
+
+
+class ViewerData:
+    """Everything the API answers from, loaded once per server."""
+
+    def __init__(self, run: RunFolder, trace: Trace | None):
+        self.run = run
+        self.trace = trace
+        self.lock = threading.Lock()
+        rank_map = run.rank_metahosts() if run.experiment is not None else {}
+        self.locations = trace.locations(rank_map) if trace is not None else []
+        order = self._metahost_order()
+        self.rows = sorted(self.locations,
+                           key=lambda l: (order.get(l.metahost, len(order)), l.rank, l.index))
+        self.row_of_loc = np.zeros(len(self.locations), dtype=np.int32)
+        for row, loc in enumerate(self.rows):
+            self.row_of_loc[loc.index] = row
+        self.row_of_rank: dict[int, int] = {}
+        for row, loc in enumerate(self.rows):
+            self.row_of_rank.setdefault(loc.rank, row)
+        if trace is not None:
+            c = trace.columns
+            dur = c["msg_recv_time"] - c["msg_send_time"] if len(c["msg_send_time"]) else np.zeros(0)
+            self.max_msg_ns = int(dur.max()) if len(dur) else 0
+        self.waits = run.waitstates
+        ranks = self.waits.rank
+        self.wait_rows = np.asarray([self.row_of_rank.get(int(r), -1) for r in ranks], dtype=np.int32)
+        self.max_wait_ns = int((self.waits.end_ns - self.waits.start_ns).max()) if len(self.waits) else 0
+
+    def _metahost_order(self) -> dict[str, int]:
+        names = list(self.run.summary.get("metahosts", {}) or {})
+        for loc in sorted(self.locations, key=lambda l: l.rank):
+            if loc.metahost not in names:
+                names.append(loc.metahost)
+        return {n: i for i, n in enumerate(names)}
+
+    @cached_property
+    def profile(self):
+        from gridscope.viewer.profile import Profile
+
+        exp = self.run.experiment
+        return Profile.from_experiment(exp, self.run.is_diff) if exp is not None else None
+
+    # ------------------------------------------------------------------ API
+    def meta(self) -> dict:
+        t = self.trace
+        out = {
+            "run": self.run.name,
+            "diff": self.run.is_diff,
+            "summary": _finite(self.run.summary),
+            "has_profile": self.run.experiment is not None,
+            "has_trace": t is not None,
+            "patterns": self.waits.patterns,
+            "classes": self.waits.classes,
+            "waitstate_count": len(self.waits),
+            "categories": list(CATEGORY_NAMES),
+            "downloads": [] if self.run.bare_trace else [f for f in DOWNLOADABLE if (self.run.folder / f).is_file()],
+            "trace_problem": self.run.trace_problem,
+        }
+        if t is not None:
+            out.update({
+                "duration_ns": t.duration_ns,
+                "start_ns": t.start_ns,
+                "rows": [{"label": l.label, "rank": l.rank, "thread": l.thread, "node": l.node,
+                          "metahost": l.metahost} for l in self.rows],
+                "regions": {str(k): {"name": r["name"], "mpi": r["mpi"]} for k, r in t.regions.items()},
+                "callpaths": {"parent": t.cp_parent.tolist(), "region": t.cp_region.tolist(),
+                              "category": t.cp_category.tolist()},
+                "messages": t.defs["messages"],
+                "events": t.defs["events"],
+            })
+        return out
+
+    def timeline(self, t0: int, t1: int, width: int, r0: int, r1: int) -> dict:
+        t = self.trace
+        if t is None:
+            raise BadRequest("this run has no trace", HTTPStatus.NOT_FOUND)
+        r1 = min(r1, len(self.rows))
+        if not (0 <= r0 <= r1) or t1 <= t0 or not 1 <= width <= MAX_WIDTH:
+            raise BadRequest("bad window: want t0 < t1, 1 <= width <= 8192, 0 <= r0 <= r1")
+        if (r1 - r0) * width > MAX_CELLS:
+            raise BadRequest("window too large: ask for fewer rows or pixels")
+        rows = []
+        for row in range(r0, r1):
+            loc = self.rows[row].index
+            seg_time, seg_cp, seg_mpicum = t.segments(loc)
+            d = lod.row_detail(seg_time, seg_cp, seg_mpicum, t.cp_is_mpi, t0, t1, width)
+            item = {"row": row, "exact": d.exact, "cp": d.cp.tolist()}
+            if d.exact:
+                item["start"] = d.start.tolist()
+                item["end"] = d.end.tolist()
+            else:
+                item["mpi"] = np.rint(d.mpi_fraction * 1000).astype(np.int32).tolist()
+            rows.append(item)
+        return {"t0": t0, "t1": t1, "width": width, "r0": r0, "r1": r1, "rows": rows,
+                "messages": self._messages(t0, t1, width, r0, r1),
+                "waits": self._waits(t0, t1, width, r0, r1)}
+
+    def _messages(self, t0, t1, width, r0, r1) -> dict:
+        c = self.trace.columns
+        idx = lod.window_messages(c["msg_send_time"], c["msg_recv_time"], self.max_msg_ns, t0, t1)
+        src = self.row_of_loc[c["msg_send_loc"][idx]] if len(idx) else np.zeros(0, np.int32)
+        dst = self.row_of_loc[c["msg_recv_loc"][idx]] if len(idx) else np.zeros(0, np.int32)
+        keep = ((src >= r0) & (src < r1)) | ((dst >= r0) & (dst < r1))
+        idx, src, dst = idx[keep], src[keep], dst[keep]
+        ts = c["msg_send_time"][idx].astype(np.int64)
+        pos, count = lod.thin(src, dst, ts, t0, t1, width, MESSAGE_LIMIT)
+        idx, src, dst = idx[pos], src[pos], dst[pos]
+        mh = [l.metahost for l in self.rows]
+        grid = [mh[a] != mh[b] for a, b in zip(src.tolist(), dst.tolist())]
+        return {"from": src.tolist(), "to": dst.tolist(), "ts": c["msg_send_time"][idx].tolist(),
+                "tr": c["msg_recv_time"][idx].tolist(), "bytes": c["msg_bytes"][idx].tolist(),
+                "count": count.tolist(), "grid": grid}
+
+    def _waits(self, t0, t1, width, r0, r1) -> dict:
+        w = self.waits
+        if len(w) == 0:
+            return {"row": [], "start": [], "end": [], "pattern": [], "klass": [], "count": []}
+        lo = int(np.searchsorted(w.start_ns, t0 - self.max_wait_ns, side="left"))
+        hi = int(np.searchsorted(w.start_ns, t1, side="right"))
+        idx = np.arange(lo, hi)
+        rows = self.wait_rows[lo:hi]
+        keep = (w.end_ns[lo:hi] >= t0) & (rows >= r0) & (rows < r1)
+        idx = idx[keep]
+        pos, count = lod.thin(self.wait_rows[idx], w.pattern[idx].astype(np.int64) * 4 + w.klass[idx],
+                              w.start_ns[idx], t0, t1, width, WAIT_LIMIT)
+        idx = idx[pos]
+        return {"row": self.wait_rows[idx].tolist(), "start": w.start_ns[idx].tolist(),
+                "end": w.end_ns[idx].tolist(), "pattern": w.pattern[idx].tolist(),
+                "klass": w.klass[idx].tolist(), "count": count.tolist()}
+
+    def waitstate_list(self, pattern: str, klass: str | None, limit: int) -> dict:
+        w = self.waits
+        if pattern not in w.patterns:
+            raise BadRequest("no such pattern in this run", HTTPStatus.NOT_FOUND)
+        mask = w.pattern == w.patterns.index(pattern)
+        if klass:
+            if klass not in w.classes:
+                raise BadRequest("no such class in this run", HTTPStatus.NOT_FOUND)
+            mask &= w.klass == w.classes.index(klass)
+        idx = np.nonzero(mask)[0]
+        top = idx[np.argsort(-w.severity_s[idx], kind="stable")[:limit]]
+        return {
+            "pattern": pattern, "total": int(len(idx)),
+            "total_severity_s": float(w.severity_s[idx].sum()),
+            "instances": [{"rank": int(w.rank[i]), "row": int(self.wait_rows[i]),
+                           "class": w.classes[w.klass[i]], "start_ns": int(w.start_ns[i]),
+                           "end_ns": int(w.end_ns[i]), "severity_s": float(w.severity_s[i]),
+                           "callpath": w.callpath[i]} for i in top],
+        }
+
+    def comm_matrix(self, level: str, t0: int | None, t1: int | None) -> dict:
+        t = self.trace
+        if t is None:
+            raise BadRequest("this run has no trace", HTTPStatus.NOT_FOUND)
+        c = t.columns
+        sel = np.ones(len(c["msg_send_time"]), dtype=bool)
+        if t0 is not None:
+            sel &= c["msg_send_time"] >= t0
+        if t1 is not None:
+            sel &= c["msg_send_time"] <= t1
+        src_loc, dst_loc, nbytes = c["msg_send_loc"][sel], c["msg_recv_loc"][sel], c["msg_bytes"][sel]
+        if level == "metahost":
+            labels = list(dict.fromkeys(l.metahost for l in self.rows))
+            code = {n: i for i, n in enumerate(labels)}
+            of_loc = np.asarray([code[l.metahost] for l in self.locations], dtype=np.int64)
+        elif level == "rank":
+            # ranks in the timeline's order (by metahost), so each metahost is one block
+            ranks = list(dict.fromkeys(l.rank for l in self.rows))
+            metahost = {l.rank: l.metahost for l in reversed(self.rows)}
+            code = {r: i for i, r in enumerate(ranks)}
+            labels = [f"Rank {r} ({metahost[r]})" for r in ranks]
+            of_loc = np.asarray([code[l.rank] for l in self.locations], dtype=np.int64)
+            groups = []
+            for i, r in enumerate(ranks):
+                if not groups or groups[-1][0] != metahost[r]:
+                    groups.append([metahost[r], i, 0])
+                groups[-1][2] += 1
+        else:
+            raise BadRequest("level must be metahost or rank")
+        volume, count = comm.matrix(of_loc[src_loc], of_loc[dst_loc], nbytes, len(labels))
+        return {"level": level, "labels": labels, "cells": comm.sparse(volume, count),
+                "groups": groups if level == "rank" else [[n, i, 1] for i, n in enumerate(labels)],
+                "total_bytes": float(volume.sum()), "total_messages": int(count.sum())}
+
+
+class Handler(BaseHTTPRequestHandler):
+    server_version = "gridscope-view"
+    sys_version = ""
+
+    # quiet by default: one line per error only
+    def log_message(self, fmt, *args):
+        if getattr(self.server, "verbose", False):
+            super().log_message(fmt, *args)
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        try:
+            self._check_host()
+            self._route()
+        except BadRequest as err:
+            self._json({"error": str(err)}, err.status)
+        except BrokenPipeError:
+            pass
+        except Exception as err:  # a bug: say so without a traceback to the client
+            print(f"gridscope view: internal error on {self.path!r}: {type(err).__name__}: {err}",
+                  file=sys.stderr)
+            self._json({"error": "internal error"}, HTTPStatus.INTERNAL_SERVER_ERROR)
+
+    def _refuse(self):
+        self._json({"error": "method not allowed"}, HTTPStatus.METHOD_NOT_ALLOWED)
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse
+
+    def _check_host(self):
+        allowed = getattr(self.server, "allowed_hosts", None)
+        if allowed is not None and self.headers.get("Host", "") not in allowed:
+            raise BadRequest("unexpected Host header", HTTPStatus.FORBIDDEN)
+
+    def _route(self):
+        url = urlsplit(self.path)
+        path = url.path
+        q = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+        data: ViewerData = self.server.data
+        if path == "/" or path == "/index.html":
+            return self._static("index.html")
+        if path.startswith("/static/"):
+            return self._static(path[len("/static/"):])
+        if path.startswith("/files/"):
+            return self._download(path[len("/files/"):])
+        if path == "/api/meta":
+            return self._json(data.meta())
+        if path == "/api/profile":
+            if data.profile is None:
+                raise BadRequest("this run has no profile.cubex", HTTPStatus.NOT_FOUND)
+            return self._json(data.profile.overview())
+        if path == "/api/profile/system":
+            if data.profile is None:
+                raise BadRequest("this run has no profile.cubex", HTTPStatus.NOT_FOUND)
+            cp = q.get("callpath", "")
+            try:
+                values = data.profile.rank_values_for(
+                    _int(q, "metric"), q.get("mincl", "1") == "1",
+                    None if cp in ("", "all") else _int(q, "callpath"), q.get("cincl", "1") == "1")
+            except ValueError as err:
+                raise BadRequest(str(err), HTTPStatus.NOT_FOUND) from None
+            return self._json({"values": [[r, v] for r, v in values.items()]})
+        if path == "/api/timeline":
+            nrows = len(data.rows)
+            return self._json(data.timeline(_int(q, "t0"), _int(q, "t1"), _int(q, "width"),
+                                             _int(q, "r0", 0), _int(q, "r1", nrows)))
+        if path == "/api/waitstates":
+            limit = max(1, min(_int(q, "limit", 200), 5000))
+            return self._json(data.waitstate_list(q.get("pattern", ""), q.get("class") or None, limit))
+        if path == "/api/comm":
+            t0 = _int(q, "t0") if q.get("t0") else None
+            t1 = _int(q, "t1") if q.get("t1") else None
+            return self._json(data.comm_matrix(q.get("level", "metahost"), t0, t1))
+        raise BadRequest("not found", HTTPStatus.NOT_FOUND)
+
+    # ------------------------------------------------------------- responses
+    def _headers(self, status, ctype, length):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(length))
+        self.send_header("Content-Security-Policy", CSP)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+
+    def _json(self, obj, status=HTTPStatus.OK):
+        body = json.dumps(obj, separators=(",", ":"), allow_nan=False, default=_json_default).encode()
+        self._headers(status, "application/json; charset=utf-8", len(body))
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _static(self, name: str):
+        root: Path = self.server.static_root
+        # only plain names below the static folder: no '..', no absolute paths, no hidden files
+        parts = name.split("/")
+        if not name or any(p in ("", ".", "..") or p.startswith(".") or "\\" in p for p in parts):
+            raise BadRequest("not found", HTTPStatus.NOT_FOUND)
+        target = (root / name).resolve()
+        if not target.is_relative_to(root) or not target.is_file() or target.suffix not in STATIC_TYPES:
+            raise BadRequest("not found", HTTPStatus.NOT_FOUND)
+        body = target.read_bytes()
+        ctype = {".js": "text/javascript", ".css": "text/css", ".html": "text/html"}.get(
+            target.suffix, mimetypes.guess_type(target.name)[0] or "application/octet-stream")
+        self._headers(HTTPStatus.OK, f"{ctype}; charset=utf-8" if ctype.startswith("text") else ctype, len(body))
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _download(self, name: str):
+        data: ViewerData = self.server.data
+        if name not in DOWNLOADABLE or data.run.bare_trace or not (data.run.folder / name).is_file():
+            raise BadRequest("not found", HTTPStatus.NOT_FOUND)
+        body = (data.run.folder / name).read_bytes()
+        ctype = "application/json" if name.endswith(".json") else "application/octet-stream"
+        self._headers(HTTPStatus.OK, ctype, len(body))
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+
+def _int(q: dict, name: str, default: int | None = None) -> int:
+    raw = q.get(name)
+    if raw is None or raw == "":
+        if default is None:
+            raise BadRequest(f"missing parameter {name}")
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise BadRequest(f"parameter {name} must be an integer") from None
+
+
+def _finite(obj):
+    """A copy with NaN/inf replaced by None: browsers' JSON.parse rejects them."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def _json_default(obj):
+    if isinstance(obj, np.generic):
+        return obj.item()
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def make_server(run_folder: str | os.PathLike, host: str = "127.0.0.1", port: int = 0,
+                verbose: bool = False) -> ThreadingHTTPServer:
+    """Load the run (dumping its trace once) and bind the server; call serve_forever()."""
+    path = Path(run_folder)
+    if (path / "summary.json").is_file() or not (path.suffix == ".otf2" or (path / "traces.otf2").is_file()):
+        run = RunFolder(run_folder)
+        anchor = run.trace_anchor
+        trace = open_trace(anchor, run.folder) if anchor is not None else None
+    else:  # a bare trace: its dump goes to the user's cache, never beside the trace
+        from gridscope.viewer.trace import find_anchor
+
+        anchor = find_anchor(path)
+        run = RunFolder.for_trace(anchor)
+        trace = open_trace(anchor, None)
+    data = ViewerData(run, trace)
+    root = static_dir()
+    server_class = ThreadingHTTPServer
+    if ":" in host:  # an IPv6 address
+        import socket
+
+        server_class = type("ThreadingHTTPServerV6", (ThreadingHTTPServer,), {"address_family": socket.AF_INET6})
+    try:
+        server = server_class((host, port), Handler)
+    except OSError as err:
+        raise GridscopeError(f"{host}:{port}", f"cannot listen: {err.strerror}") from None
+    server.daemon_threads = True
+    server.data = data
+    server.static_root = root
+    server.verbose = verbose
+    bound = server.server_address[1]
+    if host in LOOPBACK:
+        server.allowed_hosts = {f"127.0.0.1:{bound}", f"localhost:{bound}", f"[::1]:{bound}"}
+    else:
+        server.allowed_hosts = None
+    return server

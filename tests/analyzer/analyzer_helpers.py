@@ -1,0 +1,20 @@
+"""Shared by the analyzer tests (a uniquely named module: several test folders have a
+conftest.py, so `from conftest import ...` would be ambiguous)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SPECS = Path(__file__).resolve().parent / "specs"
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+
+
+def gridscope(*args, timeout: float = 300, **env_extra: str) -> subprocess.CompletedProcess:
+    """Runs `python -m gridscope ARGS` the way users do; never raises on a non-zero exit."""
+    env = dict(os.environ, **MPI_ENV, **env_extra)
+    return subprocess.run([sys.executable, "-m", "gridscope", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, env=env)

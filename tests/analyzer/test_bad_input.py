@@ -1,0 +1,109 @@
+"""Bad input: one clear line naming the file, exit 2, no traceback, no hang (also under -j 2)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from analyzer_helpers import gridscope
+
+
+def fails_with(trace, *extra, out, expect_where, expect_problem):
+    proc = gridscope("analyze", trace, "-o", out, "-q", *extra, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"gridscope: {expect_where}"), lines[0]
+    assert expect_problem in lines[0], lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.fixture
+def copy_of(make_trace, tmp_path):
+    def copy(name: str):
+        dst = tmp_path / f"copy-{name}"
+        shutil.copytree(make_trace(name), dst)
+        return dst
+
+    return copy
+
+
+def truncate(path, fraction=0.5):
+    data = path.read_bytes()
+    path.write_bytes(data[: int(len(data) * fraction)])
+
+
+def test_missing_trace(tmp_path):
+    fails_with(tmp_path / "nope", out=tmp_path / "o", expect_where=tmp_path / "nope", expect_problem="no such trace")
+
+
+def test_not_an_archive(tmp_path):
+    bad = tmp_path / "x.otf2"
+    bad.write_text("garbage\n")
+    fails_with(bad, out=tmp_path / "o", expect_where=bad, expect_problem="cannot open the OTF2 archive")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_truncated_event_file(copy_of, tmp_path, jobs):
+    trace = copy_of("late_sender")
+    truncate(trace / "traces" / "1.evt")
+    fails_with(trace, "-j", jobs, out=tmp_path / "o", expect_where=trace / "traces" / "1.evt",
+               expect_problem="truncated")
+
+
+def test_corrupt_event_stream(copy_of, tmp_path):
+    trace = copy_of("late_sender")
+    evt = trace / "traces" / "0.evt"
+    data = bytearray(evt.read_bytes())
+    for i in range(20, len(data) - 4):
+        data[i] = (data[i] * 7 + 13) & 0xFF
+    evt.write_bytes(bytes(data))
+    fails_with(trace, out=tmp_path / "o", expect_where=evt, expect_problem="corrupt")
+
+
+def test_missing_event_file(copy_of, tmp_path):
+    trace = copy_of("late_sender")
+    (trace / "traces" / "2.evt").unlink()
+    fails_with(trace, out=tmp_path / "o", expect_where=trace / "traces" / "2.evt", expect_problem="missing")
+
+
+def test_missing_definitions(copy_of, tmp_path):
+    trace = copy_of("late_sender")
+    (trace / "traces.def").unlink()
+    fails_with(trace, out=tmp_path / "o", expect_where=trace / "traces.otf2", expect_problem="definitions")
+
+
+def test_truncated_definitions(copy_of, tmp_path):
+    trace = copy_of("late_sender")
+    truncate(trace / "traces.def")
+    fails_with(trace, out=tmp_path / "o", expect_where=trace / "traces.otf2", expect_problem="definitions")
+
+
+def test_trace_without_mpi_events(make_trace, tmp_path):
+    trace = make_trace("no_mpi")
+    fails_with(trace, out=tmp_path / "o", expect_where=trace / "traces.otf2", expect_problem="no MPI events")
+
+
+def test_unmatched_messages_are_reported(make_trace, tmp_path):
+    trace = make_trace("unmatched")
+    fails_with(trace, out=tmp_path / "o", expect_where=trace / "traces.otf2",
+               expect_problem="1 unmatched messages (1 sends without a receive")
+    proc = gridscope("analyze", trace, "-o", tmp_path / "o2", "-q", "--allow-unmatched")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((tmp_path / "o2" / "summary.json").read_text())
+    assert summary["unmatched_messages"] == {"sends": 1, "receives": 0}
+
+
+def test_metahost_map_matching_nothing(make_trace, tmp_path):
+    map_file = tmp_path / "map.json"
+    map_file.write_text(json.dumps({"X": ["nomatch-*"]}))
+    fails_with(make_trace("late_sender"), "--metahosts", map_file, out=tmp_path / "o",
+               expect_where=map_file, expect_problem="no metahost matches rank 0")
+
+
+def test_bad_jobs(make_trace, tmp_path):
+    proc = gridscope("analyze", make_trace("late_sender"), "-o", tmp_path / "o", "-j", "0")
+    assert proc.returncode == 2 and "-j must be at least 1" in proc.stderr

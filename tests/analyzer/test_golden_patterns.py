@@ -1,0 +1,63 @@
+"""Golden tests: one tiny synthetic trace per pattern, exact severities (specs/*.spec say
+how each number comes about)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gridscope.analysis.metric_tree import PATTERNS
+
+US = 1e-6
+
+GOLDEN = {
+    "late_sender": {"late_sender": (30 * US, 30 * US)},
+    "wrong_order": {"wrong_order": (0.0, 40 * US)},
+    "late_receiver": {"late_receiver": (30 * US, 29 * US)},
+    "barrier": {"wait_at_barrier": (50 * US, 5 * US), "barrier_completion": (15 * US, 2 * US)},
+    "nxn": {"wait_at_nxn": (30 * US, 0.0), "nxn_completion": (6 * US, 0.0)},
+    "one_to_n": {"late_broadcast": (0.0, 20 * US), "early_reduce": (0.0, 25 * US),
+                 "early_scan": (20 * US, 0.0)},
+}
+
+
+@pytest.mark.parametrize("spec", sorted(GOLDEN))
+def test_pattern_severities(spec, make_trace, analyse):
+    summary = analyse(make_trace(spec))
+    expected = GOLDEN[spec]
+    for pattern in PATTERNS:
+        grid, local = expected.get(pattern, (0.0, 0.0))
+        got = summary["patterns"][pattern]
+        assert got["grid"] == pytest.approx(grid, rel=1e-9, abs=1e-15), (spec, pattern)
+        assert got["local"] == pytest.approx(local, rel=1e-9, abs=1e-15), (spec, pattern)
+    assert summary["clock_violations"] == 0
+
+
+def test_every_pattern_has_a_golden_trace():
+    covered = {p for patterns in GOLDEN.values() for p in patterns}
+    assert covered == set(PATTERNS)
+
+
+def test_counts_and_times(make_trace, analyse):
+    summary = analyse(make_trace("late_sender"))
+    assert summary["ranks"] == 4
+    assert summary["metahosts"] == {"jsc": 2, "brs": 2}
+    assert summary["total_time_s"] == pytest.approx(4 * 100 * US)
+    # MPI time: rank 0: 50+5+1, rank 1: 20+1+8, rank 2: 5+1+1, rank 3: 1+40
+    assert summary["mpi_time_s"] == pytest.approx((56 + 29 + 7 + 41) * US)
+    assert summary["messages"] == 4  # r2->r0, r0->r1 twice, r2->r3
+    assert summary["unmatched_messages"] == {"sends": 0, "receives": 0}
+
+
+def test_clock_violation_counted_and_corrected(make_trace, analyse):
+    """specs/violation.spec: rank 1's receive ends before rank 0's send starts."""
+    plain = analyse(make_trace("violation"))
+    assert plain["clock_violations"] == 1
+    assert plain["time_correction"]["enabled"] is False
+    # uncorrected, the Late Sender is capped by the (too short) receive: 15 - 10 = 5 us
+    assert plain["patterns"]["late_sender"]["grid"] == pytest.approx(5 * US)
+    fixed = analyse(make_trace("violation"), time_correct=True)
+    assert fixed["clock_violations"] == 0
+    assert fixed["time_correction"]["corrected_receives"] == 2
+    # rank 1 moves by 30 + 30 - 15 = 45 us from its receive on; rank 0 then receives rank 1's
+    # second message (sent at 20 + 45) at 40..60+35: Late Senders 20 + 25 us
+    assert fixed["patterns"]["late_sender"]["grid"] == pytest.approx(45 * US)

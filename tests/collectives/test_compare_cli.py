@@ -1,0 +1,80 @@
+"""`gridscope compare` end to end on a small simulated run, and its bad-input errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gstest import run_gridscope
+
+
+@pytest.mark.slow
+def test_compare_small_run(tmp_path):
+    out = tmp_path / "cmp"
+    proc = run_gridscope("compare", "--platform", "grid5000-2", "-np", "4", "-o", out,
+                         "--ops", "bcast,alltoall,barrier", "--sizes", "1024,65536",
+                         "--placement", "round-robin", timeout=300)
+    doc = json.loads((out / "compare.json").read_text())
+    assert doc["platform"] == "grid5000-2" and doc["ranks"] == 4
+    keys = {"op", "bytes", "placement", "vanilla_s", "topo_s", "auto_s", "bound_s"}
+    assert all(set(r) == keys for r in doc["rows"])
+    got = {(r["op"], r["bytes"]) for r in doc["rows"]}
+    assert got == {("bcast", 1024), ("bcast", 65536), ("alltoall", 1024), ("alltoall", 65536),
+                   ("barrier", 0)}
+    for r in doc["rows"]:
+        # no run beats the physical limit; every mode ran
+        for mode in ("vanilla_s", "topo_s", "auto_s"):
+            assert r[mode] is not None and r[mode] >= 0.99 * r["bound_s"], r
+    # auto chose from these very measurements: never slower than the better of the two by
+    # more than the barrier skew between runs
+    big = next(r for r in doc["rows"] if r["op"] == "bcast" and r["bytes"] == 65536)
+    assert big["auto_s"] <= 1.05 * min(big["vanilla_s"], big["topo_s"])
+    rules = (out / "rules.txt").read_text()
+    assert rules.startswith("# gridscope collective rules: generated")
+    assert "bcast interleaved" in rules
+    assert (out / "compare.png").stat().st_size > 1000
+    ws = json.loads((out / "waitstates.json").read_text())
+    assert "round-robin" in ws
+    assert all({"pattern", "class", "vanilla_s", "topo_s", "auto_s"} <= set(r)
+               for r in ws["round-robin"])
+    for mode in ("vanilla", "topo", "auto"):
+        assert (out / "round-robin" / mode / "analysis" / "summary.json").exists()
+    assert "speed-up" in proc.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--platform", "no-such-preset", "-np", "4"], "no-such-preset"),
+    (["--platform", "grid5000-2", "-np", "1"], "-np must be at least 2"),
+    (["--platform", "grid5000-2", "-np", "4", "--modes", "fast"], "unknown mode"),
+    (["--platform", "grid5000-2", "-np", "4", "--placement", "diagonal"], "unknown placement"),
+    (["--platform", "grid5000-2", "-np", "4", "--ops", "scan"], "unknown collective"),
+    (["--platform", "grid5000-2", "-np", "4", "--sizes", "big"], "--sizes"),
+    (["--platform", "grid5000-2", "-np", "4", "--app", "/no/such/app",
+      "--modes", "vanilla,topo"], "program does not exist"),
+    (["--platform", "grid5000-2", "-np", "4", "--app", "/bin/true"], "--rules"),
+    (["--platform", "grid5000-2", "-np", "4", "--rules", "/no/rules.txt"],
+     "rule table does not exist"),
+])
+def test_compare_bad_input(tmp_path, args, message):
+    proc = run_gridscope("compare", *args, "-o", tmp_path / "o", check=False)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
+def test_compare_refuses_to_overwrite(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "precious.txt").write_text("x")
+    proc = run_gridscope("compare", "--platform", "grid5000-2", "-np", "4", "-o", out, check=False)
+    assert proc.returncode == 2 and "already exists" in proc.stderr
+    proc = run_gridscope("compare", "--platform", "grid5000-2", "-np", "4", "-o", out, "--force",
+                         check=False)
+    assert proc.returncode == 2 and "not a compare folder" in proc.stderr
+    assert (out / "precious.txt").exists()
+
+
+def test_compare_help():
+    proc = run_gridscope("compare", "--help")
+    assert "--platform" in proc.stdout and "--placement" in proc.stdout

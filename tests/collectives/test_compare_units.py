@@ -1,0 +1,109 @@
+"""Unit tests of gridscope.compare's plain logic: bounds, collbench I/O, auto's rules."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gridscope.compare import bounds, collbench, report, rules
+from gridscope.errors import GridscopeError
+
+G5K = bounds.Wan(latency_s=7.8e-3, bandwidth_Bps=136.08e6 / 8)
+
+
+@pytest.mark.parametrize("op, nbytes, want", [
+    ("barrier", 0, 7.8e-3),
+    ("bcast", 65536, 7.8e-3 + 65536 / 17.01e6),
+    ("allreduce", 1 << 20, 0.0694),
+    ("gather", 1 << 20, 7.8e-3 + 16 * (1 << 20) / 17.01e6),
+    ("alltoall", 1 << 20, 7.8e-3 + 32 * (1 << 20) / (4 * 17.01e6)),
+])
+def test_lower_bounds_match_the_issue(op, nbytes, want):
+    # issue 5 quotes 11.7 ms (Bcast 64 KiB), 69.5 ms (Allreduce 1 MiB), 501 ms (Alltoall 1 MiB)
+    assert bounds.lower_bound_s(op, nbytes, 32, G5K) == pytest.approx(want, rel=2e-3)
+
+
+def test_issue_figures():
+    assert bounds.lower_bound_s("bcast", 65536, 32, G5K) == pytest.approx(11.7e-3, abs=0.1e-3)
+    assert bounds.lower_bound_s("allgather", 1 << 20, 32, G5K) * 1e3 == pytest.approx(994.0, abs=2)
+    assert bounds.lower_bound_s("alltoall", 1 << 20, 32, G5K) * 1e3 == pytest.approx(501, abs=1)
+
+
+def test_unknown_collective_rejected():
+    with pytest.raises(ValueError):
+        bounds.lower_bound_s("scan", 8, 4, G5K)
+
+
+def test_wan_of_a_preset_is_its_slowest_route():
+    from gridscope.testbed.platform import load_platform
+
+    wan = bounds.wan_of(load_platform("grid5000-2"))
+    assert wan.latency_s == pytest.approx(7.8e-3)
+    assert wan.bandwidth_Bps == pytest.approx(136.08e6 / 8)
+
+
+def test_alltoall_rows_count_the_whole_send_buffer():
+    assert collbench.bench_size("alltoall", 1 << 20, 32) == 32768
+    assert collbench.row_bytes("alltoall", 32768, 32) == 1 << 20
+    assert collbench.bench_size("alltoall", 8, 32) == 1  # at least one byte per block
+    assert collbench.row_bytes("alltoall", 1, 32) == 32
+    assert collbench.bench_size("gather", 1024, 32) == 1024
+    assert collbench.bench_size("barrier", 1024, 32) == 0
+
+
+def test_collbench_arguments_cover_every_row(tmp_path):
+    args = collbench.arguments(["bcast", "alltoall"], [8, 1 << 20], 32, tmp_path / "o.json")
+    lo, hi = int(args[args.index("--min") + 1]), int(args[args.index("--max") + 1])
+    assert lo == 1 and hi == 1 << 20
+    assert args[args.index("--json") + 1] == str(tmp_path / "o.json")
+
+
+def test_collbench_parse(tmp_path):
+    out = tmp_path / "c.json"
+    out.write_text(json.dumps({"results": [
+        {"op": "bcast", "bytes": 8, "min_us": 1.0, "avg_us": 2.0, "max_us": 8000.0}]}))
+    timings = collbench.parse(out)
+    assert collbench.lookup(timings, "bcast", 8) == pytest.approx(8e-3)
+    assert collbench.lookup(timings, "bcast", 16) is None
+
+
+@pytest.mark.parametrize("text", ["", "{", '{"results": [{"op": "bcast"}]}'])
+def test_collbench_parse_bad_output(tmp_path, text):
+    out = tmp_path / "c.json"
+    out.write_text(text)
+    with pytest.raises(GridscopeError, match="c.json"):
+        collbench.parse(out)
+
+
+def test_collbench_parse_missing_output(tmp_path):
+    with pytest.raises(GridscopeError, match="no results"):
+        collbench.parse(tmp_path / "none.json")
+
+
+def test_rules_keep_the_faster_and_split_between_sizes():
+    m = [rules.Measured("bcast", "block", 8, vanilla_s=1.0, topo_s=1.1),
+         rules.Measured("bcast", "block", 1024, vanilla_s=1.0, topo_s=1.2),
+         rules.Measured("bcast", "block", 65536, vanilla_s=2.0, topo_s=1.0),
+         rules.Measured("bcast", "interleaved", 8, vanilla_s=2.0, topo_s=1.0)]
+    table = rules.derive(m)
+    assert table == [("bcast", "block", 8192, "vanilla"),  # sqrt(1024*65536)
+                     ("bcast", "block", None, "default"),
+                     ("bcast", "interleaved", None, "default")]
+    text = rules.render(table, "test")
+    assert "bcast block 8192 vanilla" in text and "bcast block inf default" in text
+    assert text.startswith("# gridscope collective rules: generated")
+
+
+def test_waitstate_rows_compare_modes_side_by_side():
+    per_mode = {"vanilla": {"late_sender": {"grid": 2.0, "local": 0.0}},
+                "topo": {"late_sender": {"grid": 0.5, "local": 1.0}}}
+    rows = report.waitstate_rows(per_mode)
+    assert rows == [{"pattern": "late_sender", "class": "grid", "vanilla_s": 2.0, "topo_s": 0.5},
+                    {"pattern": "late_sender", "class": "local", "vanilla_s": 0.0, "topo_s": 1.0}]
+
+
+def test_speedup():
+    row = report.Row("bcast", 8, "block", 2.0, 0.5, None, 0.4)
+    assert report.speedup(row) == 4.0
+    assert report.speedup(report.Row("bcast", 8, "block", None, 0.5, None, None)) is None

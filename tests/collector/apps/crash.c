@@ -1,0 +1,24 @@
+/* Dies part-way: rank 1 calls MPI_Abort (or segfaults with argument "segv") after three
+ * Allreduces on MPI_COMM_WORLD and one on a split communicator; the other ranks wait in a Barrier until the launcher kills them. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int r, n; MPI_Comm_rank(MPI_COMM_WORLD, &r); MPI_Comm_size(MPI_COMM_WORLD, &n);
+  int x = r, y = 0;
+  for (int i = 0; i < 3; i++) MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  /* a communicator created after start-up, used before the failure */
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, r % 2, r, &half);
+  MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, half);
+  if (r == 1) {
+    if (argc > 1 && strcmp(argv[1], "segv") == 0) { volatile int *p = NULL; *p = 1; }
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Finalize();
+  return 0;
+}

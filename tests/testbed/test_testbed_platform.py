@@ -1,0 +1,149 @@
+"""Platforms: units, TOML parsing (every bad input gives one line), presets, SimGrid XML."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from gstest import run_gridscope
+from gridscope.errors import GridscopeError
+from gridscope.testbed import units
+from gridscope.testbed.platform import PER_FLOW, load_platform, parse_platform, preset_names
+from gridscope.testbed.simgrid_xml import platform_xml
+
+TWO_SITES = """
+[metahost.siteA]
+nodes = 4
+bandwidth = "894Mbps"
+latency = "0.1ms"
+[metahost.siteB]
+nodes = 2
+cores = 2
+bandwidth = "1Gbps"
+latency = "50us"
+[wan]
+bandwidth = "136Mbps"
+latency = "7.8ms"
+"""
+
+
+def test_units():
+    assert units.bandwidth("894Mbps") == pytest.approx(894e6 / 8)
+    assert units.bandwidth("47.3MBps") == pytest.approx(47.3e6)
+    assert units.bandwidth("1GiBps") == 2**30
+    assert units.duration("7.8ms") == pytest.approx(7.8e-3)
+    assert units.duration("30.3us") == pytest.approx(30.3e-6)
+    assert units.speed("2.2Gf") == pytest.approx(2.2e9)
+    for bad in ("fast", "10", "10 Mb", "10Mbit"):
+        with pytest.raises(units.UnitError):
+            units.bandwidth(bad)
+    for bad in ("soon", "-3ms", "3 parsecs"):
+        with pytest.raises(units.UnitError):
+            units.duration(bad)
+
+
+def test_two_site_toml():
+    p = parse_platform(TWO_SITES, "two.toml", "two")
+    assert [m.name for m in p.metahosts] == ["siteA", "siteB"]
+    assert p.metahosts[1].cores == 2 and p.metahosts[0].cores == 1
+    assert p.metahosts[0].loopback_latency == p.metahosts[0].latency
+    assert p.route("siteA", "siteB").latency == pytest.approx(7.8e-3)
+    assert p.route("siteB", "siteA").bandwidth == pytest.approx(17e6)
+
+
+def test_pair_override_one_direction():
+    text = TWO_SITES + '[[wan.pair]]\nfrom = "siteB"\nto = "siteA"\nlatency = "9ms"\n'
+    p = parse_platform(text, "two.toml", "two")
+    assert p.route("siteB", "siteA").latency == pytest.approx(9e-3)
+    assert p.route("siteA", "siteB").latency == pytest.approx(7.8e-3)
+
+
+def test_xml_splits_end_to_end_figures():
+    p = parse_platform(TWO_SITES, "two.toml", "two")
+    root = ET.fromstring(platform_xml(p))  # well-formed XML (comments included)
+    clusters = {c.get("id"): c for c in root.iter("cluster")}
+    assert set(clusters) == {"siteA", "siteB"}
+    assert clusters["siteA"].get("prefix") == "siteA-" and clusters["siteA"].get("radical") == "0-3"
+    # a node link carries half the node-to-node latency
+    assert units.duration(clusters["siteA"].get("lat")) == pytest.approx(0.05e-3)
+    links = {l.get("id"): l for l in root.iter("link")}
+    wan = links["wan-siteA-to-siteB"]
+    # end to end: 0.05 ms (siteA node) + link + 0.025 ms (siteB node) = 7.8 ms
+    assert units.duration(wan.get("latency")) == pytest.approx(7.8e-3 - 0.05e-3 - 0.025e-3)
+    assert wan.get("sharing_policy") == "SHARED"
+    routes = [(z.get("src"), z.get("dst")) for z in root.iter("zoneRoute")]
+    assert sorted(routes) == [("siteA", "siteB"), ("siteB", "siteA")]
+
+
+def test_presets():
+    assert set(preset_names()) >= {"grid5000-2", "grid5000-3", "viola", "lg-30-30", "lg-20-40"}
+    g3 = load_platform("grid5000-3")
+    assert len(g3.metahosts) == 3 and len(g3.routes) == 6
+    viola = load_platform("viola")
+    assert [m.name for m in viola.metahosts] == ["FH-BRS", "FZJ"]
+    assert viola.route("FH-BRS", "FZJ").latency == pytest.approx(862e-6)
+    assert viola.route("FZJ", "FH-BRS").latency == pytest.approx(879e-6)
+    assert viola.route("FZJ", "FH-BRS").sharing == PER_FLOW
+    assert [m.nodes for m in load_platform("lg-20-40").metahosts] == [20, 40]
+
+
+BAD = {
+    "not toml": ("[metahost.a\nnodes=1", "not valid TOML"),
+    "no metahost": ("[wan]\nbandwidth='1Gbps'\nlatency='1ms'\n", "no metahost defined"),
+    "missing nodes": ("[metahost.a]\nbandwidth='1Gbps'\nlatency='1ms'\n", "missing 'nodes'"),
+    "zero nodes": ("[metahost.a]\nnodes=0\nbandwidth='1Gbps'\nlatency='1ms'\n",
+                   "must be a positive integer"),
+    "bad unit": ("[metahost.a]\nnodes=1\nbandwidth='fast'\nlatency='1ms'\n", "bandwidth 'fast'"),
+    "typo key": ("[metahost.a]\nnodes=1\nbandwith='1Gbps'\nlatency='1ms'\n",
+                 "unknown key 'bandwith'"),
+    "bad name": ("[metahost.'2nd site']\nnodes=1\nbandwidth='1Gbps'\nlatency='1ms'\n",
+                 "metahost names start with a letter"),
+    "no wan": (TWO_SITES.split("[wan]")[0], "missing [wan] table"),
+    "unknown pair": (TWO_SITES + "[[wan.pair]]\nmetahosts=['siteA','siteC']\nlatency='9ms'\n",
+                     "unknown metahost 'siteC'"),
+    "wan too fast": (TWO_SITES.replace('latency = "7.8ms"', 'latency = "0.01ms"'),
+                     "must exceed half the node latencies"),
+    "bad sharing": (TWO_SITES + "sharing = 'sometimes'\n", "must be one of shared, per-flow"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_toml_is_one_clear_line(case, tmp_path):
+    text, message = BAD[case]
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(GridscopeError) as err:
+        load_platform(path)
+    assert message in err.value.line()
+    proc = run_gridscope("platform", path, "-o", tmp_path / "out.xml", check=False)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"gridscope: {path}:"), proc.stderr
+    assert message in lines[0]
+    assert not (tmp_path / "out.xml").exists()
+
+
+def test_unknown_preset_names_the_presets():
+    proc = run_gridscope("platform", "grid6000", check=False)
+    assert proc.returncode == 2
+    assert "not a platform preset" in proc.stderr and "viola" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_platform_command_writes_xml(tmp_path):
+    out = tmp_path / "viola.xml"
+    run_gridscope("platform", "viola", "-o", out)
+    text = out.read_text()
+    assert "Generated by gridscope from preset viola" in text
+    assert 'cluster id="FZJ"' in text and 'sharing_policy="FATPIPE"' in text
+    listing = run_gridscope("platform", "--list").stdout
+    assert "grid5000-2" in listing and "lg-20-40" in listing
+
+
+def test_docs_describe_every_preset():
+    from gstest import REPO
+
+    text = (REPO / "docs" / "testbed.md").read_text()
+    for name in preset_names():
+        assert f"| `{name}` |" in text, f"docs/testbed.md lacks a row for preset {name}"

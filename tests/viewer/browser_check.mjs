@@ -1,0 +1,123 @@
+// Browser checks of `gridscope view`, driven by tests/viewer/test_browser.py.
+//   node browser_check.mjs main URL SCREENSHOT.png   -> JSON report on stdout
+//   node browser_check.mjs xss  URL REGION_NAME
+// Uses playwright-core with Debian's chromium (never downloads a browser).
+import { chromium } from 'playwright-core';
+
+const [mode, url, arg] = process.argv.slice(2);
+const HIGHLIGHT = [255, 212, 0];
+const report = { mode, console_errors: [], page_errors: [], dialogs: [] };
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+
+async function timelineSettled(page) {
+  await page.waitForFunction(() => {
+    const c = document.getElementById('timeline');
+    return c && c.dataset.ready === '1';
+  }, null, { timeout: 15000 });
+}
+
+// Colours at a few points inside a wait-state instance's box on the canvas.
+async function instanceColours(page, instance) {
+  return page.evaluate((inst) => {
+    const tl = window.__gridscope.timeline;
+    const x0 = tl.xOf(inst.start_ns);
+    const x1 = Math.max(tl.xOf(inst.end_ns), x0 + 2);
+    const y = tl.yOf(inst.row);
+    const xs = [x0 + (x1 - x0) * 0.3, x0 + (x1 - x0) * 0.5, x0 + (x1 - x0) * 0.7];
+    const ys = [y + tl.rowH * 0.25, y + tl.rowH * 0.5];
+    const out = [];
+    for (const x of xs) for (const yy of ys) out.push(tl.pixelAt(x, yy));
+    return out;
+  }, instance);
+}
+
+const isHighlight = (px) => Math.abs(px[0] - HIGHLIGHT[0]) < 8 && Math.abs(px[1] - HIGHLIGHT[1]) < 8 && Math.abs(px[2] - HIGHLIGHT[2]) < 8;
+
+try {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 950 } });
+  page.on('console', (msg) => { if (msg.type() === 'error') report.console_errors.push(msg.text()); });
+  page.on('pageerror', (err) => report.page_errors.push(String(err)));
+  page.on('dialog', async (d) => { report.dialogs.push(d.message()); await d.dismiss(); });
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 15000 });
+  await timelineSettled(page);
+
+  if (mode === 'main') {
+    // pick the largest late-sender instance the server knows and look at it before the click
+    const list = await page.evaluate(async () => (await (await fetch('/api/waitstates?pattern=late_sender&limit=1')).json()));
+    const instance = list.instances[0];
+    report.instance = instance;
+    await page.evaluate((inst) => {  // zoom so the instance is wide on screen
+      const span = inst.end_ns - inst.start_ns;
+      window.__gridscope.timeline.setWindow(inst.start_ns - 2 * span, inst.end_ns + 2 * span);
+    }, instance);
+    await page.waitForFunction((inst) => {
+      const c = document.getElementById('timeline');
+      const w = (c.dataset.window || '').split(',').map(Number);
+      return c.dataset.ready === '1' && w[0] <= inst.start_ns && w[1] >= inst.end_ns;
+    }, instance, { timeout: 15000 });
+    report.before = await instanceColours(page, instance);
+
+    // click the pattern in the metric tree
+    await page.click('#metric-tree .node[data-key="late_sender"] .label');
+    await page.waitForFunction(() => (document.getElementById('timeline').dataset.highlight || '').includes('late_sender'), null, { timeout: 10000 });
+    await page.waitForSelector('#instances-summary', { timeout: 10000 });
+    await timelineSettled(page);
+    report.highlight_attr = await page.getAttribute('#timeline', 'data-highlight');
+    report.highlighted_count = Number(await page.getAttribute('#timeline', 'data-highlighted'));
+    report.after = await instanceColours(page, instance);
+    report.after_is_highlight = report.after.filter(isHighlight).length;
+    report.before_is_highlight = report.before.filter(isHighlight).length;
+    report.instances_text = await page.textContent('#instances-summary');
+    report.metric_selected = await page.getAttribute('#metric-tree .node[data-key="late_sender"]', 'aria-selected');
+
+    // whole run, then the screenshot of the highlighted view
+    await page.click('#zoom-reset');
+    await page.waitForFunction(() => document.getElementById('timeline').dataset.ready === '1', null, { timeout: 10000 });
+    await page.waitForTimeout(300);
+    await timelineSettled(page);
+    report.highlighted_whole_run = Number(await page.getAttribute('#timeline', 'data-highlighted'));
+    await page.screenshot({ path: arg, fullPage: true });
+
+    // a grid/local child selects only that class
+    if (await page.getAttribute('#metric-tree .node[data-key="late_sender"]', 'aria-expanded') === 'false') {
+      await page.click('#metric-tree .node[data-key="late_sender"] .toggle');
+    }
+    await page.click('#metric-tree .node[data-key="late_sender_grid"] .label');
+    await page.waitForFunction(() => document.getElementById('timeline').dataset.highlight === 'late_sender:grid', null, { timeout: 10000 });
+    report.grid_only_count = Number(await page.getAttribute('#timeline', 'data-highlighted'));
+
+    // a call path in the call tree focuses the timeline on it (the rest fades)
+    await page.click('#call-tree .node[data-key="main/MPI_Recv"] .label');
+    await page.waitForFunction(() => (document.getElementById('timeline').dataset.focus || '').startsWith('main/MPI_Recv'), null, { timeout: 10000 });
+    report.focus_attr = await page.getAttribute('#timeline', 'data-focus');
+    report.focus_count = Number(await page.getAttribute('#timeline', 'data-focus-count'));
+
+    // communication tab: the metahost matrix
+    await page.click('#tabs button[data-tab="comm"]');
+    await page.waitForSelector('#comm-view table.matrix', { timeout: 10000 });
+    report.matrix_cells = await page.$$eval('#comm-view table.matrix tbody td', (tds) => tds.map((td) => td.textContent));
+  } else if (mode === 'xss') {
+    await page.waitForSelector('#call-tree .node', { timeout: 10000 });
+    report.call_labels = await page.$$eval('#call-tree .node .label', (els) => els.map((e) => e.textContent));
+    // open every call-tree node so nested names render too
+    report.img_elements = await page.$$eval('img', (els) => els.length);
+    report.name_shown = report.call_labels.includes(arg);
+    await page.hover('#timeline', { position: { x: 400, y: 30 } });
+    report.tooltip = await page.textContent('#tooltip');
+    report.img_elements_after_hover = await page.$$eval('img', (els) => els.length);
+    report.xss_flag = await page.evaluate(() => window.__xss === 1);
+  }
+  report.ok = true;
+} catch (err) {
+  report.ok = false;
+  report.error = String(err && err.stack ? err.stack : err);
+} finally {
+  await browser.close();
+}
+process.stdout.write(JSON.stringify(report));

@@ -1,0 +1,99 @@
+"""Browser tests (Playwright through node): highlight a pattern, screenshot, XSS.
+
+Needs node + npm (the npm project is tests/viewer/package.json; `npm ci` runs here when
+node_modules is missing) and Debian's chromium at /usr/bin/chromium (Makefile test-deps).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from viewer_fixtures import XSS_NAME
+from test_cli_view import start_view
+
+HERE = Path(__file__).resolve().parent
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+SCREENSHOT_DIR = Path(os.environ.get("GRIDSCOPE_SCREENSHOTS", HERE.parents[1] / "build" / "screenshots"))
+
+
+@pytest.fixture(scope="session")
+def node_project():
+    for tool in ("node", "npm"):
+        if shutil.which(tool) is None:
+            pytest.fail(f"{tool} is missing: install Debian's nodejs and npm (Makefile TEST_DEB_PACKAGES)")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (Makefile TEST_DEB_PACKAGES)")
+    if not (HERE / "node_modules" / "playwright-core").is_dir():
+        proc = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=HERE, capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            pytest.fail(f"npm ci failed in {HERE}:\n{proc.stderr[-2000:]}")
+    return HERE
+
+
+def run_check(node_project, mode, url, arg):
+    proc = subprocess.run(["node", "browser_check.mjs", mode, url, str(arg)], cwd=node_project,
+                          capture_output=True, text=True, timeout=240, env={**os.environ, "CHROMIUM": CHROMIUM})
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["ok"], report.get("error")
+    return report
+
+
+def is_yellow(px):
+    return abs(px[0] - 255) < 8 and abs(px[1] - 212) < 8 and abs(px[2]) < 8
+
+
+def test_click_pattern_highlights_instances(node_project, demo_run):
+    import pandas as pd
+    from matplotlib import image
+
+    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+    shot = SCREENSHOT_DIR / "viewer-late-sender.png"
+    shot.unlink(missing_ok=True)
+    proc, url = start_view(demo_run)
+    try:
+        report = run_check(node_project, "main", url, shot)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    waits = pd.read_parquet(demo_run / "waitstates.parquet")
+    late = waits[waits.pattern == "late_sender"]
+    assert not report["page_errors"] and not report["console_errors"] and not report["dialogs"]
+    # the clicked metric is selected and the timeline highlights exactly that pattern
+    assert report["metric_selected"] == "true"
+    assert report["highlight_attr"] == "late_sender"
+    assert report["instances_text"].startswith(f"{len(late)} instances of late_sender")
+    # the instance's box was not yellow before the click and is yellow after it
+    assert report["before_is_highlight"] == 0
+    assert report["after_is_highlight"] == len(report["after"]) == 6
+    # over the whole run every late-sender instance is drawn highlighted, the grid child only grid ones
+    assert report["highlighted_whole_run"] == len(late)
+    assert report["grid_only_count"] == int((late["class"] == "grid").sum())
+    assert report["matrix_cells"] and all(report["matrix_cells"])
+    assert report["focus_attr"] == "main/MPI_Recv (inclusive)" and report["focus_count"] == 1
+    # the screenshot exists and is not blank
+    pixels = image.imread(shot)
+    assert pixels.shape[0] > 500 and pixels.shape[1] > 1000
+    assert float(np.std(pixels[..., :3])) > 0.05
+    yellow = (np.abs(pixels[..., 0] - 1.0) < 0.03) & (np.abs(pixels[..., 1] - 212 / 255) < 0.03) & (pixels[..., 2] < 0.03)
+    assert yellow.sum() > 20  # the highlighted instances are visible in the screenshot
+
+
+def test_trace_names_are_shown_not_run(node_project, xss_run):
+    proc, url = start_view(xss_run)
+    try:
+        report = run_check(node_project, "xss", url, XSS_NAME)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert report["name_shown"], report["call_labels"]
+    assert report["img_elements"] == 0 and report["img_elements_after_hover"] == 0
+    assert report["dialogs"] == [] and report["xss_flag"] is False
+    assert not report["page_errors"]

@@ -1,0 +1,189 @@
+// gridscope view: wires the panes, the timeline and the tabs together.
+import { get } from './api.js';
+import { renderComm, renderP2pTable } from './comm.js';
+import { CubeBrowser } from './cube.js';
+import { clear, el, table } from './dom.js';
+import { ns, seconds } from './format.js';
+import { isSplitParent, patternColour, patternOfMetric, patternsInSubtree } from './patterns.js';
+import { CATEGORY_COLOURS, Timeline } from './timeline.js';
+
+const $ = (id) => document.getElementById(id);
+const state = { meta: null, timeline: null, cube: null, window: null, selected: [] };
+
+function status(text, error = false) {
+  $('status').textContent = text;
+  $('status').classList.toggle('error', error);
+}
+
+function setupTabs() {
+  for (const button of document.querySelectorAll('#tabs button')) {
+    button.addEventListener('click', () => {
+      for (const b of document.querySelectorAll('#tabs button')) b.setAttribute('aria-selected', String(b === button));
+      for (const s of document.querySelectorAll('.tab')) s.hidden = s.id !== `tab-${button.dataset.tab}`;
+      if (button.dataset.tab === 'comm') updateComm();
+    });
+  }
+}
+
+function legend() {
+  const box = clear($('legend'));
+  state.meta.categories.forEach((name, i) => {
+    if (CATEGORY_COLOURS[i]) box.append(el('span', {}, el('i', { style: { background: CATEGORY_COLOURS[i] } }), name));
+  });
+  box.append(el('span', {}, el('i', { style: { background: '#141414', height: '2px' } }), 'message'));
+  box.append(el('span', {}, el('i', { style: { background: '#1f6feb', height: '3px' } }), 'message between metahosts'));
+}
+
+// ------------------------------------------------------------------ wait states
+function patternChips() {
+  const box = clear($('pattern-chips'));
+  const counts = (state.meta.summary && state.meta.summary.patterns) || {};
+  state.meta.patterns.forEach((p, i) => {
+    const s = counts[p];
+    const extra = s ? ` grid ${seconds(s.grid || 0)} · local ${seconds(s.local || 0)}` : '';
+    box.append(el('button', {
+      class: 'chip', 'data-pattern': p, 'aria-pressed': 'false', title: `highlight every ${p} instance`,
+      onclick: () => select([{ pattern: p, klass: null }]),
+    }, el('i', { style: { background: patternColour(i) } }), p, el('span', { class: 'muted', text: extra })));
+  });
+  if (!state.meta.patterns.length) box.append(el('span', { class: 'muted', text: 'no wait states in this run' }));
+}
+
+async function select(list) {
+  state.selected = list;
+  for (const chip of document.querySelectorAll('#pattern-chips .chip')) {
+    chip.setAttribute('aria-pressed', String(list.some((h) => h.pattern === chip.dataset.pattern)));
+  }
+  if (state.timeline) state.timeline.setHighlight(list);
+  const box = clear($('instances'));
+  box.dataset.patterns = list.map((h) => h.pattern).join(',');
+  if (!list.length) return;
+  const parts = await Promise.all(list.map((h) => get('/api/waitstates', { pattern: h.pattern, class: h.klass || undefined, limit: 100 })));
+  if (state.selected !== list) return;
+  const total = parts.reduce((a, p) => a + p.total, 0);
+  const severity = parts.reduce((a, p) => a + p.total_severity_s, 0);
+  const names = list.map((h) => (h.klass ? `${h.pattern} (${h.klass})` : h.pattern)).join(', ');
+  box.append(el('p', { id: 'instances-summary', text: `${total} instances of ${names}, ${seconds(severity)} in total; the largest (click to zoom):` }));
+  const rows = parts.flatMap((p) => p.instances.map((x) => ({ ...x, pattern: p.pattern })))
+    .sort((a, b) => b.severity_s - a.severity_s).slice(0, 100);
+  box.append(table(
+    [{ label: 'pattern', text: true }, { label: 'class', text: true }, 'rank', 'start', 'waiting', { label: 'call path', text: true }],
+    rows.map((x) => [x.pattern, x.class, x.rank, ns(x.start_ns), seconds(x.severity_s), x.callpath]),
+    { onRowClick: (i) => zoomTo(rows[i]) },
+  ));
+}
+
+function zoomTo(instance) {
+  if (!state.timeline) return;
+  const span = Math.max(instance.end_ns - instance.start_ns, 1000);
+  state.timeline.setWindow(instance.start_ns - span, instance.end_ns + span);
+  const y = state.timeline.yOf(instance.row);
+  if (y !== undefined) $('timeline-wrap').scrollTop = Math.max(0, y - 60);
+}
+
+// ------------------------------------------------------------------ summary tab
+function renderSummary() {
+  const s = state.meta.summary || {};
+  const box = clear($('summary-view'));
+  const facts = [
+    ['run', state.meta.run], ['ranks', s.ranks], ['metahosts', s.metahosts ? Object.entries(s.metahosts).map(([k, v]) => `${k} (${v})`).join(', ') : ''],
+    ['events', s.events], ['total time', s.total_time_s !== undefined ? seconds(s.total_time_s) : ''],
+    ['MPI time', s.mpi_time_s !== undefined ? seconds(s.mpi_time_s) : ''], ['clock violations', s.clock_violations],
+    ['trace', s.trace || '(none)'],
+  ];
+  box.append(el('h2', { text: state.meta.diff ? 'Difference experiment' : 'Run' }),
+    table([{ label: '', text: true }, { label: '', text: true }], facts.map(([k, v]) => [k, v ?? ''])));
+  const patterns = s.patterns || {};
+  const cls = (v) => ({ text: seconds(v), cls: state.meta.diff ? (v > 0 ? 'pos' : v < 0 ? 'neg' : '') : '' });
+  box.append(el('h2', { text: 'Wait states (seconds summed over ranks)' }),
+    table([{ label: 'pattern', text: true }, 'grid', 'local', 'total'],
+      Object.entries(patterns).map(([p, v]) => [p, cls(v.grid || 0), cls(v.local || 0), cls((v.grid || 0) + (v.local || 0))])));
+  if (Array.isArray(s.by_metahost) && s.by_metahost.length) {
+    box.append(el('h2', { text: 'Wait states by metahost' }),
+      table([{ label: 'pattern', text: true }, { label: 'class', text: true }, { label: 'metahost', text: true }, 'seconds'],
+        s.by_metahost.map((r) => [r.pattern, r.class, r.metahost, cls(r.seconds || 0)])));
+  }
+}
+
+// ------------------------------------------------------------------ communication tab
+async function updateComm() {
+  if (!state.meta.has_trace) {
+    clear($('comm-view')).append(el('p', { class: 'muted', text: 'this run has no trace: no message matrix' }));
+    return;
+  }
+  try {
+    await renderComm($('comm-view'), $('comm-total'), {
+      level: $('comm-level').value, show: $('comm-value').value,
+      window: $('comm-window').checked ? state.window : null,
+    });
+  } catch (err) { status(`communication matrix: ${err.message}`, true); }
+}
+
+// ------------------------------------------------------------------ boot
+async function boot() {
+  setupTabs();
+  let meta;
+  try { meta = await get('/api/meta'); } catch (err) { status(`cannot load the run: ${err.message}`, true); return; }
+  state.meta = meta;
+  $('run-name').textContent = meta.run;
+  document.title = `gridscope · ${meta.run}`;
+  $('diff-badge').hidden = !meta.diff;
+  const downloads = clear($('downloads'));
+  for (const f of meta.downloads) downloads.append(el('a', { href: `/files/${encodeURIComponent(f)}`, download: f, text: f }));
+  legend();
+  patternChips();
+  renderSummary();
+  renderP2pTable($('p2p-table'), (meta.summary || {}).p2p);
+  for (const id of ['comm-level', 'comm-window', 'comm-value']) $(id).addEventListener('change', updateComm);
+
+  if (meta.has_trace) {
+    state.timeline = new Timeline({
+      canvas: $('timeline'), wrap: $('timeline-wrap'), tooltip: $('tooltip'), meta,
+      onWindow: (a, b) => {
+        state.window = [a, b];
+        $('window-label').textContent = `${ns(a)} – ${ns(b)} (${ns(b - a)} shown)`;
+      },
+    });
+    state.window = [...state.timeline.full];
+    $('window-label').textContent = `${ns(state.window[0])} – ${ns(state.window[1])}`;
+    $('zoom-in').addEventListener('click', () => state.timeline.zoom(0.5));
+    $('zoom-out').addEventListener('click', () => state.timeline.zoom(2));
+    $('zoom-reset').addEventListener('click', () => state.timeline.reset());
+    state.timeline.refresh();
+    window.__gridscope = { timeline: state.timeline };
+  } else {
+    $('timeline-wrap').hidden = true;
+    document.querySelector('#timeline-panel .toolbar').hidden = true;
+    $('pattern-chips').hidden = true;
+    $('instances').append(el('p', { class: 'muted', text: meta.trace_problem || 'this run names no trace, so there is no timeline' }));
+  }
+
+  if (meta.has_profile) {
+    try {
+      const profile = await get('/api/profile');
+      const byId = profile.metrics;
+      const children = byId.map(() => []);
+      byId.forEach((m) => { if (m.parent >= 0) children[m.parent].push(m.id); });
+      state.cube = new CubeBrowser(profile, {
+        tags: (metric) => {
+          const hit = patternOfMetric(metric, byId, meta.patterns);
+          return hit && hit.klass ? { klass: hit.klass, text: hit.klass } : null;
+        },
+        onMetricSelected: (id) => select(patternsInSubtree(id, byId, children, meta.patterns)),
+        onCallpathSelected: (path, inclusive) => { if (state.timeline) state.timeline.setFocus(path, inclusive); },
+      });
+      // open the metric tree down to the patterns; a pattern stays closed (inclusive of grid + local)
+      for (const m of byId) {
+        if (children[m.id].length && !isSplitParent(m.id, byId, children)) state.cube.openMetrics.add(m.id);
+      }
+      state.cube.mount($('metric-tree'), $('call-tree'), $('system-tree'));
+    } catch (err) { status(`cannot load the profile: ${err.message}`, true); }
+  } else {
+    $('panes').hidden = true;
+  }
+  status(meta.has_trace ? `${meta.events.toLocaleString('en')} events, ${meta.rows.length} locations; wheel or +/− to zoom, drag or ←/→ to pan, double-click or 0 for the whole run`
+    : (meta.trace_problem || ''));
+  document.body.dataset.ready = '1';
+}
+
+boot();

@@ -1,0 +1,403 @@
+// Vampir-like timeline on a canvas: one row per location grouped by metahost, MPI time
+// coloured, messages as lines (cross-metahost ones blue and thicker), wait states as
+// bands coloured by pattern; a highlighted pattern is drawn full height in yellow.
+// The server sends a level-of-detail summary of the visible window only (/api/timeline).
+import { get } from './api.js';
+import { ns } from './format.js';
+import { patternColour } from './patterns.js';
+
+export const CATEGORY_COLOURS = [null, '#74c476', '#e31a1c', '#fd8d3c', '#99000d', '#f768a1', '#807dba', '#6baed6'];
+const HIGHLIGHT = '#ffd400';
+const GUTTER = 150;
+const GROUP_HEADER = 16;
+const AXIS = 20;  // time ruler at the top
+const MSG_LOCAL = 'rgba(20,20,20,0.65)';
+const MSG_GRID = '#1f6feb';
+
+export class Timeline {
+  constructor({ canvas, wrap, tooltip, meta, onWindow }) {
+    this.canvas = canvas;
+    this.wrap = wrap;
+    this.tooltip = tooltip;
+    this.meta = meta;
+    this.onWindow = onWindow || (() => {});
+    this.full = [meta.start_ns, Math.max(meta.duration_ns, meta.start_ns + 1)];
+    [this.t0, this.t1] = this.full;
+    this.highlight = [];
+    this.data = null;
+    this.seq = 0;
+    this.layoutRows();
+    this.names = this.callpathNames();
+    this.bindEvents();
+    new ResizeObserver(() => this.refresh()).observe(this.wrap);
+  }
+
+  // ------------------------------------------------------------- geometry
+  layoutRows() {
+    const rows = this.meta.rows;
+    const groups = [];
+    rows.forEach((r, i) => {
+      if (!groups.length || groups[groups.length - 1].metahost !== r.metahost) groups.push({ metahost: r.metahost, first: i, last: i });
+      groups[groups.length - 1].last = i;
+    });
+    this.groups = groups;
+    const avail = Math.max(120, this.wrap.clientHeight - groups.length * GROUP_HEADER - AXIS - 4);
+    this.rowH = Math.max(3, Math.min(22, Math.floor(avail / Math.max(rows.length, 1))));
+    this.rowY = new Array(rows.length);
+    let y = AXIS;
+    for (const g of groups) {
+      g.y = y;
+      y += GROUP_HEADER;
+      for (let i = g.first; i <= g.last; i += 1) { this.rowY[i] = y; y += this.rowH; }
+    }
+    this.height = y + 2;
+  }
+
+  plotWidth() { return Math.max(50, this.wrap.clientWidth - GUTTER - 2); }
+  xOf(t) { return GUTTER + ((t - this.t0) / (this.t1 - this.t0)) * this.plotWidth(); }
+  tOf(x) { return this.t0 + ((x - GUTTER) / this.plotWidth()) * (this.t1 - this.t0); }
+  yOf(row) { return this.rowY[row]; }
+
+  rowAt(y) {
+    for (let i = 0; i < this.rowY.length; i += 1) if (y >= this.rowY[i] && y < this.rowY[i] + this.rowH) return i;
+    return -1;
+  }
+
+  visibleRows() {
+    const top = this.wrap.scrollTop;
+    const bottom = top + this.wrap.clientHeight;
+    let r0 = 0;
+    while (r0 < this.rowY.length && this.rowY[r0] + this.rowH < top) r0 += 1;
+    let r1 = r0;
+    while (r1 < this.rowY.length && this.rowY[r1] <= bottom) r1 += 1;
+    return [Math.max(0, r0 - 8), Math.min(this.rowY.length, r1 + 8)];
+  }
+
+  callpathNames() {
+    const { parent, region } = this.meta.callpaths;
+    const names = [];
+    for (let i = 0; i < parent.length; i += 1) {
+      const reg = this.meta.regions[String(region[i])];
+      const name = reg ? reg.name : `region ${region[i]}`;
+      names.push(parent[i] < 0 ? name : `${names[parent[i]]}/${name}`);
+    }
+    return names;
+  }
+
+  // ------------------------------------------------------------- window
+  setWindow(t0, t1) {
+    const [lo, hi] = this.full;
+    let a = Math.round(t0), b = Math.round(t1);
+    const minSpan = 100;
+    if (b - a < minSpan) { const mid = (a + b) / 2; a = Math.round(mid - minSpan / 2); b = a + minSpan; }
+    if (b - a > hi - lo) { a = lo; b = hi; }
+    if (a < lo) { b += lo - a; a = lo; }
+    if (b > hi) { a -= b - hi; b = hi; }
+    this.t0 = a; this.t1 = b;
+    this.onWindow(a, b);
+    this.refresh();
+  }
+
+  zoom(factor, atT) {
+    const t = atT ?? (this.t0 + this.t1) / 2;
+    this.setWindow(t - (t - this.t0) * factor, t + (this.t1 - t) * factor);
+  }
+
+  reset() { this.setWindow(...this.full); }
+
+  setHighlight(list) {
+    this.highlight = list;
+    this.canvas.dataset.highlight = list.map((h) => (h.klass ? `${h.pattern}:${h.klass}` : h.pattern)).join(',');
+    this.draw();
+  }
+
+  // Show one call path (and, inclusive, its callees) in full colour, fade the rest.
+  setFocus(path, inclusive) {
+    this.focus = null;
+    if (path) {
+      this.focus = new Set();
+      this.names.forEach((name, cp) => {
+        if (name === path || (inclusive && name.startsWith(`${path}/`))) this.focus.add(cp);
+      });
+    }
+    this.canvas.dataset.focus = path ? `${path}${inclusive ? ' (inclusive)' : ''}` : '';
+    this.canvas.dataset.focusCount = String(this.focus ? this.focus.size : 0);
+    this.draw();
+  }
+
+  isHighlighted(patternIndex, klassIndex) {
+    const pattern = this.meta.patterns[patternIndex];
+    const klass = this.meta.classes[klassIndex];
+    return this.highlight.some((h) => h.pattern === pattern && (h.klass === null || h.klass === klass));
+  }
+
+  // ------------------------------------------------------------- data
+  refresh() {
+    this.canvas.dataset.ready = '0';  // until the picture of the new window is drawn
+    clearTimeout(this.pending);
+    this.pending = setTimeout(() => this.fetch(), 40);
+  }
+
+  async fetch() {
+    const ticket = ++this.seq;
+    this.canvas.dataset.ready = '0';
+    const [r0, r1] = this.visibleRows();
+    const width = Math.round(this.plotWidth());
+    try {
+      const data = await get('/api/timeline', { t0: this.t0, t1: this.t1, width, r0, r1 });
+      if (ticket !== this.seq) return;
+      this.data = data;
+      this.draw();
+    } catch (err) {
+      this.canvas.dataset.error = err.message;
+    }
+  }
+
+  // ------------------------------------------------------------- drawing
+  draw() {
+    const dpr = window.devicePixelRatio || 1;
+    const width = this.wrap.clientWidth;
+    const height = this.height;
+    if (this.canvas.width !== Math.round(width * dpr) || this.canvas.height !== Math.round(height * dpr)) {
+      this.canvas.width = Math.round(width * dpr);
+      this.canvas.height = Math.round(height * dpr);
+      this.canvas.style.width = `${width}px`;
+      this.canvas.style.height = `${height}px`;
+    }
+    const ctx = this.canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = '#ffffff';
+    ctx.fillRect(0, 0, width, height);
+    this.drawLabels(ctx, width);
+    this.drawAxis(ctx, width);
+    let highlighted = 0;
+    if (this.data && this.data.t0 === this.t0 && this.data.t1 === this.t1) {
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(GUTTER, 0, this.plotWidth(), height);
+      ctx.clip();
+      this.drawRows(ctx);
+      highlighted = this.drawWaits(ctx);
+      this.drawMessages(ctx);
+      ctx.restore();
+    }
+    const current = this.data && this.data.t0 === this.t0 && this.data.t1 === this.t1;
+    this.canvas.dataset.highlighted = String(highlighted);
+    this.canvas.dataset.ready = current ? '1' : '0';
+    this.canvas.dataset.window = `${this.t0},${this.t1}`;
+  }
+
+  drawLabels(ctx, width) {
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    for (const g of this.groups) {
+      ctx.fillStyle = '#eef1f6';
+      ctx.fillRect(0, g.y, width, GROUP_HEADER);
+      ctx.fillStyle = '#1d1d1f';
+      ctx.font = 'bold 11px system-ui, sans-serif';
+      ctx.fillText(this.fit(ctx, `${g.metahost}  (${g.last - g.first + 1})`, width - 8), 4, g.y + GROUP_HEADER / 2);
+      ctx.font = '11px system-ui, sans-serif';
+    }
+    if (this.rowH >= 9) {
+      ctx.fillStyle = '#333';
+      this.meta.rows.forEach((r, i) => ctx.fillText(this.fit(ctx, r.label, GUTTER - 8), 6, this.rowY[i] + this.rowH / 2));
+    }
+    ctx.strokeStyle = '#d9d9de';
+    ctx.beginPath();
+    ctx.moveTo(GUTTER - 0.5, 0);
+    ctx.lineTo(GUTTER - 0.5, this.height);
+    ctx.stroke();
+  }
+
+  // Ticks at 1, 2 or 5 x 10^k ns, about one per 110 px, labelled relative to the run start.
+  drawAxis(ctx, width) {
+    const span = this.t1 - this.t0;
+    const raw = (span / this.plotWidth()) * 110;
+    const pow = 10 ** Math.floor(Math.log10(Math.max(raw, 1)));
+    const step = [1, 2, 5, 10].map((m) => m * pow).find((v) => v >= raw) || 10 * pow;
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, width, AXIS);
+    ctx.strokeStyle = '#9a9aa0';
+    ctx.fillStyle = '#444';
+    ctx.font = '10px system-ui, sans-serif';
+    ctx.textBaseline = 'top';
+    ctx.beginPath();
+    for (let t = Math.ceil(this.t0 / step) * step; t <= this.t1; t += step) {
+      const x = Math.round(this.xOf(t)) + 0.5;
+      ctx.moveTo(x, AXIS - 6);
+      ctx.lineTo(x, AXIS);
+      ctx.fillText(ns(t), x + 2, 3);
+    }
+    ctx.moveTo(GUTTER, AXIS - 0.5);
+    ctx.lineTo(width, AXIS - 0.5);
+    ctx.stroke();
+    ctx.textBaseline = 'middle';
+  }
+
+  fit(ctx, text, maxWidth) {
+    if (ctx.measureText(text).width <= maxWidth) return text;
+    let s = text;
+    while (s.length > 1 && ctx.measureText(`${s}…`).width > maxWidth) s = s.slice(0, -1);
+    return `${s}…`;
+  }
+
+  colourOfCp(cp) {
+    return cp >= 0 ? CATEGORY_COLOURS[this.meta.callpaths.category[cp]] : null;
+  }
+
+  drawRows(ctx) {
+    const h = Math.max(1, this.rowH - (this.rowH > 4 ? 1 : 0));
+    const faded = (cp) => this.focus && !this.focus.has(cp);
+    const px = this.plotWidth() / this.data.width;
+    for (const row of this.data.rows) {
+      const y = this.rowY[row.row];
+      if (row.exact) {
+        for (let i = 0; i < row.cp.length; i += 1) {
+          const colour = this.colourOfCp(row.cp[i]);
+          if (!colour) continue;
+          const x0 = this.xOf(row.start[i]);
+          const x1 = this.xOf(row.end[i]);
+          ctx.globalAlpha = faded(row.cp[i]) ? 0.18 : 1;
+          ctx.fillStyle = colour;
+          ctx.fillRect(x0, y, Math.max(x1 - x0, 0.6), h);
+        }
+      } else {
+        for (let i = 0; i < row.cp.length; i += 1) {
+          const cp = row.cp[i];
+          const mpi = row.mpi[i] / 1000;
+          let colour;
+          const cat = cp >= 0 ? this.meta.callpaths.category[cp] : 0;
+          const isMpi = cat >= 2 && cat <= 6;
+          if (mpi >= 0.5) colour = isMpi ? CATEGORY_COLOURS[cat] : CATEGORY_COLOURS[2];
+          else if (cp >= 0) colour = isMpi ? CATEGORY_COLOURS[1] : CATEGORY_COLOURS[cat];
+          else if (mpi > 0) colour = CATEGORY_COLOURS[2];
+          if (!colour) continue;
+          ctx.globalAlpha = faded(cp) ? 0.18 : 1;
+          ctx.fillStyle = colour;
+          ctx.fillRect(GUTTER + i * px, y, px + 0.3, h);
+        }
+      }
+    }
+    ctx.globalAlpha = 1;
+  }
+
+  drawWaits(ctx) {
+    const w = this.data.waits;
+    const active = this.highlight.length > 0;
+    let count = 0;
+    const later = [];
+    for (let i = 0; i < w.row.length; i += 1) {
+      const y = this.rowY[w.row[i]];
+      if (y === undefined) continue;
+      const x0 = this.xOf(w.start[i]);
+      const x1 = Math.max(this.xOf(w.end[i]), x0 + 2);
+      if (active && this.isHighlighted(w.pattern[i], w.klass[i])) { later.push([x0, x1, y]); count += w.count[i]; continue; }
+      ctx.fillStyle = active ? 'rgba(120,120,120,0.35)' : patternColour(w.pattern[i]);
+      const band = Math.max(2, Math.round(this.rowH * 0.45));
+      ctx.fillRect(x0, y + this.rowH - band - 1, x1 - x0, band);
+    }
+    for (const [x0, x1, y] of later) {  // highlighted last, so nothing covers them
+      ctx.fillStyle = HIGHLIGHT;
+      ctx.fillRect(x0, y, x1 - x0, this.rowH - 1);
+      if (this.rowH >= 6) {
+        ctx.strokeStyle = '#000';
+        ctx.lineWidth = 1;
+        ctx.strokeRect(x0 + 0.5, y + 0.5, Math.max(x1 - x0 - 1, 1), this.rowH - 2);
+      }
+    }
+    return count;
+  }
+
+  drawMessages(ctx) {
+    const m = this.data.messages;
+    const crowded = m.from.length > 400;  // many lines: lighter, so the rows stay readable
+    for (let i = 0; i < m.from.length; i += 1) {
+      const ya = this.rowY[m.from[i]];
+      const yb = this.rowY[m.to[i]];
+      if (ya === undefined || yb === undefined) continue;
+      ctx.strokeStyle = m.grid[i] ? (crowded ? 'rgba(31,111,235,0.35)' : MSG_GRID) : (crowded ? 'rgba(20,20,20,0.25)' : MSG_LOCAL);
+      ctx.lineWidth = m.grid[i] && !crowded ? 2 : 1;
+      ctx.beginPath();
+      ctx.moveTo(this.xOf(m.ts[i]), ya + this.rowH / 2);
+      ctx.lineTo(this.xOf(m.tr[i]), yb + this.rowH / 2);
+      ctx.stroke();
+    }
+  }
+
+  // pixel colour at CSS coordinates (tests and debugging)
+  pixelAt(x, y) {
+    const dpr = window.devicePixelRatio || 1;
+    return Array.from(this.canvas.getContext('2d').getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data);
+  }
+
+  // ------------------------------------------------------------- interaction
+  describe(x, y) {
+    const row = this.rowAt(y);
+    if (row < 0 || x < GUTTER || !this.data) return null;
+    const r = this.meta.rows[row];
+    const t = this.tOf(x);
+    const lines = [`${r.label} — ${r.metahost} / ${r.node}`, `t = ${ns(t)}`];
+    const detail = this.data.rows.find((d) => d.row === row);
+    if (detail) {
+      let cp = -1;
+      if (detail.exact) {
+        for (let i = 0; i < detail.cp.length; i += 1) if (detail.start[i] <= t && t < detail.end[i]) { cp = detail.cp[i]; if (detail.end[i] - detail.start[i] >= 0) lines.push(`duration ${ns(detail.end[i] - detail.start[i])}`); break; }
+      } else {
+        const i = Math.floor(((t - this.t0) / (this.t1 - this.t0)) * detail.cp.length);
+        if (i >= 0 && i < detail.cp.length) { cp = detail.cp[i]; lines.push(`MPI share of this pixel: ${(detail.mpi[i] / 10).toFixed(1)} %`); }
+      }
+      if (cp >= 0) lines.splice(2, 0, this.names[cp]);
+    }
+    const w = this.data.waits;
+    for (let i = 0; i < w.row.length; i += 1) {
+      if (w.row[i] === row && w.start[i] <= t && t <= w.end[i]) {
+        lines.push(`wait state: ${this.meta.patterns[w.pattern[i]]} (${this.meta.classes[w.klass[i]]}), ${ns(w.end[i] - w.start[i])}${w.count[i] > 1 ? ` ×${w.count[i]}` : ''}`);
+      }
+    }
+    return lines.join('\n');
+  }
+
+  bindEvents() {
+    const c = this.canvas;
+    c.addEventListener('wheel', (e) => {
+      if (e.ctrlKey || Math.abs(e.deltaY) < Math.abs(e.deltaX)) return;
+      if (e.shiftKey) return;  // shift+wheel scrolls the rows
+      e.preventDefault();
+      const rect = c.getBoundingClientRect();
+      const x = e.clientX - rect.left;
+      this.zoom(e.deltaY < 0 ? 0.8 : 1.25, x > GUTTER ? this.tOf(x) : undefined);
+    }, { passive: false });
+    let drag = null;
+    c.addEventListener('mousedown', (e) => { drag = { x: e.clientX, t0: this.t0, t1: this.t1 }; });
+    window.addEventListener('mouseup', () => { drag = null; });
+    c.addEventListener('dblclick', () => this.reset());
+    c.addEventListener('mousemove', (e) => {
+      const rect = c.getBoundingClientRect();
+      if (drag && e.buttons === 1) {
+        const dt = ((e.clientX - drag.x) / this.plotWidth()) * (drag.t1 - drag.t0);
+        if (Math.abs(e.clientX - drag.x) > 2) this.setWindow(drag.t0 - dt, drag.t1 - dt);
+        this.tooltip.hidden = true;
+        return;
+      }
+      const text = this.describe(e.clientX - rect.left, e.clientY - rect.top);
+      if (!text) { this.tooltip.hidden = true; return; }
+      this.tooltip.textContent = text;
+      this.tooltip.hidden = false;
+      this.tooltip.style.left = `${e.clientX + 14}px`;
+      this.tooltip.style.top = `${e.clientY + 14}px`;
+    });
+    c.addEventListener('mouseleave', () => { this.tooltip.hidden = true; });
+    this.wrap.addEventListener('scroll', () => this.refresh());
+    window.addEventListener('keydown', (e) => {  // + - 0 and arrows, unless typing in a field
+      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || this.wrap.offsetParent === null) return;
+      const span = this.t1 - this.t0;
+      if (e.key === '+' || e.key === '=') this.zoom(0.5);
+      else if (e.key === '-') this.zoom(2);
+      else if (e.key === '0') this.reset();
+      else if (e.key === 'ArrowLeft') this.setWindow(this.t0 - span / 4, this.t1 - span / 4);
+      else if (e.key === 'ArrowRight') this.setWindow(this.t0 + span / 4, this.t1 + span / 4);
+      else return;
+      e.preventDefault();
+    });
+  }
+}
