@@ -135,7 +135,7 @@ int run(const Options& o, gs::Transport& t) {
   gs::ClcStats clc;
   if (o.time_correct) clc = gs::correct_clocks(defs, data, t, o.clc);
 
-  gs::WaitWriter waits(o.out + "/waits." + std::to_string(me) + ".bin");
+  gs::WaitWriter waits(o.out + "/waits." + std::to_string(me));
   gs::ReplayResult res = gs::replay(defs, data, t, waits);
   waits.close();
   double replay_s = seconds_since(t0) - read_s;

@@ -55,7 +55,7 @@ struct LocState {
   RequestTable<int64_t> irecv_req;
   RequestTable<uint32_t> isend_req;
   std::unordered_map<uint32_t, uint32_t> coll_seq;
-  uint32_t instances = 0;  // wraps after 4 G region visits; only equality of neighbours matters
+  uint32_t instances = 0;  // wraps (RecvRec keeps 31 bits); only equality of neighbours matters
   std::string error;
 
   int64_t ts(OTF2_TimeStamp t) const { return int64_t(t - d->global_offset); }
@@ -168,7 +168,7 @@ OTF2_CallbackCode add_recv(LocState* s, OTF2_TimeStamp t, uint32_t sender, OTF2_
   RecvRec r{};
   r.src = src; r.dst = s->rank; r.comm = comm; r.tag = tag;
   r.cp = f.cp; r.enter = f.enter; r.leave = s->ts(t); r.evt = r.leave; r.req_enter = f.enter;
-  r.bytes = len; r.instance = f.instance;
+  r.bytes = len; r.instance = f.instance & 0x7fffffffu;
   r.is_test = s->d->regions[s->out->tree.nodes[f.cp].region].is_test;
   if (has_req) {
     int64_t posted;

@@ -23,10 +23,11 @@ struct SendRec {
 struct RecvRec {
   uint32_t src, dst, comm, tag;
   uint32_t cp;                   // call path of the receive-completing region
+  // region instance (a Waitall groups several receives; wraps, only neighbours are
+  // compared); the flag shares its word so the record stays 64 bytes
+  uint32_t instance : 31, is_test : 1;
   int64_t enter, leave, evt, req_enter;
   uint64_t bytes;
-  uint32_t instance;             // region instance (a Waitall groups several receives)
-  uint8_t is_test;
 };
 
 struct CollRec {
@@ -40,8 +41,23 @@ struct CollRec {
 // them by region-name path).
 struct CallTree {
   struct Node { uint32_t parent, region, first_child, next_sibling; };
-  std::vector<Node> nodes;
+  // Call path of `region` entered from `parent`. A small direct-mapped cache in front of
+  // the sibling lists makes the common case one probe (loops re-enter the same children).
   uint32_t child(uint32_t parent, uint32_t region) {
+    Slot& slot = cache_[(parent * 0x9E3779B1u ^ region * 0x85EBCA77u) >> (32 - kCacheBits)];
+    if (slot.id != kNone && slot.parent == parent && slot.region == region) return slot.id;
+    uint32_t id = find_or_add(parent, region);
+    slot = {parent, region, id};
+    return id;
+  }
+  std::vector<Node> nodes;
+
+ private:
+  struct Slot { uint32_t parent = kNone, region = kNone, id = kNone; };
+  static constexpr int kCacheBits = 10;
+  Slot cache_[1 << kCacheBits];
+
+  uint32_t find_or_add(uint32_t parent, uint32_t region) {
     uint32_t first = parent == kNone ? roots : nodes[parent].first_child;
     for (uint32_t c = first; c != kNone; c = nodes[c].next_sibling)
       if (nodes[c].region == region) return c;
@@ -70,7 +86,7 @@ enum : uint8_t { CLS_LOCAL = 0, CLS_GRID = 1, CLS_NONE = 2 };
 struct SevRow { uint16_t metric; uint8_t cls; uint8_t pad; uint32_t cp; uint32_t rank; uint32_t pad2; double value; };
 struct WaitRow { uint16_t metric; uint8_t cls; uint8_t pad; uint32_t cp; uint32_t rank; uint32_t pad2; double start, end; };
 struct PairRow { uint32_t from, to; uint64_t bytes, messages; double max_rate, min_duration; };
-static_assert(sizeof(SendRec) == 64 && sizeof(RecvRec) == 72, "compact records");
+static_assert(sizeof(SendRec) == 64 && sizeof(RecvRec) == 64, "compact records");
 static_assert(sizeof(SevRow) == 24 && sizeof(WaitRow) == 32 && sizeof(PairRow) == 40, "row layout");
 
 }  // namespace gs

@@ -134,6 +134,13 @@ void sender_side(const Defs& d, LocalData& data, const PostedList& posted, Accum
   }
 }
 
+template <class Recs, class Owner>
+void reserve_exact(std::vector<Bytes>& out, const Recs& recs, Owner owner, size_t size) {
+  std::vector<size_t> n(out.size(), 0);
+  for (const auto& r : recs) n[owner(r)]++;
+  for (size_t p = 0; p < out.size(); ++p) out[p].reserve(n[p] * size);
+}
+
 void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {
   const int P = t.size();
   const uint32_t N = d.ranks();
@@ -143,13 +150,14 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
     return;
   }
   // Senders tell the receivers' owners when each send started ...
+  // (buffers sized exactly first: growing them would copy and touch fresh pages twice)
   std::vector<Bytes> out(P);
-  for (auto& b : out) b.reserve(data.sends.size() * sizeof(SendMsg) / P + 64);
+  reserve_exact(out, data.sends, [&](const SendRec& s) { return owner_of(s.dst, N, P); }, sizeof(SendMsg));
   for (auto& s : data.sends)
     append(out[owner_of(s.dst, N, P)], SendMsg{s.src, s.dst, s.comm, s.tag, s.enter, s.evt, s.bytes});
   receiver_side(d, data, unpack<SendMsg>(t.exchange(out)), res, acc);
   // ... and receivers tell the senders' owners when each receive was posted.
-  for (auto& b : out) b.reserve(data.recvs.size() * sizeof(RecvMsg) / P + 64);
+  reserve_exact(out, data.recvs, [&](const RecvRec& r) { return owner_of(r.src, N, P); }, sizeof(RecvMsg));
   for (auto& r : data.recvs)
     append(out[owner_of(r.src, N, P)], RecvMsg{r.src, r.dst, r.comm, r.tag, r.req_enter});
   sender_side(d, data, unpack<RecvMsg>(t.exchange(out)), acc);
@@ -226,49 +234,58 @@ uint32_t owner_of(uint32_t rank, uint32_t ranks, int processes) {
   return uint32_t(uint64_t(rank) * uint64_t(processes) / ranks);
 }
 
-WaitWriter::WaitWriter(const std::string& path) : path_(path) {
-  file_ = std::fopen(path.c_str(), "wb");
-  if (!file_) throw Error(path, "cannot write engine output");
+// Column files, in the order flush() writes them; names mirrored in
+// gridscope/analysis/engine_files.py (WAIT_COLUMNS).
+static const char* const kWaitColumns[6] = {"start", "end", "cp", "rank", "metric", "cls"};
+
+WaitWriter::WaitWriter(const std::string& prefix) : prefix_(prefix) {
+  for (int c = 0; c < 6; ++c) {
+    std::string path = prefix + "." + kWaitColumns[c] + ".bin";
+    files_[c] = std::fopen(path.c_str(), "wb");
+    if (!files_[c]) throw Error(path, "cannot write engine output");
+  }
   buf_.reserve(kChunk);
 }
 
 WaitWriter::~WaitWriter() {
-  if (file_) std::fclose(file_);
+  for (FILE* f : files_)
+    if (f) std::fclose(f);
 }
 
-// File layout: chunks of up to kChunk rows, each `uint32 magic, uint32 n` followed by the
-// columns start f64[n], end f64[n], cp u32[n], rank u32[n], metric u16[n], cls u8[n], padded
-// to 8 bytes: the reader takes contiguous column slices instead of strided fields.
+namespace {
+template <class T, class Get>
+bool write_column(FILE* f, const std::vector<WaitRow>& rows, std::vector<char>& tmp, Get get) {
+  tmp.resize(rows.size() * sizeof(T));
+  T* p = reinterpret_cast<T*>(tmp.data());
+  for (const auto& r : rows) *p++ = T(get(r));
+  return std::fwrite(tmp.data(), 1, tmp.size(), f) == tmp.size();
+}
+}  // namespace
+
 void WaitWriter::flush() {
-  if (!file_) {
+  if (!files_[0]) {
     kept.insert(kept.end(), buf_.begin(), buf_.end());
   } else if (!buf_.empty()) {
-    const uint32_t n = buf_.size();
-    col_.resize(8 + 27 * size_t(n) + 8);
-    char* p = col_.data();
-    const uint32_t head[2] = {kWaitChunkMagic, n};
-    std::memcpy(p, head, 8);
-    p += 8;
-    for (auto& r : buf_) { std::memcpy(p, &r.start, 8); p += 8; }
-    for (auto& r : buf_) { std::memcpy(p, &r.end, 8); p += 8; }
-    for (auto& r : buf_) { std::memcpy(p, &r.cp, 4); p += 4; }
-    for (auto& r : buf_) { std::memcpy(p, &r.rank, 4); p += 4; }
-    for (auto& r : buf_) { std::memcpy(p, &r.metric, 2); p += 2; }
-    for (auto& r : buf_) *p++ = char(r.cls);
-    while ((p - col_.data()) % 8) *p++ = 0;
-    size_t bytes = p - col_.data();
-    if (std::fwrite(col_.data(), 1, bytes, file_) != bytes) failed_ = true;
+    bool ok = write_column<double>(files_[0], buf_, col_, [](const WaitRow& r) { return r.start; });
+    ok &= write_column<double>(files_[1], buf_, col_, [](const WaitRow& r) { return r.end; });
+    ok &= write_column<uint32_t>(files_[2], buf_, col_, [](const WaitRow& r) { return r.cp; });
+    ok &= write_column<uint32_t>(files_[3], buf_, col_, [](const WaitRow& r) { return r.rank; });
+    ok &= write_column<uint16_t>(files_[4], buf_, col_, [](const WaitRow& r) { return r.metric; });
+    ok &= write_column<uint8_t>(files_[5], buf_, col_, [](const WaitRow& r) { return r.cls; });
+    if (!ok) failed_ = true;
   }
   buf_.clear();
 }
 
 void WaitWriter::close() {
   flush();
-  if (file_) {
-    bool bad = std::fclose(file_) != 0 || failed_;
-    file_ = nullptr;
-    if (bad) throw Error(path_, "write failed (disk full?)");
-  }
+  bool bad = failed_;
+  for (FILE*& f : files_)
+    if (f) {
+      bad |= std::fclose(f) != 0;
+      f = nullptr;
+    }
+  if (bad) throw Error(prefix_ + ".*.bin", "write failed (disk full?)");
 }
 
 ReplayResult replay(const Defs& defs, LocalData& data, Transport& t, WaitWriter& waits) {

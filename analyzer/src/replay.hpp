@@ -19,12 +19,13 @@ uint32_t owner_of(uint32_t rank, uint32_t ranks, int processes);
 
 // Wait-state instances go straight to a file through a small buffer: on big traces they
 // are millions of rows nobody needs in memory.
-constexpr uint32_t kWaitChunkMagic = 0x43575347;  // "GSWC"
 
 class WaitWriter {
  public:
   WaitWriter() = default;
-  explicit WaitWriter(const std::string& path);
+  // Writes one raw little-endian file per column, `PREFIX.<column>.bin` (kWaitColumns):
+  // the driver maps each file as one array, no parsing and no concatenation.
+  explicit WaitWriter(const std::string& prefix);
   ~WaitWriter();
   WaitWriter(const WaitWriter&) = delete;
   WaitWriter& operator=(const WaitWriter&) = delete;
@@ -40,8 +41,8 @@ class WaitWriter {
  private:
   void flush();
   static constexpr size_t kChunk = 1 << 15;
-  std::string path_;
-  FILE* file_ = nullptr;
+  std::string prefix_;
+  FILE* files_[6] = {};
   std::vector<WaitRow> buf_;
   std::vector<char> col_;
   uint64_t count_ = 0;

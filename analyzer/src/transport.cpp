@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace gs {
@@ -28,21 +29,25 @@ class MpiTransport : public Transport {
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  // Each out[p] goes straight from its own buffer into the receiver's (no staging copy
+  // into one send buffer); the own part is copied once.
   Bytes exchange(std::vector<Bytes>& out) override {
-    std::vector<int> scount(size_), rcount(size_), sdisp(size_), rdisp(size_);
-    for (int p = 0; p < size_; ++p) scount[p] = int(out[p].size());
-    MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    Bytes sbuf, rbuf;
-    int stotal = 0, rtotal = 0;
-    for (int p = 0; p < size_; ++p) { sdisp[p] = stotal; stotal += scount[p]; rdisp[p] = rtotal; rtotal += rcount[p]; }
-    sbuf.resize(stotal);
+    std::vector<uint64_t> scount(size_), rcount(size_);
+    for (int p = 0; p < size_; ++p) scount[p] = out[p].size();
+    MPI_Alltoall(scount.data(), 1, MPI_UINT64_T, rcount.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+    std::vector<uint64_t> rdisp(size_ + 1, 0);
+    for (int p = 0; p < size_; ++p) rdisp[p + 1] = rdisp[p] + rcount[p];
+    Bytes rbuf(rdisp[size_]);
+    std::vector<MPI_Request> reqs;
+    reqs.reserve(4 * size_);
     for (int p = 0; p < size_; ++p) {
-      if (scount[p]) std::memcpy(sbuf.data() + sdisp[p], out[p].data(), scount[p]);
-      Bytes().swap(out[p]);
+      if (p == rank_) continue;
+      post_recv(rbuf.data() + rdisp[p], rcount[p], p, reqs);
+      post_send(out[p].data(), scount[p], p, reqs);
     }
-    rbuf.resize(rtotal);
-    MPI_Alltoallv(sbuf.data(), scount.data(), sdisp.data(), MPI_BYTE, rbuf.data(), rcount.data(), rdisp.data(),
-                  MPI_BYTE, MPI_COMM_WORLD);
+    if (!out[rank_].empty()) std::memcpy(rbuf.data() + rdisp[rank_], out[rank_].data(), out[rank_].size());
+    MPI_Waitall(int(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    for (auto& b : out) Bytes().swap(b);
     return rbuf;
   }
   void sum(uint64_t* v, int n) override {
@@ -54,6 +59,20 @@ class MpiTransport : public Transport {
   }
 
  private:
+  // MPI counts are int: big buffers go in pieces of at most 1 GiB (same order both ends).
+  static constexpr uint64_t kPiece = uint64_t(1) << 30;
+  void post_recv(char* buf, uint64_t n, int peer, std::vector<MPI_Request>& reqs) {
+    for (uint64_t off = 0; off < n; off += kPiece) {
+      reqs.emplace_back();
+      MPI_Irecv(buf + off, int(std::min(kPiece, n - off)), MPI_BYTE, peer, 0, MPI_COMM_WORLD, &reqs.back());
+    }
+  }
+  void post_send(const char* buf, uint64_t n, int peer, std::vector<MPI_Request>& reqs) {
+    for (uint64_t off = 0; off < n; off += kPiece) {
+      reqs.emplace_back();
+      MPI_Isend(buf + off, int(std::min(kPiece, n - off)), MPI_BYTE, peer, 0, MPI_COMM_WORLD, &reqs.back());
+    }
+  }
   int rank_ = 0, size_ = 1;
 };
 

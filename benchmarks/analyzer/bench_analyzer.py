@@ -4,6 +4,11 @@
 the same archive, measured in the same run. Prints a markdown table and writes JSON.
 
     python benchmarks/analyzer/bench_analyzer.py [--ranks 16 --iterations 90000] [--repeat 3]
+        [--baseline-src OLD/src --baseline-native OLD/native]
+
+With --baseline-*, every repetition also runs an older build's `gridscope analyze -j 1/-j 2`
+(its Python package and native prefix) on the same trace, interleaved, so a busy machine
+hits both alike; its medians are printed after the main table.
 
 Targets (issue 4): >= 15 M events/s per process, analyze -j 1 / raw read <= 2.0,
 -j 2 >= 1.7x faster than -j 1, peak memory per process reported; start-up < 0.3 s.
@@ -62,12 +67,22 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs of each command; medians are reported")
     ap.add_argument("--workdir", type=Path, default=None, help="where the trace goes (default: a temp dir)")
     ap.add_argument("--json", type=Path, default=None, help="write the figures here too")
+    ap.add_argument("--baseline-src", type=Path, default=None, help="PYTHONPATH of an older build to compare with")
+    ap.add_argument("--baseline-native", type=Path, default=None, help="GRIDSCOPE_NATIVE_DIR of that build")
     args = ap.parse_args()
 
     work = Path(args.workdir or tempfile.mkdtemp(prefix="gs-bench-analyzer-"))
     work.mkdir(parents=True, exist_ok=True)
     trace = work / "trace"
     env = dict(os.environ, **MPI_ENV)
+    baseline_env = None
+    if args.baseline_src or args.baseline_native:
+        if not (args.baseline_src and args.baseline_native):
+            sys.exit("benchmark: --baseline-src and --baseline-native go together")
+        baseline_env = dict(env, PYTHONPATH=str(args.baseline_src.absolute()),
+                            GRIDSCOPE_NATIVE_DIR=str(args.baseline_native.absolute()))
+    base_times: dict[int, list[float]] = {1: [], 2: []}
+    base_engine: dict[int, list[float]] = {1: [], 2: []}
     gridscope = [sys.executable, "-m", "gridscope"]
     try:
         shutil.rmtree(trace, ignore_errors=True)
@@ -87,6 +102,17 @@ def main() -> int:
                 times.append(t)
                 summaries[jobs] = json.loads((out / "summary.json").read_text())
                 engine_runs[jobs].append(summaries[jobs]["analysis"])
+                if baseline_env is not None:
+                    out = work / f"base-j{jobs}"
+                    t, _ = timed([*gridscope, "analyze", str(trace), "-o", str(out), "-j", str(jobs), "-q"],
+                                 baseline_env, label=f"base-j{jobs}")
+                    base_times[jobs].append(t)
+                    base_summary = json.loads((out / "summary.json").read_text())
+                    base_engine[jobs].append(max(base_summary["analysis"]["engine_process_s"]))
+                    same = ({k: v for k, v in base_summary.items() if k != "analysis"}
+                            == {k: v for k, v in summaries[jobs].items() if k != "analysis"})
+                    if not same:
+                        print(f"benchmark: baseline -j {jobs} summary differs from this build's", file=sys.stderr)
         startup = {}
         for label, cmd in (("gridscope --help", [*gridscope, "--help"]),
                            ("gridscope analyze --help", [*gridscope, "analyze", "--help"])):
@@ -144,6 +170,21 @@ def main() -> int:
     for label, s in startup.items():
         print(f"| start-up `{label}` | {s:.3f} s |")
     print(f"| load average during the run | {', '.join(f'{x:.1f}' for x in figures['load_average'])} |")
+    if baseline_env is not None:
+        b1, b2 = (statistics.median(base_times[j]) for j in (1, 2))
+        figures["baseline"] = {"analyze_j1_s": b1, "analyze_j2_s": b2,
+                               "engine_work_s_j1": statistics.median(base_engine[1]),
+                               "engine_work_s_j2": statistics.median(base_engine[2])}
+        print(f"\n| baseline (same run, interleaved) | value |\n|---|---|")
+        print(f"| gridscope analyze -j 1 | {b1:.2f} s (this build {one_s:.2f} s) |")
+        print(f"| gridscope analyze -j 2 | {b2:.2f} s (this build {two_s:.2f} s) |")
+        print(f"| engine work -j 1 / -j 2 | {figures['baseline']['engine_work_s_j1']:.2f} / "
+              f"{figures['baseline']['engine_work_s_j2']:.2f} s (this build {figures['engine_work_s_j1']:.2f} / "
+              f"{figures['engine_work_s_j2']:.2f} s) |")
+        print(f"| ratio -j 1 / raw read | {b1 / raw_s:.2f} (this build {one_s / raw_s:.2f}) |")
+        print(f"| speed-up -j 2 over -j 1 | {b1 / b2:.2f}x (this build {one_s / two_s:.2f}x) |")
+        print(f"| CPU time -j 1 / -j 2 | {cpu['base-j1']:.2f} / {cpu['base-j2']:.2f} s "
+              f"(this build {cpu['j1']:.2f} / {cpu['j2']:.2f} s) |")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1) + "\n")
     return 0

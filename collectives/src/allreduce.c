@@ -32,10 +32,14 @@ static void send_partial(int s, int off, int cnt, void *ctx)
 int gsc_allreduce_hier(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                       MPI_Op op, MPI_Comm comm, gsc_topo_t *t)
 {
-    /* chains between the nodes of a metahost: a pipelined chain moves a long message at the
-     * full link rate (a binary tree would halve it) */
-    static const gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_CHAIN,
+    /* between the nodes of a metahost: a pipelined chain moves a long message at the full
+     * link rate; below 256 KiB a binary tree's shorter depth wins (measured on grid5000-2:
+     * 64 KiB 14.6 ms binary vs 15.2 chain; 1 MiB 98.9 vs 89.2) */
+    static const gsc_shape_t chain[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_CHAIN,
                                                         GS_SHAPE_FLAT, GS_SHAPE_FLAT};
+    static const gsc_shape_t binary[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_BINARY,
+                                                         GS_SHAPE_FLAT, GS_SHAPE_FLAT};
+    const gsc_shape_t *shape = gsc_type_bytes(count, dt) <= 262144 ? binary : chain;
     if (count <= 0) return MPI_SUCCESS;
     gsc_tree_t tr;
     if (gsc_tree_build(t, -1, shape, &tr) != 0) return MPI_ERR_NO_MEM;

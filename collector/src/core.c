@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,7 +225,7 @@ static void read_cmdline(int *argc, char ***argv, char **name, int *nargs, char 
 /* ---------- crash flush ---------- */
 
 
-void gs_crash_flush(int exit_status)
+static void crash_flush_now(int exit_status)
 {
     /* Signals may arrive on any thread (Open MPI runs helper threads) while the main
      * thread heads for exit: the first caller flushes, later ones wait until it is done,
@@ -258,6 +259,59 @@ void gs_crash_flush(int exit_status)
     }
     __atomic_store_n(&crashed, 2, __ATOMIC_RELEASE);
 }
+
+#ifdef GS_SMPI
+void gs_crash_flush(int exit_status)
+{
+    crash_flush_now(exit_status);
+}
+#else
+/* The flush runs on a thread of its own, started at MPI_Init and waiting on a semaphore:
+ * a signal may interrupt the main thread inside malloc or stdio, and flushing from the
+ * handler would then deadlock on the lock it holds. Here the handler only posts the
+ * semaphore (async-signal-safe) and waits; the other thread allocates from its own
+ * malloc arena. */
+static sem_t flush_request;
+static int flush_status, flusher_started;
+
+static void *flusher_main(void *arg)
+{
+    (void)arg;
+    while (sem_wait(&flush_request) != 0) {
+    }
+    crash_flush_now(flush_status);
+    return NULL;
+}
+
+static void start_flusher(void)
+{
+    pthread_t t;
+    pthread_attr_t attr;
+    sigset_t all, old;
+    if (sem_init(&flush_request, 0, 0) != 0) return;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* the flusher never takes signals */
+    flusher_started = pthread_create(&t, &attr, flusher_main, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+}
+
+void gs_crash_flush(int exit_status)
+{
+    if (!flusher_started) {
+        crash_flush_now(exit_status);
+        return;
+    }
+    if (__atomic_load_n(&crashed, __ATOMIC_ACQUIRE) == 0) {
+        flush_status = exit_status;
+        sem_post(&flush_request);
+    }
+    for (int i = 0; i < 2000 && __atomic_load_n(&crashed, __ATOMIC_ACQUIRE) != 2; i++)
+        usleep(1000);
+}
+#endif
 
 #ifndef GS_SMPI
 /* Fatal signals: flush, then hand the signal to whoever handled it before us (Open MPI
@@ -293,7 +347,16 @@ static pid_t measured_pid;
 
 GS_PUBLIC void _exit(int status)
 {
-    if (measured_pid && getpid() == measured_pid) gs_crash_flush(status);
+    if (measured_pid && getpid() == measured_pid) {
+        if (pthread_equal(pthread_self(), gs_main_thread)) {
+            gs_crash_flush(status);
+        } else if (__atomic_load_n(&crashed, __ATOMIC_ACQUIRE) != 2) {
+            /* Only the main thread writes events: ask it to flush, wait a moment. */
+            pthread_kill(gs_main_thread, SIGTERM);
+            for (int i = 0; i < 2000 && __atomic_load_n(&crashed, __ATOMIC_ACQUIRE) != 2; i++)
+                usleep(1000);
+        }
+    }
     syscall(SYS_exit_group, status);
     __builtin_unreachable();
 }
@@ -304,6 +367,7 @@ static void install_handlers(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigfillset(&sa.sa_mask);
+    start_flusher();
     for (size_t i = 0; i < NFATAL; i++) sigaction(fatal_signals[i], &sa, &previous[i]);
     measured_pid = getpid();
     atexit(on_exit_without_finalize);

@@ -11,6 +11,6 @@ __all__ = ["__version__", "load"]
 
 def load(folder):
     """Open an analysis folder (``gridscope analyze -o OUT``) as pandas DataFrames."""
-    from gridscope.analysis.load import load as _load
+    from gridscope.analysis import load as _load
 
     return _load(folder)

@@ -50,6 +50,10 @@ def test_alltoall_rows_count_the_whole_send_buffer():
     assert collbench.row_bytes("alltoall", 1, 32) == 32
     assert collbench.bench_size("gather", 1024, 32) == 1024
     assert collbench.bench_size("barrier", 1024, 32) == 0
+    # collbench measures powers of two: other sizes are rounded down
+    assert collbench.bench_size("alltoall", 1024, 9) == 64
+    assert collbench.row_bytes("alltoall", 64, 9) == 576
+    assert collbench.bench_size("bcast", 1000, 9) == 512
 
 
 def test_collbench_arguments_cover_every_row(tmp_path):

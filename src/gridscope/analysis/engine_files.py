@@ -7,6 +7,7 @@ local to each engine process and are merged here by their region-name path.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,8 +21,7 @@ from gridscope.errors import GridscopeError
 
 SEV_DTYPE = np.dtype([("metric", "<u2"), ("cls", "u1"), ("pad", "u1"), ("cp", "<u4"), ("rank", "<u4"),
                       ("pad2", "<u4"), ("value", "<f8")])
-WAIT_CHUNK_MAGIC = 0x43575347  # replay.hpp kWaitChunkMagic
-# Columns of a wait-state chunk, in file order (replay.cpp WaitWriter::flush).
+# One raw file per wait-state column, `waits.P.<name>.bin` (replay.cpp kWaitColumns).
 WAIT_COLUMNS = (("start", "<f8"), ("end", "<f8"), ("cp", "<u4"), ("rank", "<u4"), ("metric", "<u2"), ("cls", "u1"))
 PAIR_DTYPE = np.dtype([("from", "<u4"), ("to", "<u4"), ("bytes", "<u8"), ("messages", "<u8"),
                        ("max_rate", "<f8"), ("min_duration", "<f8")])
@@ -58,27 +58,31 @@ def _dictionary(codes: np.ndarray, labels, where: Path) -> pa.DictionaryArray:
                                           pa.array(list(labels), pa.string()))
 
 
-def read_wait_columns(path: Path) -> dict[str, np.ndarray]:
-    """The engine's chunked, columnar wait-state file as one contiguous array per column."""
-    raw = np.fromfile(path, dtype=np.uint8)
-    parts: dict[str, list[np.ndarray]] = {name: [] for name, _ in WAIT_COLUMNS}
-    pos = 0
-    while pos < raw.size:
-        if pos + 8 > raw.size:
-            raise GridscopeError(path, "truncated engine output")
-        magic, n = raw[pos:pos + 8].view("<u4")
-        if magic != WAIT_CHUNK_MAGIC:
-            raise GridscopeError(path, "corrupt engine output")
-        pos += 8
-        for name, dtype in WAIT_COLUMNS:
-            size = np.dtype(dtype).itemsize * int(n)
-            if pos + size > raw.size:
-                raise GridscopeError(path, "truncated engine output")
-            parts[name].append(raw[pos:pos + size].view(dtype))
-            pos += size
-        pos += -pos % 8
-    return {name: (np.concatenate(chunks) if chunks else np.empty(0, dtype))
-            for (name, dtype), chunks in zip(WAIT_COLUMNS, parts.values())}
+def _map_column(path: Path, dtype: str) -> np.ndarray:
+    """A raw column file as a read-only array over the page cache (no read copy)."""
+    import mmap
+
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size == 0:
+                return np.empty(0, dtype)
+            # MAP_POPULATE maps the whole file at once instead of faulting page by page
+            buf = mmap.mmap(f.fileno(), size, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
+                            prot=mmap.PROT_READ)
+    except OSError as err:
+        raise GridscopeError(path, f"engine output missing or unreadable: {err.strerror}") from None
+    if size % np.dtype(dtype).itemsize:
+        raise GridscopeError(path, "truncated engine output")
+    return np.frombuffer(buf, dtype=dtype)
+
+
+def read_wait_columns(prefix: Path) -> dict[str, np.ndarray]:
+    """The engine's wait-state columns (files PREFIX.<column>.bin), one array each."""
+    cols = {name: _map_column(prefix.with_name(f"{prefix.name}.{name}.bin"), dtype) for name, dtype in WAIT_COLUMNS}
+    if len({c.size for c in cols.values()}) > 1:
+        raise GridscopeError(prefix.with_name(f"{prefix.name}.*.bin"), "truncated engine output (columns differ in length)")
+    return cols
 
 
 def _wait_table(waits: dict[str, np.ndarray], remap: np.ndarray, callpaths: tuple[str, ...],
@@ -116,11 +120,11 @@ def read_engine_output(folder: Path) -> EngineOutput:
     sev_parts, wait_parts, pair_parts = [], [], []
     for p, (paths, _) in enumerate(tables):
         # the engine's call-path ids are per process: map them to the merged list
-        remap = np.asarray([index[x] for x in paths] + [-1], dtype=np.int64)
-        sev_file, wait_file = folder / f"severities.{p}.bin", folder / f"waits.{p}.bin"
+        remap = np.asarray([index[x] for x in paths] + [-1], dtype=np.int32)
+        sev_file, wait_file = folder / f"severities.{p}.bin", folder / f"waits.{p}"
         sev = np.fromfile(sev_file, dtype=SEV_DTYPE)
         waits = read_wait_columns(wait_file)
-        for cps, where in ((sev["cp"], sev_file), (waits["cp"], wait_file)):
+        for cps, where in ((sev["cp"], sev_file), (waits["cp"], folder / f"waits.{p}.cp.bin")):
             if cps.size and int(cps.max()) >= len(paths):
                 raise GridscopeError(where, "engine output refers to an unknown call path")
         sev_parts.append(pd.DataFrame({

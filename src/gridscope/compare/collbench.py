@@ -1,9 +1,9 @@
 """collbench (testdata/apps/collbench): the arguments of a run and its JSON output.
 
 collbench sizes are bytes per rank (Bcast, Reduce, Allreduce) or per block (Gather,
-Allgather, Alltoall). compare rows count Alltoall by each rank's whole send buffer, so an
-Alltoall row of B bytes is collbench's block of B/n bytes (at least 1: the smallest
-Alltoall row may therefore be larger than asked, and says so in its bytes).
+Allgather, Alltoall), powers of two only. compare rows count Alltoall by each rank's whole
+send buffer, so an Alltoall row of B bytes is collbench's block of B/n bytes; sizes are
+rounded down to a power of two (at least 1), and a row's bytes say what was measured.
 """
 
 from __future__ import annotations
@@ -25,12 +25,16 @@ class Timing:
     seconds: float  # slowest rank's average time per call
 
 
+def _pow2_floor(n: int) -> int:
+    return 1 << (max(n, 1).bit_length() - 1)
+
+
 def bench_size(op: str, row_bytes: int, ranks: int) -> int:
     if op == "barrier":
         return 0
     if op == "alltoall":
-        return max(1, row_bytes // ranks)
-    return row_bytes
+        return _pow2_floor(row_bytes // ranks)
+    return _pow2_floor(row_bytes)
 
 
 def row_bytes(op: str, bench_bytes: int, ranks: int) -> int:

@@ -105,6 +105,10 @@ def _measured(opts: Options, timings: dict) -> list[rules.Measured]:
 
 def run(opts: Options, progress=None) -> Result:  # noqa: ANN001 - callback(str)
     plat = check(opts)
+    if opts.app is None and "auto" in opts.modes and "barrier" not in opts.ops:
+        # collbench times every call from a barrier: auto needs a measured rule for it too,
+        # or its runs would start from a different barrier than topo's
+        opts.ops = (*opts.ops, "barrier")
     opts.output.mkdir(parents=True, exist_ok=True)
     out = opts.output.resolve()
     (out / "settings.json").write_text(json.dumps({

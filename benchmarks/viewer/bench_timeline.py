@@ -5,7 +5,7 @@ run: the one-time native dump (events/s) against `otf2-print --silent` reading t
 archive (baseline), and the latency and size of /api/timeline answers for the whole run
 and for zoomed windows (the level-of-detail path), served in-process.
 
-    PYTHONPATH=src GRIDSCOPE_NATIVE_DIR=build/dev-native .venv/bin/python benchmarks/viewer_timeline.py \
+    PYTHONPATH=src GRIDSCOPE_NATIVE_DIR=build/dev-native .venv/bin/python benchmarks/viewer/bench_timeline.py \
         [--ranks 64] [--iterations 8000] [--width 1600]
 """
 
