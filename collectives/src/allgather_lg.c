@@ -2,12 +2,17 @@
  * straight to one partner in every other metahost (a_i -> b_(i mod nB)), so the WAN carries
  * each block once per remote metahost, in parallel flows and a single latency; meanwhile
  * each metahost allgathers its own blocks; then each metahost allgathers the remote blocks
- * its members received. (Doing the local steps as one after the WAN step was measured
- * slower on grid5000-2: 1338 vs 1309 ms at 1 MiB, although the concurrent local step takes
- * node-link bandwidth from the WAN flows.) Local steps are direct exchanges between the members (every member
- * sends its part to every other at once: each link carries what it must, as a ring would).
- * (PMPI_Allgather(v) on the cached metahost communicator was tried: SimGrid 3.32 aborts in
- * it on the test platform, "Actor pid=-1 is gone".) */
+ * its members received.
+ * Large blocks: (1) the local steps run as a ring over the members ordered by node, because
+ * SimGrid's CM02 model shares a link in inverse proportion to each flow's latency, so the
+ * many concurrent LAN flows of a direct exchange starved the WAN flows on the node links
+ * (WAN step 1162 instead of 995 ms at 1 MiB on grid5000-2); (2) each block crosses the WAN
+ * in chunk rounds (two chunks in flight per destination), and the remote blocks are
+ * allgathered round by round as they arrive, so only the last round's local exchange
+ * follows the WAN transfer (1 MiB: 1309 ms before, 1193 with (1), 1106 with (1)+(2)).
+ * Small blocks keep the direct, node-aware exchange (one step, one latency) and whole
+ * blocks. (PMPI_Allgather(v) on the cached metahost communicator was tried: SimGrid 3.32
+ * aborts in it on the test platform, "Actor pid=-1 is gone".) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +76,144 @@ static int local_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, 
     return rc;
 }
 
+/* Part size (bytes per member) from which the local steps run as a ring: below it the
+ * direct exchange's single step (one latency instead of nA-1) wins.
+ * GRIDSCOPE_COLL_RING_MIN overrides. */
+static size_t gsc_ring_min_part(void)
+{
+    const char *v = getenv("GRIDSCOPE_COLL_RING_MIN");
+    return v && *v ? (size_t)strtoull(v, NULL, 10) : (size_t)32768;
+}
+
+/* My block's WAN sends, cut into nck chunks, two chunks in flight per destination: the
+ * receivers then get the blocks chunk round by chunk round instead of all at the end of the
+ * WAN transfer (flows sharing a link finish together), so the local exchange of the remote
+ * blocks runs during the WAN transfer, except for the last round. */
+typedef struct {
+    int nd, nck, sync;
+    const int *dst;
+    MPI_Request *rq; /* rq[d * nck + c] */
+    int *next;       /* next chunk to post per destination */
+    const char *buf;
+    size_t bsz, csz;
+    MPI_Comm comm;
+} wan_tx_t;
+
+static void wan_post(wan_tx_t *w, int d)
+{
+    int c = w->next[d]++;
+    size_t off = (size_t)c * w->csz, len = w->bsz - off < w->csz ? w->bsz - off : w->csz;
+    /* synchronous when windowed: completion then means the chunk arrived */
+    if (w->sync)
+        MPI_Issend(w->buf + off, (int)len, MPI_BYTE, w->dst[d], GS_TAG_ALLGATHER_X, w->comm,
+                   &w->rq[d * w->nck + c]);
+    else
+        MPI_Isend(w->buf + off, (int)len, MPI_BYTE, w->dst[d], GS_TAG_ALLGATHER_X, w->comm,
+                  &w->rq[d * w->nck + c]);
+}
+
+/* post every chunk whose predecessor-but-one has completed */
+static void wan_refill(wan_tx_t *w)
+{
+    for (int d = 0; d < w->nd; d++)
+        while (w->next[d] < w->nck && w->rq[d * w->nck + w->next[d] - 2] == MPI_REQUEST_NULL)
+            wan_post(w, d);
+}
+
+/* Wait for reqs[0..n) while keeping the WAN window moving (a rank never blocks without
+ * posting its next chunks, so no receiver waits on a sender that waits on it). */
+static int wait_progress(wan_tx_t *w, MPI_Request *reqs, int n)
+{
+    if (!w) return n ? MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    MPI_Request *arr = malloc(sizeof(MPI_Request) * (size_t)(n + w->nd + 1));
+    int *who = malloc(sizeof(int) * (size_t)(n + w->nd + 1)), rc = MPI_SUCCESS;
+    for (;;) {
+        wan_refill(w);
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (reqs[i] != MPI_REQUEST_NULL) {
+                arr[m] = reqs[i];
+                who[m++] = -1 - i;
+            }
+        if (m == 0) break;
+        for (int d = 0; d < w->nd; d++)
+            if (w->next[d] < w->nck) {
+                arr[m] = w->rq[d * w->nck + w->next[d] - 2];
+                who[m++] = d;
+            }
+        int idx;
+        rc = MPI_Waitany(m, arr, &idx, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || idx == MPI_UNDEFINED) break;
+        if (who[idx] >= 0)
+            w->rq[who[idx] * w->nck + w->next[who[idx]] - 2] = MPI_REQUEST_NULL;
+        else
+            reqs[-1 - who[idx]] = MPI_REQUEST_NULL;
+    }
+    free(arr);
+    free(who);
+    return rc;
+}
+
+/* The same, as a ring over the members ordered by node (node mates adjacent): in each of
+ * nA-1 steps every member passes one part on to its successor. Every node link then carries
+ * one flow per direction at a time. Used for large parts: SimGrid (CM02) shares a link
+ * between flows in inverse proportion to their latency, so the many short-latency flows of
+ * the direct exchange starve the concurrent WAN flows on the node links, while a single one
+ * leaves them their share of the WAN. */
+static int ring_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
+                           char *all, const int *counts, const int *displs, int tag,
+                           MPI_Comm comm, wan_tx_t *w)
+{
+    int *ring = malloc(sizeof(int) * (size_t)nA), pos = 0, n = 0, rc = MPI_SUCCESS;
+    char *done = calloc((size_t)nA, 1);
+    for (int j = 0; j < nA; j++) { /* by node of first appearance, then member order */
+        if (done[j]) continue;
+        int nj = t->nlevels > 1 ? t->group[1][MA[j]] : MA[j];
+        for (int k = j; k < nA; k++)
+            if (!done[k] && (t->nlevels > 1 ? t->group[1][MA[k]] : MA[k]) == nj) {
+                done[k] = 1;
+                ring[n++] = k;
+            }
+    }
+    for (int j = 0; j < nA; j++)
+        if (ring[j] == my) pos = j;
+    if (counts[my]) memcpy(all + displs[my], mine, (size_t)counts[my]);
+    int next = MA[ring[(pos + 1) % nA]], prev = MA[ring[(pos + nA - 1) % nA]];
+    for (int s = 0; s < nA - 1 && rc == MPI_SUCCESS; s++) {
+        int sp = ring[(pos + nA - s) % nA], rp = ring[(pos + nA - s - 1) % nA];
+        MPI_Request rq[2];
+        MPI_Irecv(all + displs[rp], counts[rp], MPI_BYTE, prev, tag, comm, &rq[0]);
+        MPI_Isend(all + displs[sp], counts[sp], MPI_BYTE, next, tag, comm, &rq[1]);
+        rc = wait_progress(w, rq, 2);
+    }
+    free(ring);
+    free(done);
+    return rc;
+}
+
+/* direct exchange for short parts (one step: latency), ring for long ones (bandwidth) */
+static int meta_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
+                           char *all, const int *counts, const int *displs, int tag_a,
+                           int tag_b, MPI_Comm comm, wan_tx_t *w)
+{
+    size_t total = 0;
+    for (int j = 0; j < nA; j++) total += (size_t)counts[j];
+    if (nA > 2 && total / (size_t)nA >= gsc_ring_min_part())
+        return ring_allgatherv(t, MA, nA, my, mine, all, counts, displs, tag_a, comm, w);
+    return local_allgatherv(t, MA, nA, my, mine, all, counts, displs, tag_a, tag_b, comm);
+}
+
+/* chunks of a block on the WAN: about 128 KiB each (GRIDSCOPE_COLL_WAN_CHUNK overrides), at
+ * most 8 (enough rounds that the last one's local exchange is short; few enough that
+ * latency stays hidden behind the window) */
+static int wan_chunks(size_t bsz)
+{
+    const char *v = getenv("GRIDSCOPE_COLL_WAN_CHUNK");
+    size_t chunk = v && *v && strtoull(v, NULL, 10) > 0 ? (size_t)strtoull(v, NULL, 10) : 131072;
+    size_t n = bsz / chunk;
+    return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
 int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, gsc_topo_t *t)
 {
@@ -82,6 +225,8 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     int A = t->group[0][me], my = t->meta_index[me];
     int nA = t->meta_start[A + 1] - t->meta_start[A];
     const int *MA = t->meta_ranks + t->meta_start[A];
+    int nck = wan_chunks(bsz);
+    size_t csz = (bsz + (size_t)nck - 1) / (size_t)nck;
 
     size_t b = 0;
     char *own = sendbuf == MPI_IN_PLACE
@@ -96,19 +241,31 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
         for (int i = 0; i < nB; i++) nin += i % nA == my;
     }
     char *in = malloc((size_t)(nin ? nin : 1) * bsz);
-    MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)(nin + nm + 1));
-    int nreq = 0, k = 0;
+    MPI_Request *rr = malloc(sizeof(MPI_Request) * (size_t)(nin * nck + 1));
+    int k = 0;
+    int *dst = malloc(sizeof(int) * (size_t)nm);
+    wan_tx_t w = {0, nck, nck > 2, dst, NULL, NULL, own, bsz, csz, comm};
     for (int B = 0; B < nm; B++) {
         if (B == A) continue;
         int nB = t->meta_start[B + 1] - t->meta_start[B];
         for (int i = 0; i < nB; i++)
-            if (i % nA == my)
-                MPI_Irecv(in + (size_t)k++ * bsz, (int)bsz, MPI_BYTE,
-                          t->meta_ranks[t->meta_start[B] + i], GS_TAG_ALLGATHER_X, comm,
-                          &req[nreq++]);
-        MPI_Isend(own, (int)bsz, MPI_BYTE, t->meta_ranks[t->meta_start[B] + my % nB],
-                  GS_TAG_ALLGATHER_X, comm, &req[nreq++]);
+            if (i % nA == my) {
+                for (int c = 0; c < nck; c++) {
+                    size_t off = (size_t)c * csz, len = bsz - off < csz ? bsz - off : csz;
+                    MPI_Irecv(in + (size_t)k * bsz + off, (int)len, MPI_BYTE,
+                              t->meta_ranks[t->meta_start[B] + i], GS_TAG_ALLGATHER_X, comm,
+                              &rr[k * nck + c]);
+                }
+                k++;
+            }
+        dst[w.nd++] = t->meta_ranks[t->meta_start[B] + my % nB];
     }
+    w.rq = malloc(sizeof(MPI_Request) * (size_t)(w.nd * nck + 1));
+    w.next = calloc((size_t)w.nd + 1, sizeof(int));
+    for (int i = 0; i < w.nd * nck; i++) w.rq[i] = MPI_REQUEST_NULL;
+    for (int d = 0; d < w.nd; d++)
+        for (int c = 0; c < nck && c < 2; c++) wan_post(&w, d);
+
     /* my metahost's blocks, while the WAN transfers run */
     char *loc = malloc((size_t)nA * bsz);
     int *bc = calloc((size_t)nA, sizeof(int)), *bd = calloc((size_t)nA, sizeof(int));
@@ -116,16 +273,18 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
         bc[j] = (int)bsz;
         bd[j] = (int)((size_t)j * bsz);
     }
-    local_allgatherv(t, MA, nA, my, own, loc, bc, bd, GS_TAG_ALLGATHER_DOWN, GS_TAG_BCAST, comm);
+    meta_allgatherv(t, MA, nA, my, own, loc, bc, bd, GS_TAG_ALLGATHER_DOWN, GS_TAG_BCAST, comm,
+                    &w);
     free(bc);
     free(bd);
     for (int j = 0; j < nA; j++)
         gsc_unpack(loc + (size_t)j * bsz, bsz, (char *)recvbuf + (MPI_Aint)MA[j] * recvcount * rext,
                   recvcount, recvtype);
-    if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
 
-    /* the remote blocks each member holds, gathered inside the metahost */
-    int *counts = malloc(sizeof(int) * (size_t)nA), *displs = malloc(sizeof(int) * (size_t)nA);
+    /* the remote blocks each member holds, gathered inside the metahost chunk round by chunk
+     * round as the rounds arrive */
+    int *nbl = malloc(sizeof(int) * (size_t)nA), *displs = malloc(sizeof(int) * (size_t)nA);
+    int *cc = malloc(sizeof(int) * (size_t)nA), *cd = malloc(sizeof(int) * (size_t)nA);
     int total = 0;
     for (int j = 0; j < nA; j++) {
         int c = 0;
@@ -134,13 +293,43 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
             int nB = t->meta_start[B + 1] - t->meta_start[B];
             for (int i = 0; i < nB; i++) c += i % nA == j;
         }
-        counts[j] = (int)((size_t)c * bsz);
+        nbl[j] = c;
         displs[j] = total;
-        total += counts[j];
+        total += (int)((size_t)c * bsz);
     }
     char *all = malloc(total ? (size_t)total : 1);
-    rc = local_allgatherv(t, MA, nA, my, in, all, counts, displs, GS_TAG_GATHER, GS_TAG_BCAST_B,
-                          comm);
+    char *part = nck > 1 ? malloc((size_t)total / bsz * csz + 1) : all;
+    char *mine = nck > 1 ? malloc((size_t)(nin ? nin : 1) * csz) : in;
+    MPI_Request *cr = malloc(sizeof(MPI_Request) * (size_t)(nin + 1));
+    for (int c = 0; c < nck && rc == MPI_SUCCESS; c++) {
+        size_t off = (size_t)c * csz, len = bsz - off < csz ? bsz - off : csz;
+        for (int q = 0; q < nin; q++) cr[q] = rr[q * nck + c];
+        rc = wait_progress(&w, cr, nin);
+        if (rc != MPI_SUCCESS) break;
+        int tot = 0;
+        for (int j = 0; j < nA; j++) {
+            cc[j] = (int)((size_t)nbl[j] * len);
+            cd[j] = tot;
+            tot += cc[j];
+        }
+        if (nck == 1) {
+            rc = meta_allgatherv(t, MA, nA, my, in, all, cc, cd, GS_TAG_GATHER, GS_TAG_BCAST_B,
+                                 comm, &w);
+            break;
+        }
+        for (int q = 0; q < nin; q++) memcpy(mine + (size_t)q * len, in + (size_t)q * bsz + off, len);
+        rc = ring_allgatherv(t, MA, nA, my, mine, part, cc, cd, GS_TAG_GATHER, comm, &w);
+        for (int j = 0; j < nA; j++)
+            for (int q = 0; q < nbl[j]; q++)
+                memcpy(all + displs[j] + (size_t)q * bsz + off, part + cd[j] + (size_t)q * len, len);
+    }
+    /* the rest of my chunks, then every WAN send */
+    for (int d = 0; d < w.nd; d++)
+        while (w.next[d] < nck) {
+            MPI_Wait(&w.rq[d * nck + w.next[d] - 2], MPI_STATUS_IGNORE);
+            wan_post(&w, d);
+        }
+    if (w.nd > 0) MPI_Waitall(w.nd * nck, w.rq, MPI_STATUSES_IGNORE);
     for (int j = 0; j < nA; j++) {
         size_t o = (size_t)displs[j];
         for (int B = 0; B < nm; B++) {
@@ -155,12 +344,22 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                 }
         }
     }
+    if (nck > 1) {
+        free(part);
+        free(mine);
+    }
+    free(cr);
+    free(rr);
+    free(nbl);
+    free(cc);
+    free(cd);
+    free(dst);
+    free(w.rq);
+    free(w.next);
     free(all);
-    free(counts);
     free(displs);
     free(loc);
     free(in);
-    free(req);
     free(own);
     return rc;
 }

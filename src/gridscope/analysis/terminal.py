@@ -12,6 +12,11 @@ def _pct(x: float, total: float) -> str:
     return f"{100.0 * x / total:5.1f} %" if total > 0 else "    -"
 
 
+def _seconds(x: float) -> str:
+    """Fixed precision so columns line up: millisecond resolution, tiny values shown as such."""
+    return f"{x:.3f}" if x == 0 or abs(x) >= 0.001 else "<0.001"
+
+
 def print_summary(summary: dict, console: Console | None = None, top: int = 8) -> None:
     console = console or Console()
     total = summary["total_time_s"]
@@ -27,7 +32,7 @@ def print_summary(summary: dict, console: Console | None = None, top: int = 8) -
     for name, v in rows:
         both = v["grid"] + v["local"]
         if both > 0:
-            table.add_row(display.get(name, name), f"{v['grid']:.6g}", f"{v['local']:.6g}", _pct(both, total))
+            table.add_row(display.get(name, name), _seconds(v["grid"]), _seconds(v["local"]), _pct(both, total))
     if table.row_count:
         console.print(table)
     else:
@@ -38,7 +43,7 @@ def print_summary(summary: dict, console: Console | None = None, top: int = 8) -
             where.add_column(col, justify="right" if col == "seconds" else "left")
         for row in summary["by_callpath"][:top]:
             where.add_row(display.get(row["pattern"], row["pattern"]), row["class"], row["callpath"],
-                          f"{row['seconds']:.6g}")
+                          _seconds(row["seconds"]))
         console.print(where)
     if summary["p2p"]:
         p2p = Table(title="Point-to-point traffic between metahosts")

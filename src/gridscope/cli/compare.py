@@ -14,7 +14,8 @@ def _csv(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@app.command(short_help="Vanilla vs topology-aware vs auto collectives on a simulated platform, recorded and analysed.",
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def compare(
     ctx: typer.Context,
     platform: str = typer.Option(..., "--platform", help="Platform preset name or TOML file."),

@@ -9,7 +9,7 @@ import typer
 from gridscope.cli.app import app
 
 
-@app.command()
+@app.command(short_help="The main job: MetaTrace cycles on viola, collectives on grid5000-2, diffs and a report.")
 def demo(
     out: Path = typer.Option(Path("demo-out"), "-o", "--out", help="Folder for everything."),
     no_compare: bool = typer.Option(False, "--no-compare",

@@ -10,7 +10,7 @@ import typer
 from gridscope.cli.app import app
 
 
-@app.command()
+@app.command(short_help="Self-contained HTML (and PDF) report of one or more analyses for a performance team.")
 def report(
     runs: List[Path] = typer.Argument(
         ..., help="Analysis folders in cycle order (also diff folders, or a compare.json / "
