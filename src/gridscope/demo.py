@@ -92,9 +92,11 @@ BOX_CHARS = "│╭╮╰╯─┃━┏┓┗┛ "
 
 def failure_line(text: str) -> str:
     """The one line that says why a command failed: our `gridscope: ...` error line, else
-    a click/typer error (drawn in a box), else the last line of output."""
+    a click/typer error (plain `Error: ...`, or drawn in a box titled Error), else the last
+    line of output."""
     lines = [ln.strip(BOX_CHARS) for ln in text.splitlines()]
-    lines = [ln for ln in lines if ln and not ln.startswith(("Error", "Usage:", "Try "))]
+    lines = [ln.removeprefix("Error: ") for ln in lines]
+    lines = [ln for ln in lines if ln and ln != "Error" and not ln.startswith(("Usage:", "Try "))]
     for line in reversed(lines):
         if line.startswith("gridscope: "):
             return line

@@ -42,7 +42,7 @@ def test_open_mpi_gets_every_variable_forwarded(tmp_path, monkeypatch):
     assert plan.env["GRIDSCOPE_TRACE_DIR"] == str((tmp_path / "t").resolve())
     assert plan.env["GRIDSCOPE_METAHOST_MAP"] == str(mapfile.resolve())
     assert plan.env["LD_PRELOAD"].endswith("libgridscope_collector.so")
-    assert plan.env["OMPI_MCA_odls_base_sigkill_timeout"] == "2"
+    assert plan.env["OMPI_MCA_odls_base_sigkill_timeout"] == "5"
     assert not plan.parts
 
 

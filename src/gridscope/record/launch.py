@@ -26,9 +26,11 @@ REPAIR_TOOL = "gridscope-trace-repair"
 _SIZE = re.compile(r"^\d+(\.\d+)?[kKmMgG]?[bB]?$")
 _OPEN_MPI_LAUNCHERS = {"mpirun", "mpiexec", "orterun", "oshrun"}
 # Open MPI kills the remaining ranks 1 s after a failure; a crashed run needs a moment
-# to flush every rank's trace buffer (docs/collector.md, "Crashes").
+# to flush every rank's trace buffer (docs/collector.md, "Crashes"). With 2 s, 5 of 12
+# crashed runs on a loaded machine lost a rank's events; the surviving ranks sit out the
+# whole grace, so it adds that much to every crashed run.
 _KILL_GRACE_VAR = "OMPI_MCA_odls_base_sigkill_timeout"
-_KILL_GRACE_SECONDS = "2"
+_KILL_GRACE_SECONDS = "5"
 
 
 @dataclass(frozen=True)
