@@ -528,21 +528,38 @@ void gs_defs_write_provisional(const char *dir, MPI_Comm comm, uint64_t t_begin)
     u->provisional = 1;
     u->global_offset = begin < 0 ? 0 : (uint64_t)begin;
     u->trace_length = UINT64_C(1) << 52; /* unknown yet: ~52 days */
-    char tmp[4200], from[4300], to[4300];
+    char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s/.gridscope-provisional", dir);
-    OTF2_Archive *a = OTF2_Archive_Open(tmp, "traces", OTF2_FILEMODE_WRITE, 256 * 1024,
-                                        256 * 1024, OTF2_SUBSTRATE_POSIX,
-                                        OTF2_COMPRESSION_NONE);
+    OTF2_Archive *a = gs_defs_open_staging(tmp, "gridscope collector (provisional definitions)");
     if (!a) return;
-    OTF2_Archive_SetSerialCollectiveCallbacks(a);
-    OTF2_Archive_SetFlushCallbacks(a, &gs_defs_flush_callbacks, NULL);
-    OTF2_Archive_SetCreator(a, "gridscope collector (provisional definitions)");
     void *saved = gs_run.unified;
     gs_run.unified = u;
     gs_defs_write_global(OTF2_Archive_GetGlobalDefWriter(a));
     gs_run.unified = saved;
     OTF2_Archive_Close(a);
-    const char *files[] = {"traces.otf2", "traces.def"};
+    gs_defs_publish_staging(tmp, dir);
+}
+
+/* A definitions-only archive in `tmp`, written beside the real one and moved into place
+ * by gs_defs_publish_staging, so readers never see a half-written anchor. */
+OTF2_Archive *gs_defs_open_staging(const char *tmp, const char *creator)
+{
+    OTF2_Archive *a = OTF2_Archive_Open(tmp, "traces", OTF2_FILEMODE_WRITE, 256 * 1024,
+                                        256 * 1024, OTF2_SUBSTRATE_POSIX,
+                                        OTF2_COMPRESSION_NONE);
+    if (!a) return NULL;
+    OTF2_Archive_SetSerialCollectiveCallbacks(a);
+    OTF2_Archive_SetFlushCallbacks(a, &gs_defs_flush_callbacks, NULL);
+    OTF2_Archive_SetCreator(a, creator);
+    return a;
+}
+
+/* Moves the staged anchor and global definitions over the archive in `dir` and removes
+ * the staging folder (per-location files must have been moved out by the caller). */
+void gs_defs_publish_staging(const char *tmp, const char *dir)
+{
+    char from[4500], to[4500];
+    const char *files[] = {"traces.def", "traces.otf2"};
     for (int i = 0; i < 2; i++) {
         snprintf(from, sizeof from, "%s/%s", tmp, files[i]);
         snprintf(to, sizeof to, "%s/%s", dir, files[i]);

@@ -39,6 +39,8 @@ extern gs_run_t gs_run;
 /* Shares rank 0's command line (collective on comm). */
 void gs_defs_share_cmdline(MPI_Comm comm);
 void gs_defs_write_provisional(const char *dir, MPI_Comm comm, uint64_t t_begin);
+OTF2_Archive *gs_defs_open_staging(const char *tmp, const char *creator);
+void gs_defs_publish_staging(const char *tmp, const char *dir);
 void gs_defs_write_provisional_local(const char *dir);
 void gs_defs_unify(MPI_Comm comm, uint64_t t_begin, uint64_t t_end);
 /* The unification itself: blobs of n ranks (all + displs); mappings kept for rank me. */

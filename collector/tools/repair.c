@@ -128,13 +128,9 @@ int main(int argc, char **argv)
 
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s/.gridscope-repair", dir);
-    OTF2_Archive *a = OTF2_Archive_Open(tmp, "traces", OTF2_FILEMODE_WRITE, 256 * 1024,
-                                        256 * 1024, OTF2_SUBSTRATE_POSIX,
-                                        OTF2_COMPRESSION_NONE);
+    OTF2_Archive *a =
+        gs_defs_open_staging(tmp, "gridscope collector (definitions repaired after a crash)");
     if (!a) return fail(dir, "cannot write a temporary archive");
-    OTF2_Archive_SetSerialCollectiveCallbacks(a);
-    OTF2_Archive_SetFlushCallbacks(a, &gs_defs_flush_callbacks, NULL);
-    OTF2_Archive_SetCreator(a, "gridscope collector (definitions repaired after a crash)");
     OTF2_Archive_OpenDefFiles(a);
     for (int r = 0; r < size; r++) {
         if (!parts[r].present) continue;
@@ -161,14 +157,6 @@ int main(int argc, char **argv)
         snprintf(to, sizeof to, "%s/traces/%d.gsunify", dir, r);
         unlink(to);
     }
-    const char *files[] = {"traces.def", "traces.otf2"};
-    for (int i = 0; i < 2; i++) {
-        snprintf(from, sizeof from, "%s/%s", tmp, files[i]);
-        snprintf(to, sizeof to, "%s/%s", dir, files[i]);
-        rename(from, to);
-    }
-    snprintf(from, sizeof from, "%s/traces", tmp);
-    rmdir(from);
-    rmdir(tmp);
+    gs_defs_publish_staging(tmp, dir);
     return 0;
 }
