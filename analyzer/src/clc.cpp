@@ -1,86 +1,764 @@
 #include "clc.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <map>
+#include <string>
+#include <tuple>
+#include <utility>
 
+#include "error.hpp"
 #include "matching.hpp"
+#include "replay.hpp"
 
 namespace gs {
 namespace {
 
-struct SendTime { uint32_t src, dst, comm, tag; int64_t evt; };
+// Ticks the controlled clock advances over `dt` original ticks (>= 1 for dt >= 1: events
+// of a location stay strictly ordered).
+int64_t advance(int64_t dt, double gamma) { return int64_t(std::ceil(gamma * double(dt))); }
 
 }  // namespace
 
-int64_t Shift::at(int64_t t) const {
-  auto it = std::upper_bound(jumps.begin(), jumps.end(), t,
-                             [](int64_t v, const std::pair<int64_t, int64_t>& j) { return v < j.first; });
-  return it == jumps.begin() ? 0 : std::prev(it)->second;
+ForwardClock forward_clock(const std::vector<int64_t>& t, const std::vector<int64_t>& lower, double gamma) {
+  ForwardClock f;
+  f.corrected.resize(t.size());
+  f.internal.resize(t.size());
+  for (size_t k = 0; k < t.size(); ++k) {
+    int64_t in = t[k];
+    if (k > 0) in = std::max(in, f.corrected[k - 1] + advance(t[k] - t[k - 1], gamma));
+    f.internal[k] = in;
+    f.corrected[k] = std::max(in, lower[k]);
+  }
+  return f;
 }
 
+namespace {
+
+struct Point { double x, y; };
+
+// Lower convex hull of points with strictly increasing x (Andrew's monotone chain).
+std::vector<Point> lower_hull(const std::vector<Point>& pts) {
+  std::vector<Point> h;
+  for (const Point& p : pts) {
+    while (h.size() >= 2) {
+      const Point& o = h[h.size() - 2];
+      const Point& a = h.back();
+      if ((a.x - o.x) * (p.y - o.y) - (a.y - o.y) * (p.x - o.x) > 0) break;  // left turn: keep
+      h.pop_back();
+    }
+    h.push_back(p);
+  }
+  return h;
+}
+
+}  // namespace
+
+std::vector<int64_t> backward_shift(const std::vector<int64_t>& c, const std::vector<Jump>& jumps,
+                                    const std::vector<Pin>& pins_in, double slope) {
+  std::vector<int64_t> shift(c.size(), 0);
+  std::vector<Pin> pins(pins_in);
+  std::sort(pins.begin(), pins.end(),
+            [](const Pin& a, const Pin& b) { return std::tie(a.knot, a.slack) < std::tie(b.knot, b.slack); });
+  // one pin per event, the tightest
+  pins.erase(std::unique(pins.begin(), pins.end(), [](const Pin& a, const Pin& b) { return a.knot == b.knot; }),
+             pins.end());
+  std::vector<Point> pts;
+  for (const Jump& j : jumps) {
+    if (j.delta <= 0 || j.knot == 0) continue;  // nothing before the first event
+    // The ramp: from tl (shift 0) to the jump's time before the jump tr (shift delta), at most
+    // `slope` steep unless the location's first event comes earlier.
+    const double tr = double(c[j.knot] - j.delta);
+    const double tl = std::max(double(c[0]), tr - double(j.delta) / slope);
+    // ... bent below every send-like event in between: it may move by its slack only.
+    pts.clear();
+    pts.push_back({tl, 0.0});
+    auto first_pin = std::lower_bound(pins.begin(), pins.end(), j.knot, [](const Pin& p, size_t k) { return p.knot < k; });
+    auto p = first_pin;
+    while (p != pins.begin() && double(c[std::prev(p)->knot]) > tl) --p;
+    for (; p != first_pin; ++p) pts.push_back({double(c[p->knot]), double(std::max<int64_t>(p->slack, 0))});
+    pts.push_back({tr, double(j.delta)});
+    std::vector<Point> h = lower_hull(pts);
+    size_t k = std::upper_bound(c.begin(), c.begin() + j.knot, int64_t(std::floor(tl))) - c.begin();
+    size_t s = 0;
+    for (; k < j.knot; ++k) {
+      double x = double(c[k]);
+      if (x <= tl) continue;
+      while (s + 2 < h.size() && x > h[s + 1].x) ++s;
+      double y = h[s].y + (h[s + 1].y - h[s].y) * (x - h[s].x) / (h[s + 1].x - h[s].x);
+      shift[k] = std::max(shift[k], int64_t(std::floor(y)));
+    }
+  }
+  return shift;
+}
+
+ClockMap::ClockMap(std::vector<int64_t> original, std::vector<int64_t> corrected, double gamma)
+    : t_(std::move(original)), c_(std::move(corrected)), gamma_(gamma) {}
+
+int64_t ClockMap::at(int64_t t) const {
+  if (t_.empty() || t < t_.front()) return t;
+  size_t k = std::upper_bound(t_.begin(), t_.end(), t) - t_.begin() - 1;  // t_[k] <= t
+  if (t_[k] == t) return c_[k];
+  if (k + 1 == t_.size()) return std::max(t, c_[k] + advance(t - t_[k], gamma_));
+  __int128 num = __int128(c_[k + 1] - c_[k]) * (t - t_[k]);
+  return c_[k] + int64_t(num / (t_[k + 1] - t_[k]));
+}
+
+namespace {
+
+// Minimum message latency in ticks between two ranks: same node, same metahost, or not.
+class Topology {
+ public:
+  Topology(const Defs& d, const ClcOptions& o) : host_(d.rank_metahost), node_(d.ranks()) {
+    std::map<std::pair<uint32_t, std::string>, uint32_t> ids;
+    for (uint32_t r = 0; r < d.ranks(); ++r)
+      node_[r] = ids.emplace(std::make_pair(host_[r], d.rank_node[r]), uint32_t(ids.size())).first->second;
+    nodes_ = ids.size();
+    hosts_ = 0;
+    for (uint32_t h : host_) hosts_ = std::max<size_t>(hosts_, h + 1);
+    auto ticks = [&](double s) { return int64_t(std::llround(s * double(d.resolution))); };
+    node_lat_ = ticks(o.latency_node_s);
+    host_lat_ = ticks(o.latency_host_s);
+    grid_lat_ = ticks(o.latency_grid_s);
+  }
+  int64_t latency(uint32_t a, uint32_t b) const {
+    return host_[a] != host_[b] ? grid_lat_ : node_[a] != node_[b] ? host_lat_ : node_lat_;
+  }
+  uint32_t node(uint32_t r) const { return node_[r]; }
+  uint32_t host(uint32_t r) const { return host_[r]; }
+  size_t nodes() const { return nodes_; }
+  size_t hosts() const { return hosts_; }
+  int64_t node_lat_, host_lat_, grid_lat_;
+
+ private:
+  std::vector<uint32_t> host_, node_;
+  size_t nodes_, hosts_;
+};
+
+// A bound and its round: how many corrections in a row it results from (the round a
+// round-by-round iteration would reach it in). Of equal values the earlier round counts.
+struct Val {
+  int64_t v = kNoBound;
+  uint32_t gen = 0;
+  bool beats(const Val& o) const { return v > o.v || (v == o.v && gen < o.gen); }
+};
+
+Val plus(Val x, int64_t lat) { return x.v == kNoBound ? x : Val{x.v + lat, x.gen}; }
+Val best(Val a, Val b) { return b.beats(a) ? b : a; }
+
+// The two best values under distinct keys (a key's value only improves).
+struct Top2 {
+  Val v[2];
+  uint32_t key[2] = {kNone, kNone};
+  void put(uint32_t k, Val x) {
+    if (key[0] == k) { v[0] = best(v[0], x); return; }
+    if (key[1] == k) {
+      v[1] = best(v[1], x);
+    } else if (x.beats(v[1])) {
+      v[1] = x; key[1] = k;
+    }
+    if (v[1].beats(v[0])) { std::swap(v[0], v[1]); std::swap(key[0], key[1]); }
+  }
+  Val best_except(uint32_t k) const { return key[0] != k ? v[0] : v[1]; }
+};
+
+// Over the members of one collective instance inserted so far: the best value_k + latency(k, q)
+// over members k != q, in O(1) per member (three latency classes: node, metahost, grid).
+class NearestMax {
+ public:
+  explicit NearestMax(const Topology& topo) : topo_(topo), node_(topo.nodes()), host_(topo.hosts()) {}
+  void clear() {
+    for (uint32_t n : nodes_used_) node_[n] = Top2{};
+    for (uint32_t h : hosts_used_) host_[h] = Top2{};
+    nodes_used_.clear();
+    hosts_used_.clear();
+    all_ = Top2{};
+  }
+  void insert(uint32_t rank, Val value) {
+    uint32_t n = topo_.node(rank), h = topo_.host(rank);
+    nodes_used_.push_back(n);
+    hosts_used_.push_back(h);
+    node_[n].put(rank, value);
+    host_[h].put(n, node_[n].v[0]);
+    all_.put(h, host_[h].v[0]);
+  }
+  Val query(uint32_t rank) const {
+    uint32_t n = topo_.node(rank), h = topo_.host(rank);
+    return best(best(plus(node_[n].best_except(rank), topo_.node_lat_), plus(host_[h].best_except(n), topo_.host_lat_)),
+                plus(all_.best_except(h), topo_.grid_lat_));
+  }
+
+ private:
+  const Topology& topo_;
+  std::vector<Top2> node_, host_;
+  Top2 all_;
+  std::vector<uint32_t> nodes_used_, hosts_used_;
+};
+
+// Wire records of step 2: a receive's corrected time minus latency (to the sender's owner);
+// a collective member (to the instance's home process, which answers with the slack of
+// the member's begin, for its record `index`). `gen` carries a round in step 1.
+struct RecvTime { uint32_t src, dst, comm, tag; int64_t time; };
+struct CollTime { uint32_t comm, seq, pos, rank, root, index; uint32_t cls, gen; int64_t begin, end; };
+struct CollReply { uint32_t index, pad; int64_t value; };
+
+// Logical messages of one collective instance, members in communicator order.
+// Bound: the least corrected end of each member (kNoBound: none), with its round.
+void collective_bounds(CollClass cls, const std::vector<const CollTime*>& m, NearestMax& nm, const Topology& topo,
+                       std::vector<Val>& out) {
+  out.assign(m.size(), Val{});
+  size_t root = m.size();
+  for (size_t i = 0; i < m.size(); ++i)
+    if (m[i]->rank == m[i]->root) root = i;
+  auto begin = [&](size_t i) { return Val{m[i]->begin, m[i]->gen + 1}; };  // a message: one round on
+  nm.clear();
+  switch (cls) {
+    case CollClass::Barrier:
+    case CollClass::NxN:  // everybody to everybody
+      for (size_t i = 0; i < m.size(); ++i) nm.insert(m[i]->rank, begin(i));
+      for (size_t i = 0; i < m.size(); ++i) out[i] = nm.query(m[i]->rank);
+      break;
+    case CollClass::Prefix:  // lower positions to higher ones
+      for (size_t i = 0; i < m.size(); ++i) {
+        out[i] = nm.query(m[i]->rank);
+        nm.insert(m[i]->rank, begin(i));
+      }
+      break;
+    case CollClass::OneToN:  // root to the others
+      if (root == m.size()) break;
+      for (size_t i = 0; i < m.size(); ++i)
+        if (i != root) out[i] = plus(begin(root), topo.latency(m[root]->rank, m[i]->rank));
+      break;
+    case CollClass::NToOne:  // the others to the root
+      if (root == m.size()) break;
+      for (size_t i = 0; i < m.size(); ++i)
+        if (i != root) out[root] = best(out[root], plus(begin(i), topo.latency(m[i]->rank, m[root]->rank)));
+      break;
+    default: break;
+  }
+}
+
+// Slack: how far each source member's begin may move forward without breaking a bound
+// (kNoBound: the member feeds nobody). min over its targets q of end_q - latency - begin.
+void collective_slacks(CollClass cls, const std::vector<const CollTime*>& m, NearestMax& nm, const Topology& topo,
+                       std::vector<int64_t>& out) {
+  out.assign(m.size(), kNoBound);
+  size_t root = m.size();
+  for (size_t i = 0; i < m.size(); ++i)
+    if (m[i]->rank == m[i]->root) root = i;
+  auto slack = [](Val neg_min, int64_t begin) { return neg_min.v == kNoBound ? kNoBound : -neg_min.v - begin; };
+  nm.clear();  // holds -end: max(-end_q + latency) = -min(end_q - latency)
+  switch (cls) {
+    case CollClass::Barrier:
+    case CollClass::NxN:
+      for (auto* x : m) nm.insert(x->rank, Val{-x->end, 0});
+      for (size_t i = 0; i < m.size(); ++i) out[i] = slack(nm.query(m[i]->rank), m[i]->begin);
+      break;
+    case CollClass::Prefix:
+      for (size_t i = m.size(); i-- > 0;) {
+        out[i] = slack(nm.query(m[i]->rank), m[i]->begin);
+        nm.insert(m[i]->rank, Val{-m[i]->end, 0});
+      }
+      break;
+    case CollClass::OneToN: {
+      if (root == m.size()) break;
+      Val neg;
+      for (size_t i = 0; i < m.size(); ++i)
+        if (i != root) neg = best(neg, Val{-m[i]->end + topo.latency(m[root]->rank, m[i]->rank), 0});
+      out[root] = slack(neg, m[root]->begin);
+      break;
+    }
+    case CollClass::NToOne:
+      if (root == m.size()) break;
+      for (size_t i = 0; i < m.size(); ++i)
+        if (i != root) out[i] = m[root]->end - topo.latency(m[i]->rank, m[root]->rank) - m[i]->begin;
+      break;
+    default: break;
+  }
+}
+
+// The collective instances held by this process as the home of their communicator (for
+// the slacks of step 2).
+class CollHome {
+ public:
+  CollHome(const Defs& d, const Topology& topo) : d_(d), topo_(topo), nm_(topo) {}
+
+  // The slacks of the members' begins; replies go to the members' owners.
+  void answer(Records<CollTime>& recs, std::vector<Bytes>& out, int P) {
+    if (!grouped_) group(recs);
+    std::vector<const CollTime*> m;
+    std::vector<int64_t> v;
+    for (auto& g : groups_) {
+      m.clear();
+      for (size_t k = g.first; k < g.second; ++k) m.push_back(&recs[order_[k]]);
+      CollClass cls = CollClass(m[0]->cls);
+      collective_slacks(cls, m, nm_, topo_, v);
+      for (size_t i = 0; i < m.size(); ++i)
+        if (v[i] != kNoBound) append(out[owner_of(m[i]->rank, d_.ranks(), P)], CollReply{m[i]->index, 0, v[i]});
+    }
+  }
+
+ private:
+  void group(const Records<CollTime>& recs) {
+    grouped_ = true;
+    order_.resize(recs.size());
+    for (size_t i = 0; i < recs.size(); ++i) order_[i] = i;
+    std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
+      return std::tie(recs[a].comm, recs[a].seq, recs[a].pos) < std::tie(recs[b].comm, recs[b].seq, recs[b].pos);
+    });
+    for (size_t i = 0; i < order_.size();) {
+      const CollTime& f = recs[order_[i]];
+      size_t j = i;
+      while (j < order_.size() && recs[order_[j]].comm == f.comm && recs[order_[j]].seq == f.seq) ++j;
+      // incomplete instances (counted by the replay) give no constraints
+      bool complete = j - i == d_.comms[f.comm].members.size();
+      for (size_t k = i; complete && k < j; ++k)
+        complete = recs[order_[k]].cls == f.cls && recs[order_[k]].pos == k - i;
+      if (complete) groups_.push_back({i, j});
+      i = j;
+    }
+  }
+
+  const Defs& d_;
+  const Topology& topo_;
+  NearestMax nm_;
+  bool grouped_ = false;
+  std::vector<uint32_t> order_;
+  std::vector<std::pair<size_t, size_t>> groups_;
+};
+
+// The known event times of one owned location and its clocks.
+struct Location {
+  std::vector<int64_t> t;  // distinct original times of all record fields, ascending
+  ForwardClock fw;         // filled by the forward replay, event by event
+  std::vector<uint32_t> gen;  // corrections in a row that led to each event's time
+  std::vector<Pin> pins;
+  // forward replay state: inputs (bounds) and outputs (sources) by event
+  struct Port { uint32_t knot, kind, idx; };  // kind: kRecv/kSend (record index) or kColl (colls index)
+  std::vector<Port> inputs, outputs;
+  size_t cursor = 0, next_in = 0, next_out = 0;
+  bool queued = false;
+};
+
+enum : uint32_t { kRecv = 0, kSend = 1, kColl = 2 };
+constexpr uint8_t kReleased = 2;  // an input whose bound was dropped to break a cycle
+
+// A forward-replay message: kind 0 a receive's bound (idx = receive record), 1 a collective
+// member's corrected begin (idx = instance at its home, slot = member), 2 a collective
+// member's bound (idx = collective record); status: 3 a process's unfinished locations,
+// 4 the updates it sent to other processes this round.
+struct Update { uint32_t kind, idx, slot, gen; int64_t value; };
+
+// Step 1 as a replay in causal order: a location computes its events one after the other
+// and waits at an event whose bounds are not known yet; a computed send or collective
+// begin immediately releases the bound it feeds (locally, or at the next exchange for
+// another process). Every value is computed once, from final inputs, so the result is the
+// least solution of the recurrence whatever the partition. A cycle of waits (only in an
+// inconsistent trace) is broken by dropping the bounds the waiting events lack.
+class ForwardReplay {
+  struct Instance {
+    CollClass cls;
+    std::vector<CollTime> members;  // communicator order; begin filled as members report
+    std::vector<uint32_t> owners;
+    size_t known = 0;
+  };
+
+ public:
+  ForwardReplay(const Defs& d, LocalData& data, Transport& t, const Topology& topo, const ClcOptions& o,
+                std::vector<Location>& locs, const std::vector<uint32_t>& loc_of, const std::vector<uint32_t>& send_k,
+                const std::vector<uint32_t>& recv_k, const std::vector<uint32_t>& begin_k,
+                const std::vector<uint32_t>& end_k)
+      : d_(d), data_(data), t_(t), topo_(topo), o_(o), locs_(locs), loc_of_(loc_of), P_(t.size()), out_(P_),
+        nm_(topo) {
+    recv_bound.assign(data.recvs.size(), kNoBound);
+    coll_bound.assign(data.colls.size(), kNoBound);
+    recv_known_.assign(data.recvs.size(), 1);
+    coll_known_.assign(data.colls.size(), 1);
+    recv_gen_.assign(data.recvs.size(), 0);
+    coll_gen_.assign(data.colls.size(), 0);
+    send_to_.assign(data.sends.size(), {kNone, kNone});
+    coll_home_.assign(data.colls.size(), {kNone, kNone, kNone});
+    connect_messages();
+    connect_collectives();
+    for (size_t i = 0; i < data.recvs.size(); ++i)
+      if (!recv_known_[i]) port(data.recvs[i].dst).inputs.push_back({recv_k[i], kRecv, uint32_t(i)});
+    for (size_t i = 0; i < data.sends.size(); ++i)
+      if (send_to_[i].first != kNone) port(data.sends[i].src).outputs.push_back({send_k[i], kSend, uint32_t(i)});
+    for (size_t i = 0; i < data.colls.size(); ++i) {
+      if (coll_home_[i][0] == kNone) continue;
+      port(data.colls[i].rank).inputs.push_back({end_k[i], kColl, uint32_t(i)});
+      port(data.colls[i].rank).outputs.push_back({begin_k[i], kColl, uint32_t(i)});
+    }
+    auto by_knot = [](const Location::Port& a, const Location::Port& b) { return a.knot < b.knot; };
+    for (auto& L : locs_) {
+      std::stable_sort(L.inputs.begin(), L.inputs.end(), by_knot);
+      std::stable_sort(L.outputs.begin(), L.outputs.end(), by_knot);
+      L.fw.corrected.assign(L.t.size(), 0);
+      L.fw.internal.assign(L.t.size(), 0);
+      L.gen.assign(L.t.size(), 0);
+    }
+  }
+
+  // Returns false when a cycle of waits had to be broken.
+  bool run() {
+    bool clean = true;
+    for (size_t l = 0; l < locs_.size(); ++l) wake(l);
+    for (;;) {
+      drain();
+      uint64_t unfinished = 0;
+      for (auto& L : locs_) unfinished += L.cursor < L.t.size();
+      for (int p = 0; p < P_; ++p) {
+        append(out_[p], Update{3, 0, 0, 0, int64_t(unfinished)});
+        append(out_[p], Update{4, 0, 0, 0, int64_t(sent_)});
+      }
+      sent_ = 0;
+      Records<Update> in = unpack<Update>(t_.exchange(out_));
+      ++exchanges;
+      uint64_t messages = 0, left = 0;  // over all processes
+      for (const Update& u : in) {
+        if (u.kind == 3) left += uint64_t(u.value);
+        else if (u.kind == 4) messages += uint64_t(u.value);
+        else apply(u);
+      }
+      if (left == 0) break;
+      if (messages == 0) {  // everybody waits for somebody: a cycle; drop the missing bounds
+        clean = false;
+        for (size_t l = 0; l < locs_.size(); ++l) release(l);
+      }
+    }
+    return clean;
+  }
+
+  std::vector<int64_t> recv_bound, coll_bound;  // final bounds (kNoBound: none)
+  uint64_t exchanges = 0;
+
+ private:
+  Location& port(uint32_t rank) { return locs_[loc_of_[rank]]; }
+  uint32_t owner(uint32_t rank) const { return owner_of(rank, d_.ranks(), P_); }
+
+  // Which receive each send feeds: the receivers' owners match, then tell the senders' owners.
+  void connect_messages() {
+    struct Key { uint32_t src, dst, comm, tag, index; };
+    struct Link { uint32_t send, recv; };
+    for (size_t i = 0; i < data_.sends.size(); ++i) {
+      const SendRec& s = data_.sends[i];
+      append(out_[owner(s.dst)], Key{s.src, s.dst, s.comm, s.tag, uint32_t(i)});
+    }
+    Records<Key> keys = unpack<Key>(t_.exchange(out_));
+    std::vector<uint32_t> partner = match(data_.recvs, keys, nullptr);
+    for (size_t i = 0; i < data_.recvs.size(); ++i) {
+      const RecvRec& r = data_.recvs[i];
+      if (partner[i] == kNone || r.src == r.dst) continue;  // no bound (a self message needs none)
+      recv_known_[i] = 0;
+      append(out_[owner(r.src)], Link{keys[partner[i]].index, uint32_t(i)});
+    }
+    for (const Link& l : unpack<Link>(t_.exchange(out_))) send_to_[l.send] = {owner(data_.sends[l.send].dst), l.recv};
+  }
+
+  // Collective instances are gathered at their communicator's home process, which keeps the
+  // members' begins until all are known and then sends each member its bound.
+  void connect_collectives() {
+    struct Key { uint32_t comm, seq, pos, rank, root, index, cls, owner; };
+    struct Link { uint32_t index, instance, slot; };
+    for (size_t i = 0; i < data_.colls.size(); ++i) {
+      const CollRec& c = data_.colls[i];
+      append(out_[owner(d_.comms[c.comm].members[0])],
+             Key{c.comm, c.seq, c.pos, c.rank, c.root, uint32_t(i), c.cls, uint32_t(t_.rank())});
+    }
+    Records<Key> keys = unpack<Key>(t_.exchange(out_));
+    std::vector<uint32_t> order(keys.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return std::tie(keys[a].comm, keys[a].seq, keys[a].pos) < std::tie(keys[b].comm, keys[b].seq, keys[b].pos);
+    });
+    for (size_t i = 0; i < order.size();) {
+      const Key& f = keys[order[i]];
+      size_t j = i;
+      while (j < order.size() && keys[order[j]].comm == f.comm && keys[order[j]].seq == f.seq) ++j;
+      bool complete = j - i == d_.comms[f.comm].members.size();  // else: no constraints (the replay counts it)
+      for (size_t k = i; complete && k < j; ++k) complete = keys[order[k]].cls == f.cls && keys[order[k]].pos == k - i;
+      if (complete) {
+        Instance inst;
+        inst.cls = CollClass(f.cls);
+        for (size_t k = i; k < j; ++k) {
+          const Key& m = keys[order[k]];
+          inst.members.push_back(CollTime{m.comm, m.seq, m.pos, m.rank, m.root, m.index, m.cls, 0, 0, 0});
+          inst.owners.push_back(m.owner);
+          append(out_[m.owner], Link{m.index, uint32_t(instances_.size()), uint32_t(k - i)});
+        }
+        instances_.push_back(std::move(inst));
+      }
+      i = j;
+    }
+    for (const Link& l : unpack<Link>(t_.exchange(out_))) {
+      coll_home_[l.index] = {owner(d_.comms[data_.colls[l.index].comm].members[0]), l.instance, l.slot};
+      coll_known_[l.index] = 0;
+    }
+  }
+
+  void wake(size_t l) {
+    if (!locs_[l].queued) { locs_[l].queued = true; work_.push_back(l); }
+  }
+  void drain() {
+    while (!work_.empty()) {
+      size_t l = work_.back();
+      work_.pop_back();
+      locs_[l].queued = false;
+      advance_location(l);
+    }
+  }
+  void send(int p, const Update& u) {
+    if (p == t_.rank()) {
+      apply(u);
+    } else {
+      append(out_[p], u);
+      ++sent_;
+    }
+  }
+  void apply(const Update& u) {
+    switch (u.kind) {
+      case 0:
+        if (recv_known_[u.idx] == kReleased) break;  // a cycle was broken here: too late
+        recv_bound[u.idx] = u.value; recv_gen_[u.idx] = u.gen; recv_known_[u.idx] = 1;
+        wake(loc_of_[data_.recvs[u.idx].dst]);
+        break;
+      case 1: {
+        Instance& in = instances_[u.idx];
+        in.members[u.slot].begin = u.value;
+        in.members[u.slot].gen = u.gen;
+        if (++in.known == in.members.size()) bounds_of(in);
+        break;
+      }
+      case 2:
+        if (coll_known_[u.idx] == kReleased) break;
+        coll_bound[u.idx] = u.value; coll_gen_[u.idx] = u.gen; coll_known_[u.idx] = 1;
+        wake(loc_of_[data_.colls[u.idx].rank]);
+        break;
+    }
+  }
+  void bounds_of(Instance& in) {
+    std::vector<const CollTime*> m;
+    for (auto& x : in.members) m.push_back(&x);
+    std::vector<Val> b;
+    collective_bounds(in.cls, m, nm_, topo_, b);
+    for (size_t i = 0; i < m.size(); ++i) send(in.owners[i], Update{2, m[i]->index, 0, b[i].gen, b[i].v});
+  }
+
+  // Computes the location's events until one waits for a bound.
+  void advance_location(size_t l) {
+    Location& L = locs_[l];
+    while (L.cursor < L.t.size()) {
+      const uint32_t k = L.cursor;
+      int64_t lower = kNoBound;
+      size_t in = L.next_in;
+      for (; in < L.inputs.size() && L.inputs[in].knot == k; ++in) {
+        const auto& p = L.inputs[in];
+        if (!(p.kind == kRecv ? recv_known_[p.idx] : coll_known_[p.idx])) return;  // waits
+        lower = std::max(lower, p.kind == kRecv ? recv_bound[p.idx] : coll_bound[p.idx]);
+      }
+      int64_t internal = k == 0 ? L.t[0] : std::max(L.t[k], L.fw.corrected[k - 1] + advance(L.t[k] - L.t[k - 1], o_.gamma));
+      L.fw.internal[k] = internal;
+      L.fw.corrected[k] = std::max(internal, lower);
+      // round of this time: the earliest of what reaches it (original time 0, carried
+      // from the previous event, or a bound)
+      const int64_t c = L.fw.corrected[k];
+      uint32_t g = UINT32_MAX;
+      if (c == L.t[k]) g = 0;
+      if (k > 0 && c == L.fw.corrected[k - 1] + advance(L.t[k] - L.t[k - 1], o_.gamma)) g = std::min(g, L.gen[k - 1]);
+      for (size_t i = L.next_in; i < in; ++i) {
+        const auto& p = L.inputs[i];
+        if ((p.kind == kRecv ? recv_bound[p.idx] : coll_bound[p.idx]) == c)
+          g = std::min(g, p.kind == kRecv ? recv_gen_[p.idx] : coll_gen_[p.idx]);
+      }
+      L.gen[k] = g;
+      L.next_in = in;
+      L.cursor++;
+      for (; L.next_out < L.outputs.size() && L.outputs[L.next_out].knot == k; ++L.next_out) {
+        const auto& p = L.outputs[L.next_out];
+        if (p.kind == kSend) {
+          const SendRec& s = data_.sends[p.idx];
+          send(send_to_[p.idx].first, Update{0, send_to_[p.idx].second, 0, g + 1, c + topo_.latency(s.src, s.dst)});
+        } else {
+          const auto& h = coll_home_[p.idx];
+          send(h[0], Update{1, h[1], h[2], g, c});
+        }
+      }
+    }
+  }
+
+  // Cycle breaking: the waiting event of the location gets no bound from what it lacks.
+  void release(size_t l) {
+    Location& L = locs_[l];
+    if (L.cursor >= L.t.size()) return;
+    for (size_t in = L.next_in; in < L.inputs.size() && L.inputs[in].knot == L.cursor; ++in) {
+      const auto& p = L.inputs[in];
+      uint8_t& known = p.kind == kRecv ? recv_known_[p.idx] : coll_known_[p.idx];
+      if (!known) known = kReleased;
+    }
+    wake(l);
+  }
+
+ public:
+  uint32_t max_gen() const {
+    uint32_t g = 0;
+    for (auto& L : locs_)
+      for (uint32_t x : L.gen) g = std::max(g, x);
+    return g;
+  }
+  uint64_t corrected_receives(const std::vector<uint32_t>& recv_k) const {
+    uint64_t n = 0;
+    for (size_t i = 0; i < data_.recvs.size(); ++i)
+      n += recv_bound[i] > locs_[loc_of_[data_.recvs[i].dst]].fw.internal[recv_k[i]];
+    return n;
+  }
+  uint64_t corrected_collectives(const std::vector<uint32_t>& end_k) const {
+    uint64_t n = 0;
+    for (size_t i = 0; i < data_.colls.size(); ++i)
+      n += coll_bound[i] > locs_[loc_of_[data_.colls[i].rank]].fw.internal[end_k[i]];
+    return n;
+  }
+
+ private:
+  const Defs& d_;
+  LocalData& data_;
+  Transport& t_;
+  const Topology& topo_;
+  const ClcOptions& o_;
+  std::vector<Location>& locs_;
+  const std::vector<uint32_t>& loc_of_;
+  const int P_;
+  std::vector<Bytes> out_;
+  std::vector<uint8_t> recv_known_, coll_known_;
+  std::vector<uint32_t> recv_gen_, coll_gen_;
+  std::vector<std::pair<uint32_t, uint32_t>> send_to_;   // (process, receive record there)
+  std::vector<std::array<uint32_t, 3>> coll_home_;        // (home process, instance, slot)
+  std::vector<Instance> instances_;
+  std::vector<size_t> work_;
+  uint64_t sent_ = 0;  // updates for other processes since the last exchange
+  NearestMax nm_;
+};
+
+int64_t global_max(Transport& t, int64_t v) {
+  std::vector<Bytes> out(t.size());
+  for (auto& b : out) append(b, v);
+  for (int64_t x : unpack<int64_t>(t.exchange(out))) v = std::max(v, x);
+  return v;
+}
+
+}  // namespace
+
 ClcStats correct_clocks(const Defs& d, LocalData& data, Transport& t, const ClcOptions& o) {
+  if (!(o.gamma > 0 && o.gamma <= 1) || !(o.backward_slope > 0))
+    throw Error("--time-correct", "gamma must be in (0, 1] and the backward slope positive");
   ClcStats stats;
   const int P = t.size();
   const uint32_t N = d.ranks();
-  std::map<std::string, uint32_t> node_ids;
-  std::vector<uint32_t> node(N);
-  for (uint32_t r = 0; r < N; ++r) node[r] = node_ids.emplace(d.rank_node[r], node_ids.size()).first->second;
-  auto latency = [&](uint32_t a, uint32_t b) {
-    double s = d.rank_metahost[a] != d.rank_metahost[b] ? o.latency_grid_s
-               : node[a] != node[b]                     ? o.latency_host_s
-                                                        : o.latency_node_s;
-    return int64_t(s * d.resolution + 0.5);
-  };
-  auto owner = [&](uint32_t r) { return uint32_t(uint64_t(r) * P / N); };
+  const Topology topo(d, o);
+  auto owner = [&](uint32_t r) { return owner_of(r, N, P); };
 
-  std::vector<Shift> shift(N);
-  std::vector<uint32_t> partner;
-  bool first = true;
-  for (int round = 0; round < o.max_rounds; ++round) {
-    std::vector<Bytes> out(P);
-    for (auto& s : data.sends)
-      append(out[owner(s.dst)], SendTime{s.src, s.dst, s.comm, s.tag, s.evt + shift[s.src].at(s.evt)});
-    Records<SendTime> sends = unpack<SendTime>(t.exchange(out));
-    if (first) { partner = match(data.recvs, sends, nullptr); first = false; }
-    uint64_t changed = 0, corrected = 0;
-    int64_t max_shift = 0;
-    std::vector<Shift> next(N);
-    for (size_t i = 0; i < data.recvs.size(); ++i) {
-      const RecvRec& r = data.recvs[i];
-      if (partner[i] == kNone) continue;
-      Shift& sh = next[r.dst];
-      int64_t cur = sh.jumps.empty() ? 0 : sh.jumps.back().second;
-      int64_t need = sends[partner[i]].evt + latency(r.src, r.dst);
-      if (r.evt + cur < need) {
-        sh.jumps.push_back({r.evt, need - r.evt});
-        ++corrected;
-        max_shift = std::max(max_shift, need - r.evt);
-      }
-    }
-    for (uint32_t r = 0; r < N; ++r)
-      if (owner(r) == uint32_t(t.rank()) && next[r].jumps != shift[r].jumps) ++changed;
-    shift.swap(next);
-    uint64_t totals[2] = {changed, corrected};
-    t.sum(totals, 2);
-    stats.rounds = round + 1;
-    stats.corrected_receives = totals[1];
-    stats.max_shift_ticks = std::max(stats.max_shift_ticks, max_shift);
-    if (totals[0] == 0) break;
-    if (round + 1 == o.max_rounds) stats.converged = false;
+  // Knots: every timestamp field of every record, per location.
+  std::vector<uint32_t> loc_of(N, kNone);
+  std::vector<Location> locs;
+  auto loc = [&](uint32_t rank) -> Location& {
+    if (loc_of[rank] == kNone) { loc_of[rank] = locs.size(); locs.emplace_back(); }
+    return locs[loc_of[rank]];
+  };
+  for (auto& s : data.sends) loc(s.src).t.insert(loc(s.src).t.end(), {s.enter, s.evt, s.c_enter, s.c_leave});
+  for (auto& r : data.recvs) loc(r.dst).t.insert(loc(r.dst).t.end(), {r.enter, r.leave, r.evt, r.req_enter});
+  for (auto& c : data.colls) loc(c.rank).t.insert(loc(c.rank).t.end(), {c.begin, c.end});
+  for (auto& L : locs) {
+    std::sort(L.t.begin(), L.t.end());
+    L.t.erase(std::unique(L.t.begin(), L.t.end()), L.t.end());
   }
-  // Shifts of other owners' ranks are not needed: every record belongs to an owned rank.
+  auto knot = [&](uint32_t rank, int64_t v) {
+    const auto& ts = locs[loc_of[rank]].t;
+    return uint32_t(std::lower_bound(ts.begin(), ts.end(), v) - ts.begin());
+  };
+  std::vector<uint32_t> send_k(data.sends.size()), recv_k(data.recvs.size()), begin_k(data.colls.size()),
+      end_k(data.colls.size());
+  for (size_t i = 0; i < data.sends.size(); ++i) send_k[i] = knot(data.sends[i].src, data.sends[i].evt);
+  for (size_t i = 0; i < data.recvs.size(); ++i) recv_k[i] = knot(data.recvs[i].dst, data.recvs[i].evt);
+  for (size_t i = 0; i < data.colls.size(); ++i) {
+    begin_k[i] = knot(data.colls[i].rank, data.colls[i].begin);
+    end_k[i] = knot(data.colls[i].rank, data.colls[i].end);
+  }
+  auto C = [&](uint32_t rank, uint32_t k) { return locs[loc_of[rank]].fw.corrected[k]; };
+
+  // 1. Forward amortisation.
+  ForwardReplay fwd(d, data, t, topo, o, locs, loc_of, send_k, recv_k, begin_k, end_k);
+  uint64_t clean = fwd.run() ? 1 : 0;
+  uint64_t totals[3] = {clean, fwd.corrected_receives(recv_k), fwd.corrected_collectives(end_k)};
+  t.sum(totals, 3);
+  stats.converged = totals[0] == uint64_t(P);
+  stats.corrected_receives = totals[1];
+  stats.corrected_collectives = totals[2];
+  stats.rounds = uint64_t(global_max(t, fwd.max_gen())) + 1;
+  stats.exchanges = fwd.exchanges;
+
+  CollHome home(d, topo);
+  std::vector<Bytes> out(P);
+  // Collective members with their corrected times to the homes, which answer with the
+  // slack of each source member's begin (record index, value).
+  auto exchange_collectives = [&]() {
+    for (size_t i = 0; i < data.colls.size(); ++i) {
+      const CollRec& c = data.colls[i];
+      append(out[owner(d.comms[c.comm].members[0])],
+             CollTime{c.comm, c.seq, c.pos, c.rank, c.root, uint32_t(i), c.cls, 0, C(c.rank, begin_k[i]),
+                      C(c.rank, end_k[i])});
+    }
+    Records<CollTime> recs = unpack<CollTime>(t.exchange(out));
+    home.answer(recs, out, P);
+    return unpack<CollReply>(t.exchange(out));
+  };
+
+  // 2. Backward amortisation. Slack of each send: its receive's corrected time - latency.
+  for (size_t i = 0; i < data.recvs.size(); ++i) {
+    const RecvRec& r = data.recvs[i];
+    append(out[owner(r.src)], RecvTime{r.src, r.dst, r.comm, r.tag, C(r.dst, recv_k[i]) - topo.latency(r.src, r.dst)});
+  }
+  Records<RecvTime> recvs = unpack<RecvTime>(t.exchange(out));
+  std::vector<uint32_t> rpartner = match(data.sends, recvs, nullptr);
+  for (size_t i = 0; i < data.sends.size(); ++i) {
+    const SendRec& s = data.sends[i];
+    if (rpartner[i] == kNone || s.src == s.dst) continue;
+    locs[loc_of[s.src]].pins.push_back({send_k[i], recvs[rpartner[i]].time - C(s.src, send_k[i])});
+  }
+  for (const CollReply& sl : exchange_collectives()) {
+    const CollRec& c = data.colls[sl.index];
+    locs[loc_of[c.rank]].pins.push_back({begin_k[sl.index], sl.value});
+  }
+
+  std::vector<ClockMap> maps(locs.size());
+  for (size_t l = 0; l < locs.size(); ++l) {
+    Location& L = locs[l];
+    std::vector<Jump> jumps;
+    for (size_t k = 0; k < L.t.size(); ++k)
+      if (L.fw.corrected[k] > L.fw.internal[k]) jumps.push_back({k, L.fw.corrected[k] - L.fw.internal[k]});
+    std::vector<int64_t> b = backward_shift(L.fw.corrected, jumps, L.pins, o.backward_slope);
+    std::vector<int64_t> final_t(L.t.size());
+    for (size_t k = 0; k < L.t.size(); ++k) {
+      final_t[k] = L.fw.corrected[k] + b[k];
+      stats.max_shift_ticks = std::max(stats.max_shift_ticks, final_t[k] - L.t[k]);
+    }
+    maps[l] = ClockMap(L.t, std::move(final_t), o.gamma);
+  }
+
+  // 3. Every timestamp field of the records through its location's map.
   for (auto& s : data.sends) {
-    const Shift& f = shift[s.src];
-    s.enter += f.at(s.enter); s.evt += f.at(s.evt); s.c_enter += f.at(s.c_enter); s.c_leave += f.at(s.c_leave);
+    const ClockMap& f = maps[loc_of[s.src]];
+    s.enter = f.at(s.enter); s.evt = f.at(s.evt); s.c_enter = f.at(s.c_enter); s.c_leave = f.at(s.c_leave);
   }
   for (auto& r : data.recvs) {
-    const Shift& f = shift[r.dst];
-    r.enter += f.at(r.enter); r.leave += f.at(r.leave); r.req_enter += f.at(r.req_enter); r.evt += f.at(r.evt);
+    const ClockMap& f = maps[loc_of[r.dst]];
+    r.enter = f.at(r.enter); r.leave = f.at(r.leave); r.req_enter = f.at(r.req_enter); r.evt = f.at(r.evt);
   }
   for (auto& c : data.colls) {
-    const Shift& f = shift[c.rank];
-    c.begin += f.at(c.begin); c.end += f.at(c.end);
+    const ClockMap& f = maps[loc_of[c.rank]];
+    c.begin = f.at(c.begin); c.end = f.at(c.end);
   }
+
+  stats.max_shift_ticks = global_max(t, stats.max_shift_ticks);
   return stats;
 }
 
