@@ -352,37 +352,48 @@ struct Update { uint32_t kind, idx, slot, gen; int64_t value; };
 
 // Step 1 as a replay in causal order: a location computes its events one after the other
 // and waits at an event whose bounds are not known yet; a computed send or collective
-// begin immediately releases the bound it feeds (locally, or at the next exchange for
-// another process). Every value is computed once, from final inputs, so the result is the
-// least solution of the recurrence whatever the partition. A cycle of waits (only in an
+// begin releases the bound it feeds at once. Bounds from other processes:
+//  - speculative rounds (first): they are taken from the previous round (at first from the
+//    original send times), the processes exchange what they computed and repeat until no
+//    such bound changes; few rounds when corrections do not cascade from process to process;
+//  - blocking (when that takes more than kSpeculativeRounds): a location waits for them
+//    too, and the processes exchange what was computed until every location is done; one
+//    exchange per message hop between processes along the longest chain.
+// Both give the least solution of the recurrence (values only grow from below, every value
+// from final inputs), hence the same result for any -j. A cycle of waits (only in an
 // inconsistent trace) is broken by dropping the bounds the waiting events lack.
 class ForwardReplay {
   struct Instance {
     CollClass cls;
     std::vector<CollTime> members;  // communicator order; begin filled as members report
     std::vector<uint32_t> owners;
+    std::vector<Val> guess;         // begins of members on other processes (speculation)
     size_t known = 0;
   };
+  static constexpr int kSpeculativeRounds = 16;
 
  public:
   ForwardReplay(const Defs& d, LocalData& data, Transport& t, const Topology& topo, const ClcOptions& o,
                 std::vector<Location>& locs, const std::vector<uint32_t>& loc_of, const std::vector<uint32_t>& send_k,
                 const std::vector<uint32_t>& recv_k, const std::vector<uint32_t>& begin_k,
                 const std::vector<uint32_t>& end_k)
-      : d_(d), data_(data), t_(t), topo_(topo), o_(o), locs_(locs), loc_of_(loc_of), P_(t.size()), out_(P_),
-        nm_(topo) {
+      : d_(d), data_(data), t_(t), topo_(topo), o_(o), locs_(locs), loc_of_(loc_of), P_(t.size()), me_(t.rank()),
+        out_(P_), nm_(topo) {
     recv_bound.assign(data.recvs.size(), kNoBound);
     coll_bound.assign(data.colls.size(), kNoBound);
     recv_known_.assign(data.recvs.size(), 1);
     coll_known_.assign(data.colls.size(), 1);
     recv_gen_.assign(data.recvs.size(), 0);
     coll_gen_.assign(data.colls.size(), 0);
+    recv_from_.assign(data.recvs.size(), kNone);
+    recv_guess_.assign(data.recvs.size(), Val{});
+    coll_guess_.assign(data.colls.size(), Val{});
     send_to_.assign(data.sends.size(), {kNone, kNone});
     coll_home_.assign(data.colls.size(), {kNone, kNone, kNone});
     connect_messages();
     connect_collectives();
     for (size_t i = 0; i < data.recvs.size(); ++i)
-      if (!recv_known_[i]) port(data.recvs[i].dst).inputs.push_back({recv_k[i], kRecv, uint32_t(i)});
+      if (recv_from_[i] != kNone) port(data.recvs[i].dst).inputs.push_back({recv_k[i], kRecv, uint32_t(i)});
     for (size_t i = 0; i < data.sends.size(); ++i)
       if (send_to_[i].first != kNone) port(data.sends[i].src).outputs.push_back({send_k[i], kSend, uint32_t(i)});
     for (size_t i = 0; i < data.colls.size(); ++i) {
@@ -402,36 +413,33 @@ class ForwardReplay {
 
   // Returns false when a cycle of waits had to be broken.
   bool run() {
-    bool clean = true;
-    for (size_t l = 0; l < locs_.size(); ++l) wake(l);
-    for (;;) {
-      drain();
-      uint64_t unfinished = 0;
-      for (auto& L : locs_) unfinished += L.cursor < L.t.size();
-      for (int p = 0; p < P_; ++p) {
-        append(out_[p], Update{3, 0, 0, 0, int64_t(unfinished)});
-        append(out_[p], Update{4, 0, 0, 0, int64_t(sent_)});
-      }
-      sent_ = 0;
-      Records<Update> in = unpack<Update>(t_.exchange(out_));
-      ++exchanges;
-      uint64_t messages = 0, left = 0;  // over all processes
-      for (const Update& u : in) {
-        if (u.kind == 3) left += uint64_t(u.value);
-        else if (u.kind == 4) messages += uint64_t(u.value);
-        else apply(u);
-      }
-      if (left == 0) break;
-      if (messages == 0) {  // everybody waits for somebody: a cycle; drop the missing bounds
-        clean = false;
-        for (size_t l = 0; l < locs_.size(); ++l) release(l);
-      }
-    }
-    return clean;
+    for (int round = 0; round < kSpeculativeRounds; ++round)
+      if (speculative_round()) return clean_;
+    blocking_replay();
+    return clean_;
   }
 
   std::vector<int64_t> recv_bound, coll_bound;  // final bounds (kNoBound: none)
   uint64_t exchanges = 0;
+
+  uint32_t max_gen() const {
+    uint32_t g = 0;
+    for (auto& L : locs_)
+      for (uint32_t x : L.gen) g = std::max(g, x);
+    return g;
+  }
+  uint64_t corrected_receives(const std::vector<uint32_t>& recv_k) const {
+    uint64_t n = 0;
+    for (size_t i = 0; i < data_.recvs.size(); ++i)
+      n += recv_bound[i] > locs_[loc_of_[data_.recvs[i].dst]].fw.internal[recv_k[i]];
+    return n;
+  }
+  uint64_t corrected_collectives(const std::vector<uint32_t>& end_k) const {
+    uint64_t n = 0;
+    for (size_t i = 0; i < data_.colls.size(); ++i)
+      n += coll_bound[i] > locs_[loc_of_[data_.colls[i].rank]].fw.internal[end_k[i]];
+    return n;
+  }
 
  private:
   Location& port(uint32_t rank) { return locs_[loc_of_[rank]]; }
@@ -439,18 +447,19 @@ class ForwardReplay {
 
   // Which receive each send feeds: the receivers' owners match, then tell the senders' owners.
   void connect_messages() {
-    struct Key { uint32_t src, dst, comm, tag, index; };
+    struct Key { uint32_t src, dst, comm, tag, index, pad; int64_t time; };
     struct Link { uint32_t send, recv; };
     for (size_t i = 0; i < data_.sends.size(); ++i) {
       const SendRec& s = data_.sends[i];
-      append(out_[owner(s.dst)], Key{s.src, s.dst, s.comm, s.tag, uint32_t(i)});
+      append(out_[owner(s.dst)], Key{s.src, s.dst, s.comm, s.tag, uint32_t(i), 0, s.evt});
     }
     Records<Key> keys = unpack<Key>(t_.exchange(out_));
     std::vector<uint32_t> partner = match(data_.recvs, keys, nullptr);
     for (size_t i = 0; i < data_.recvs.size(); ++i) {
       const RecvRec& r = data_.recvs[i];
       if (partner[i] == kNone || r.src == r.dst) continue;  // no bound (a self message needs none)
-      recv_known_[i] = 0;
+      recv_from_[i] = owner(r.src);
+      recv_guess_[i] = Val{keys[partner[i]].time + topo_.latency(r.src, r.dst), 1};  // the original send
       append(out_[owner(r.src)], Link{keys[partner[i]].index, uint32_t(i)});
     }
     for (const Link& l : unpack<Link>(t_.exchange(out_))) send_to_[l.send] = {owner(data_.sends[l.send].dst), l.recv};
@@ -459,12 +468,12 @@ class ForwardReplay {
   // Collective instances are gathered at their communicator's home process, which keeps the
   // members' begins until all are known and then sends each member its bound.
   void connect_collectives() {
-    struct Key { uint32_t comm, seq, pos, rank, root, index, cls, owner; };
+    struct Key { uint32_t comm, seq, pos, rank, root, index, cls, owner; int64_t begin; };
     struct Link { uint32_t index, instance, slot; };
     for (size_t i = 0; i < data_.colls.size(); ++i) {
       const CollRec& c = data_.colls[i];
       append(out_[owner(d_.comms[c.comm].members[0])],
-             Key{c.comm, c.seq, c.pos, c.rank, c.root, uint32_t(i), c.cls, uint32_t(t_.rank())});
+             Key{c.comm, c.seq, c.pos, c.rank, c.root, uint32_t(i), c.cls, uint32_t(me_), c.begin});
     }
     Records<Key> keys = unpack<Key>(t_.exchange(out_));
     std::vector<uint32_t> order(keys.size());
@@ -485,18 +494,102 @@ class ForwardReplay {
           const Key& m = keys[order[k]];
           inst.members.push_back(CollTime{m.comm, m.seq, m.pos, m.rank, m.root, m.index, m.cls, 0, 0, 0});
           inst.owners.push_back(m.owner);
+          inst.guess.push_back(Val{m.begin, 0});
           append(out_[m.owner], Link{m.index, uint32_t(instances_.size()), uint32_t(k - i)});
         }
         instances_.push_back(std::move(inst));
       }
       i = j;
     }
-    for (const Link& l : unpack<Link>(t_.exchange(out_))) {
+    for (const Link& l : unpack<Link>(t_.exchange(out_)))
       coll_home_[l.index] = {owner(d_.comms[data_.colls[l.index].comm].members[0]), l.instance, l.slot};
-      coll_known_[l.index] = 0;
+  }
+
+  // Back to the first event everywhere; bounds from other processes are the guesses
+  // (speculative) or unknown (blocking).
+  void reset(bool speculative) {
+    for (auto& L : locs_) { L.cursor = L.next_in = L.next_out = 0; L.queued = false; }
+    for (size_t i = 0; i < data_.recvs.size(); ++i) {
+      bool guessed = speculative && recv_from_[i] != uint32_t(me_);
+      recv_known_[i] = recv_from_[i] == kNone || guessed;
+      recv_bound[i] = guessed ? recv_guess_[i].v : kNoBound;
+      recv_gen_[i] = guessed ? recv_guess_[i].gen : 0;
+    }
+    for (size_t i = 0; i < data_.colls.size(); ++i) {
+      bool guessed = speculative && coll_home_[i][0] != kNone && coll_home_[i][0] != uint32_t(me_);
+      coll_known_[i] = coll_home_[i][0] == kNone || guessed;
+      coll_bound[i] = guessed ? coll_guess_[i].v : kNoBound;
+      coll_gen_[i] = guessed ? coll_guess_[i].gen : 0;
+    }
+    for (auto& in : instances_) {
+      in.known = 0;
+      if (!speculative) continue;
+      for (size_t k = 0; k < in.members.size(); ++k)
+        if (in.owners[k] != uint32_t(me_)) {
+          in.members[k].begin = in.guess[k].v;
+          in.members[k].gen = in.guess[k].gen;
+          in.known++;
+        }
+    }
+    for (auto& in : instances_)
+      if (in.known == in.members.size()) bounds_of(in);  // no member here: guesses only
+    for (size_t l = 0; l < locs_.size(); ++l) wake(l);
+  }
+
+  // One round with guessed remote bounds; true when no guess changed anywhere.
+  bool speculative_round() {
+    reset(true);
+    drain();
+    while (unfinished() > 0) {  // only a cycle here can stop a location
+      for (size_t l = 0; l < locs_.size(); ++l) release(l);
+      drain();
+    }
+    Records<Update> in = unpack<Update>(t_.exchange(out_));
+    ++exchanges;
+    sent_ = 0;
+    uint64_t changed = 0;
+    for (const Update& u : in) changed += take_guess(u);
+    t_.sum(&changed, 1);
+    return changed == 0;
+  }
+
+  void blocking_replay() {
+    reset(false);
+    for (;;) {
+      drain();
+      for (int p = 0; p < P_; ++p) {
+        append(out_[p], Update{3, 0, 0, 0, int64_t(unfinished())});
+        append(out_[p], Update{4, 0, 0, 0, int64_t(sent_)});
+      }
+      sent_ = 0;
+      Records<Update> in = unpack<Update>(t_.exchange(out_));
+      ++exchanges;
+      uint64_t messages = 0, left = 0;  // over all processes
+      for (const Update& u : in) {
+        if (u.kind == 3) left += uint64_t(u.value);
+        else if (u.kind == 4) messages += uint64_t(u.value);
+        else apply(u);
+      }
+      if (left == 0) break;
+      if (messages == 0)  // everybody waits for somebody: a cycle; drop the missing bounds
+        for (size_t l = 0; l < locs_.size(); ++l) release(l);
     }
   }
 
+  // A remote value computed in a speculative round becomes the next round's guess.
+  bool take_guess(const Update& u) {
+    Val v{u.value, u.gen};
+    Val* g = u.kind == 0 ? &recv_guess_[u.idx] : u.kind == 2 ? &coll_guess_[u.idx] : &instances_[u.idx].guess[u.slot];
+    bool changed = g->v != v.v || g->gen != v.gen;
+    *g = v;
+    return changed;
+  }
+
+  uint64_t unfinished() const {
+    uint64_t n = 0;
+    for (auto& L : locs_) n += L.cursor < L.t.size();
+    return n;
+  }
   void wake(size_t l) {
     if (!locs_[l].queued) { locs_[l].queued = true; work_.push_back(l); }
   }
@@ -508,8 +601,8 @@ class ForwardReplay {
       advance_location(l);
     }
   }
-  void send(int p, const Update& u) {
-    if (p == t_.rank()) {
+  void send(uint32_t p, const Update& u) {
+    if (p == uint32_t(me_)) {
       apply(u);
     } else {
       append(out_[p], u);
@@ -596,30 +689,10 @@ class ForwardReplay {
       uint8_t& known = p.kind == kRecv ? recv_known_[p.idx] : coll_known_[p.idx];
       if (!known) known = kReleased;
     }
+    clean_ = false;
     wake(l);
   }
 
- public:
-  uint32_t max_gen() const {
-    uint32_t g = 0;
-    for (auto& L : locs_)
-      for (uint32_t x : L.gen) g = std::max(g, x);
-    return g;
-  }
-  uint64_t corrected_receives(const std::vector<uint32_t>& recv_k) const {
-    uint64_t n = 0;
-    for (size_t i = 0; i < data_.recvs.size(); ++i)
-      n += recv_bound[i] > locs_[loc_of_[data_.recvs[i].dst]].fw.internal[recv_k[i]];
-    return n;
-  }
-  uint64_t corrected_collectives(const std::vector<uint32_t>& end_k) const {
-    uint64_t n = 0;
-    for (size_t i = 0; i < data_.colls.size(); ++i)
-      n += coll_bound[i] > locs_[loc_of_[data_.colls[i].rank]].fw.internal[end_k[i]];
-    return n;
-  }
-
- private:
   const Defs& d_;
   LocalData& data_;
   Transport& t_;
@@ -627,15 +700,18 @@ class ForwardReplay {
   const ClcOptions& o_;
   std::vector<Location>& locs_;
   const std::vector<uint32_t>& loc_of_;
-  const int P_;
+  const int P_, me_;
   std::vector<Bytes> out_;
   std::vector<uint8_t> recv_known_, coll_known_;
   std::vector<uint32_t> recv_gen_, coll_gen_;
-  std::vector<std::pair<uint32_t, uint32_t>> send_to_;   // (process, receive record there)
-  std::vector<std::array<uint32_t, 3>> coll_home_;        // (home process, instance, slot)
+  std::vector<uint32_t> recv_from_;                     // process of the matching send (kNone: no bound)
+  std::vector<Val> recv_guess_, coll_guess_;            // bounds from other processes (speculation)
+  std::vector<std::pair<uint32_t, uint32_t>> send_to_;  // (process, receive record there)
+  std::vector<std::array<uint32_t, 3>> coll_home_;      // (home process, instance, slot)
   std::vector<Instance> instances_;
   std::vector<size_t> work_;
   uint64_t sent_ = 0;  // updates for other processes since the last exchange
+  bool clean_ = true;
   NearestMax nm_;
 };
 
