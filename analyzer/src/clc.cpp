@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <string>
 #include <tuple>
@@ -346,22 +347,19 @@ constexpr uint8_t kReleased = 2;  // an input whose bound was dropped to break a
 
 // A forward-replay message: kind 0 a receive's bound (idx = receive record), 1 a collective
 // member's corrected begin (idx = instance at its home, slot = member), 2 a collective
-// member's bound (idx = collective record); status: 3 a process's unfinished locations,
-// 4 the updates it sent to other processes this round.
+// member's bound (idx = collective record).
 struct Update { uint32_t kind, idx, slot, gen; int64_t value; };
 
 // Step 1 as a replay in causal order: a location computes its events one after the other
 // and waits at an event whose bounds are not known yet; a computed send or collective
-// begin releases the bound it feeds at once. Bounds from other processes:
-//  - speculative rounds (first): they are taken from the previous round (at first from the
-//    original send times), the processes exchange what they computed and repeat until no
-//    such bound changes; few rounds when corrections do not cascade from process to process;
-//  - blocking (when that takes more than kSpeculativeRounds): a location waits for them
-//    too, and the processes exchange what was computed until every location is done; one
-//    exchange per message hop between processes along the longest chain.
-// Both give the least solution of the recurrence (values only grow from below, every value
-// from final inputs), hence the same result for any -j. A cycle of waits (only in an
-// inconsistent trace) is broken by dropping the bounds the waiting events lack.
+// begin releases the bound it feeds at once. With one process that is the whole step, in
+// one pass. Bounds from other processes are speculated: taken from the previous round (at
+// first from the original send times); the processes exchange what they computed and
+// repeat until no such bound changes (values only grow from below to the least solution,
+// which does not depend on the partition). When corrections cascade from process to
+// process for more than kSpeculativeRounds rounds, the caller replays all records at
+// process 0 instead (forward_at_root). A cycle of waits (only in an inconsistent trace) is
+// broken by dropping the bounds the waiting events lack.
 class ForwardReplay {
   struct Instance {
     CollClass cls;
@@ -370,7 +368,7 @@ class ForwardReplay {
     std::vector<Val> guess;         // begins of members on other processes (speculation)
     size_t known = 0;
   };
-  static constexpr int kSpeculativeRounds = 16;
+  static constexpr int kSpeculativeRounds = 8;
 
  public:
   ForwardReplay(const Defs& d, LocalData& data, Transport& t, const Topology& topo, const ClcOptions& o,
@@ -411,13 +409,13 @@ class ForwardReplay {
     }
   }
 
-  // Returns false when a cycle of waits had to be broken.
+  // True when the speculation settled (always with one process).
   bool run() {
     for (int round = 0; round < kSpeculativeRounds; ++round)
-      if (speculative_round()) return clean_;
-    blocking_replay();
-    return clean_;
+      if (speculative_round()) return true;
+    return false;
   }
+  bool clean() const { return clean_; }  // false: a cycle of waits was broken
 
   std::vector<int64_t> recv_bound, coll_bound;  // final bounds (kNoBound: none)
   uint64_t exchanges = 0;
@@ -505,9 +503,9 @@ class ForwardReplay {
       coll_home_[l.index] = {owner(d_.comms[data_.colls[l.index].comm].members[0]), l.instance, l.slot};
   }
 
-  // Back to the first event everywhere; bounds from other processes are the guesses
-  // (speculative) or unknown (blocking).
-  void reset(bool speculative) {
+  // Back to the first event everywhere; bounds from other processes are the guesses.
+  void reset() {
+    const bool speculative = true;
     for (auto& L : locs_) { L.cursor = L.next_in = L.next_out = 0; L.queued = false; }
     for (size_t i = 0; i < data_.recvs.size(); ++i) {
       bool guessed = speculative && recv_from_[i] != uint32_t(me_);
@@ -538,7 +536,7 @@ class ForwardReplay {
 
   // One round with guessed remote bounds; true when no guess changed anywhere.
   bool speculative_round() {
-    reset(true);
+    reset();
     drain();
     while (unfinished() > 0) {  // only a cycle here can stop a location
       for (size_t l = 0; l < locs_.size(); ++l) release(l);
@@ -546,34 +544,10 @@ class ForwardReplay {
     }
     Records<Update> in = unpack<Update>(t_.exchange(out_));
     ++exchanges;
-    sent_ = 0;
     uint64_t changed = 0;
     for (const Update& u : in) changed += take_guess(u);
     t_.sum(&changed, 1);
     return changed == 0;
-  }
-
-  void blocking_replay() {
-    reset(false);
-    for (;;) {
-      drain();
-      for (int p = 0; p < P_; ++p) {
-        append(out_[p], Update{3, 0, 0, 0, int64_t(unfinished())});
-        append(out_[p], Update{4, 0, 0, 0, int64_t(sent_)});
-      }
-      sent_ = 0;
-      Records<Update> in = unpack<Update>(t_.exchange(out_));
-      ++exchanges;
-      uint64_t messages = 0, left = 0;  // over all processes
-      for (const Update& u : in) {
-        if (u.kind == 3) left += uint64_t(u.value);
-        else if (u.kind == 4) messages += uint64_t(u.value);
-        else apply(u);
-      }
-      if (left == 0) break;
-      if (messages == 0)  // everybody waits for somebody: a cycle; drop the missing bounds
-        for (size_t l = 0; l < locs_.size(); ++l) release(l);
-    }
   }
 
   // A remote value computed in a speculative round becomes the next round's guess.
@@ -606,7 +580,6 @@ class ForwardReplay {
       apply(u);
     } else {
       append(out_[p], u);
-      ++sent_;
     }
   }
   void apply(const Update& u) {
@@ -710,7 +683,6 @@ class ForwardReplay {
   std::vector<std::array<uint32_t, 3>> coll_home_;      // (home process, instance, slot)
   std::vector<Instance> instances_;
   std::vector<size_t> work_;
-  uint64_t sent_ = 0;  // updates for other processes since the last exchange
   bool clean_ = true;
   NearestMax nm_;
 };
@@ -724,6 +696,125 @@ int64_t global_max(Transport& t, int64_t v) {
 
 }  // namespace
 
+namespace {
+
+// The owned locations' knots and, per record, the knot of its event(s).
+struct Layout {
+  std::vector<uint32_t> loc_of;  // rank -> index in locs (kNone: no records here)
+  std::vector<Location> locs;
+  std::vector<uint32_t> send_k, recv_k, begin_k, end_k;
+};
+
+Layout layout_of(const LocalData& data, uint32_t ranks) {
+  Layout lay;
+  lay.loc_of.assign(ranks, kNone);
+  auto loc = [&](uint32_t rank) -> std::vector<int64_t>& {
+    if (lay.loc_of[rank] == kNone) { lay.loc_of[rank] = lay.locs.size(); lay.locs.emplace_back(); }
+    return lay.locs[lay.loc_of[rank]].t;
+  };
+  // knots: every timestamp field of every record
+  for (auto& s : data.sends) loc(s.src).insert(loc(s.src).end(), {s.enter, s.evt, s.c_enter, s.c_leave});
+  for (auto& r : data.recvs) loc(r.dst).insert(loc(r.dst).end(), {r.enter, r.leave, r.evt, r.req_enter});
+  for (auto& c : data.colls) loc(c.rank).insert(loc(c.rank).end(), {c.begin, c.end});
+  for (auto& L : lay.locs) {
+    std::sort(L.t.begin(), L.t.end());
+    L.t.erase(std::unique(L.t.begin(), L.t.end()), L.t.end());
+  }
+  auto knot = [&](uint32_t rank, int64_t v) {
+    const auto& ts = lay.locs[lay.loc_of[rank]].t;
+    return uint32_t(std::lower_bound(ts.begin(), ts.end(), v) - ts.begin());
+  };
+  for (auto& s : data.sends) lay.send_k.push_back(knot(s.src, s.evt));
+  for (auto& r : data.recvs) lay.recv_k.push_back(knot(r.dst, r.evt));
+  for (auto& c : data.colls) {
+    lay.begin_k.push_back(knot(c.rank, c.begin));
+    lay.end_k.push_back(knot(c.rank, c.end));
+  }
+  return lay;
+}
+
+// Step 1 result figures of this process: clean (1/0), corrected receives, corrected
+// collective ends, largest round.
+struct ForwardFigures { uint64_t clean = 1, receives = 0, collectives = 0; uint32_t max_gen = 0; };
+
+ForwardFigures figures_of(const ForwardReplay& f, const Layout& lay) {
+  return {f.clean() ? 1u : 0u, f.corrected_receives(lay.recv_k), f.corrected_collectives(lay.end_k), f.max_gen()};
+}
+
+template <class T>
+void append_all(Bytes& b, const std::vector<T>& v) {
+  uint64_t n = v.size();
+  append(b, n);
+  const char* p = reinterpret_cast<const char*>(v.data());
+  b.insert(b.end(), p, p + n * sizeof(T));
+}
+template <class T>
+void take_all(const Bytes& b, size_t& at, std::vector<T>& v) {
+  uint64_t n;
+  std::memcpy(&n, b.data() + at, sizeof n);
+  at += sizeof n;
+  size_t old = v.size();
+  v.resize(old + n);
+  std::memcpy(reinterpret_cast<char*>(v.data() + old), b.data() + at, n * sizeof(T));
+  at += n * sizeof(T);
+}
+
+// Step 1 for everybody at process 0 (one pass in causal order), each location's clocks
+// then go back to its owner. Needs the records of all ranks in process 0's memory.
+ForwardFigures forward_at_root(const Defs& d, const LocalData& data, Transport& t, const Topology& topo,
+                               const ClcOptions& o, Layout& lay) {
+  const int P = t.size();
+  std::vector<Bytes> out(P);
+  append_all(out[0], data.sends);
+  append_all(out[0], data.recvs);
+  append_all(out[0], data.colls);
+  Bytes gathered = t.exchange(out);
+  ForwardFigures fig{0, 0, 0, 0};
+  struct Head { uint32_t rank, pad; uint64_t knots; };
+  struct Knot { int64_t corrected, internal; uint32_t gen, pad; };
+  if (t.rank() == 0) {
+    LocalData all;
+    for (size_t at = 0; at < gathered.size();) {
+      take_all(gathered, at, all.sends);
+      take_all(gathered, at, all.recvs);
+      take_all(gathered, at, all.colls);
+    }
+    Bytes().swap(gathered);
+    Layout g = layout_of(all, d.ranks());
+    auto local = make_local_transport();
+    ForwardReplay f(d, all, *local, topo, o, g.locs, g.loc_of, g.send_k, g.recv_k, g.begin_k, g.end_k);
+    f.run();  // one process: settles in one round
+    fig = figures_of(f, g);
+    for (uint32_t r = 0; r < d.ranks(); ++r) {
+      if (g.loc_of[r] == kNone) continue;
+      const Location& L = g.locs[g.loc_of[r]];
+      Bytes& b = out[owner_of(r, d.ranks(), P)];
+      append(b, Head{r, 0, L.t.size()});
+      for (size_t k = 0; k < L.t.size(); ++k) append(b, Knot{L.fw.corrected[k], L.fw.internal[k], L.gen[k], 0});
+    }
+  }
+  Bytes mine = t.exchange(out);
+  for (size_t at = 0; at < mine.size();) {
+    Head h;
+    std::memcpy(&h, mine.data() + at, sizeof h);
+    at += sizeof h;
+    Location& L = lay.locs[lay.loc_of[h.rank]];  // same records, same knots
+    L.fw.corrected.resize(h.knots);
+    L.fw.internal.resize(h.knots);
+    L.gen.resize(h.knots);
+    for (size_t k = 0; k < h.knots; ++k, at += sizeof(Knot)) {
+      Knot x;
+      std::memcpy(&x, mine.data() + at, sizeof x);
+      L.fw.corrected[k] = x.corrected;
+      L.fw.internal[k] = x.internal;
+      L.gen[k] = x.gen;
+    }
+  }
+  return fig;
+}
+
+}  // namespace
+
 ClcStats correct_clocks(const Defs& d, LocalData& data, Transport& t, const ClcOptions& o) {
   if (!(o.gamma > 0 && o.gamma <= 1) || !(o.backward_slope > 0))
     throw Error("--time-correct", "gamma must be in (0, 1] and the backward slope positive");
@@ -732,45 +823,32 @@ ClcStats correct_clocks(const Defs& d, LocalData& data, Transport& t, const ClcO
   const uint32_t N = d.ranks();
   const Topology topo(d, o);
   auto owner = [&](uint32_t r) { return owner_of(r, N, P); };
-
-  // Knots: every timestamp field of every record, per location.
-  std::vector<uint32_t> loc_of(N, kNone);
-  std::vector<Location> locs;
-  auto loc = [&](uint32_t rank) -> Location& {
-    if (loc_of[rank] == kNone) { loc_of[rank] = locs.size(); locs.emplace_back(); }
-    return locs[loc_of[rank]];
-  };
-  for (auto& s : data.sends) loc(s.src).t.insert(loc(s.src).t.end(), {s.enter, s.evt, s.c_enter, s.c_leave});
-  for (auto& r : data.recvs) loc(r.dst).t.insert(loc(r.dst).t.end(), {r.enter, r.leave, r.evt, r.req_enter});
-  for (auto& c : data.colls) loc(c.rank).t.insert(loc(c.rank).t.end(), {c.begin, c.end});
-  for (auto& L : locs) {
-    std::sort(L.t.begin(), L.t.end());
-    L.t.erase(std::unique(L.t.begin(), L.t.end()), L.t.end());
-  }
-  auto knot = [&](uint32_t rank, int64_t v) {
-    const auto& ts = locs[loc_of[rank]].t;
-    return uint32_t(std::lower_bound(ts.begin(), ts.end(), v) - ts.begin());
-  };
-  std::vector<uint32_t> send_k(data.sends.size()), recv_k(data.recvs.size()), begin_k(data.colls.size()),
-      end_k(data.colls.size());
-  for (size_t i = 0; i < data.sends.size(); ++i) send_k[i] = knot(data.sends[i].src, data.sends[i].evt);
-  for (size_t i = 0; i < data.recvs.size(); ++i) recv_k[i] = knot(data.recvs[i].dst, data.recvs[i].evt);
-  for (size_t i = 0; i < data.colls.size(); ++i) {
-    begin_k[i] = knot(data.colls[i].rank, data.colls[i].begin);
-    end_k[i] = knot(data.colls[i].rank, data.colls[i].end);
-  }
+  Layout lay = layout_of(data, N);
+  std::vector<Location>& locs = lay.locs;
+  const std::vector<uint32_t>& loc_of = lay.loc_of;
+  const std::vector<uint32_t>&send_k = lay.send_k, &recv_k = lay.recv_k, &begin_k = lay.begin_k;
+  const std::vector<uint32_t>& end_k = lay.end_k;
   auto C = [&](uint32_t rank, uint32_t k) { return locs[loc_of[rank]].fw.corrected[k]; };
 
   // 1. Forward amortisation.
-  ForwardReplay fwd(d, data, t, topo, o, locs, loc_of, send_k, recv_k, begin_k, end_k);
-  uint64_t clean = fwd.run() ? 1 : 0;
-  uint64_t totals[3] = {clean, fwd.corrected_receives(recv_k), fwd.corrected_collectives(end_k)};
+  ForwardFigures fig;
+  bool settled;
+  {
+    ForwardReplay fwd(d, data, t, topo, o, locs, loc_of, send_k, recv_k, begin_k, end_k);
+    settled = fwd.run();  // the same answer on every process
+    fig = figures_of(fwd, lay);
+    stats.exchanges = fwd.exchanges;
+  }
+  if (!settled) {
+    fig = forward_at_root(d, data, t, topo, o, lay);
+    stats.exchanges += 2;
+  }
+  uint64_t totals[3] = {fig.clean, fig.receives, fig.collectives};
   t.sum(totals, 3);
-  stats.converged = totals[0] == uint64_t(P);
+  stats.converged = totals[0] == uint64_t(settled ? P : 1);
   stats.corrected_receives = totals[1];
   stats.corrected_collectives = totals[2];
-  stats.rounds = uint64_t(global_max(t, fwd.max_gen())) + 1;
-  stats.exchanges = fwd.exchanges;
+  stats.rounds = uint64_t(global_max(t, fig.max_gen)) + 1;
 
   CollHome home(d, topo);
   std::vector<Bytes> out(P);
