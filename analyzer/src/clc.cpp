@@ -74,15 +74,19 @@ std::vector<int64_t> backward_shift(const std::vector<int64_t>& c, const std::ve
     const double tl = std::max(double(c[0]), tr - double(j.delta) / slope);
     // ... bent below every send-like event in between: it may move by its slack only.
     pts.clear();
-    pts.push_back({tl, 0.0});
+    // (the walk back stops at a send without slack: the hull is 0 before it)
     auto first_pin = std::lower_bound(pins.begin(), pins.end(), j.knot, [](const Pin& p, size_t k) { return p.knot < k; });
     auto p = first_pin;
-    while (p != pins.begin() && double(c[std::prev(p)->knot]) > tl) --p;
-    for (; p != first_pin; ++p) pts.push_back({double(c[p->knot]), double(std::max<int64_t>(p->slack, 0))});
+    while (p != pins.begin() && double(c[std::prev(p)->knot]) > tl && std::prev(p)->slack > 0) --p;
+    pts.push_back({tl, 0.0});
+    if (p != pins.begin() && double(c[std::prev(p)->knot]) > tl) pts.back().x = double(c[std::prev(p)->knot]);
+    for (; p != first_pin; ++p) pts.push_back({double(c[p->knot]), double(p->slack)});
     pts.push_back({tr, double(j.delta)});
     std::vector<Point> h = lower_hull(pts);
-    size_t k = std::upper_bound(c.begin(), c.begin() + j.knot, int64_t(std::floor(tl))) - c.begin();
+    // the hull is 0 up to its last vertex at 0 (a send without slack): start there
     size_t s = 0;
+    while (s + 2 < h.size() && h[s + 1].y <= 0) ++s;
+    size_t k = std::upper_bound(c.begin(), c.begin() + j.knot, int64_t(std::floor(h[s].x))) - c.begin();
     for (; k < j.knot; ++k) {
       double x = double(c[k]);
       if (x <= tl) continue;
