@@ -201,12 +201,11 @@ class NearestMax {
   std::vector<uint32_t> nodes_used_, hosts_used_;
 };
 
-// Wire records of step 2: a receive's corrected time minus latency (to the sender's owner);
-// a collective member (to the instance's home process, which answers with the slack of
-// the member's begin, for its record `index`). `gen` carries a round in step 1.
-struct RecvTime { uint32_t src, dst, comm, tag; int64_t time; };
+// A member of a collective instance at its home process: `index` is its record at its
+// owner; `gen` the round of its begin (step 1); begin and end corrected.
 struct CollTime { uint32_t comm, seq, pos, rank, root, index; uint32_t cls, gen; int64_t begin, end; };
-struct CollReply { uint32_t index, pad; int64_t value; };
+// A slack for record `index` of the process it goes to (step 2).
+struct SlackMsg { uint32_t index, pad; int64_t value; };
 
 // Logical messages of one collective instance, members in communicator order.
 // Bound: the least corrected end of each member (kNoBound: none), with its round.
@@ -283,56 +282,6 @@ void collective_slacks(CollClass cls, const std::vector<const CollTime*>& m, Nea
   }
 }
 
-// The collective instances held by this process as the home of their communicator (for
-// the slacks of step 2).
-class CollHome {
- public:
-  CollHome(const Defs& d, const Topology& topo) : d_(d), topo_(topo), nm_(topo) {}
-
-  // The slacks of the members' begins; replies go to the members' owners.
-  void answer(Records<CollTime>& recs, std::vector<Bytes>& out, int P) {
-    if (!grouped_) group(recs);
-    std::vector<const CollTime*> m;
-    std::vector<int64_t> v;
-    for (auto& g : groups_) {
-      m.clear();
-      for (size_t k = g.first; k < g.second; ++k) m.push_back(&recs[order_[k]]);
-      CollClass cls = CollClass(m[0]->cls);
-      collective_slacks(cls, m, nm_, topo_, v);
-      for (size_t i = 0; i < m.size(); ++i)
-        if (v[i] != kNoBound) append(out[owner_of(m[i]->rank, d_.ranks(), P)], CollReply{m[i]->index, 0, v[i]});
-    }
-  }
-
- private:
-  void group(const Records<CollTime>& recs) {
-    grouped_ = true;
-    order_.resize(recs.size());
-    for (size_t i = 0; i < recs.size(); ++i) order_[i] = i;
-    std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
-      return std::tie(recs[a].comm, recs[a].seq, recs[a].pos) < std::tie(recs[b].comm, recs[b].seq, recs[b].pos);
-    });
-    for (size_t i = 0; i < order_.size();) {
-      const CollTime& f = recs[order_[i]];
-      size_t j = i;
-      while (j < order_.size() && recs[order_[j]].comm == f.comm && recs[order_[j]].seq == f.seq) ++j;
-      // incomplete instances (counted by the replay) give no constraints
-      bool complete = j - i == d_.comms[f.comm].members.size();
-      for (size_t k = i; complete && k < j; ++k)
-        complete = recs[order_[k]].cls == f.cls && recs[order_[k]].pos == k - i;
-      if (complete) groups_.push_back({i, j});
-      i = j;
-    }
-  }
-
-  const Defs& d_;
-  const Topology& topo_;
-  NearestMax nm_;
-  bool grouped_ = false;
-  std::vector<uint32_t> order_;
-  std::vector<std::pair<size_t, size_t>> groups_;
-};
-
 // The known event times of one owned location and its clocks.
 struct Location {
   std::vector<int64_t> t;  // distinct original times of all record fields, ascending
@@ -379,8 +328,8 @@ class ForwardReplay {
                 std::vector<Location>& locs, const std::vector<uint32_t>& loc_of, const std::vector<uint32_t>& send_k,
                 const std::vector<uint32_t>& recv_k, const std::vector<uint32_t>& begin_k,
                 const std::vector<uint32_t>& end_k)
-      : d_(d), data_(data), t_(t), topo_(topo), o_(o), locs_(locs), loc_of_(loc_of), P_(t.size()), me_(t.rank()),
-        out_(P_), nm_(topo) {
+      : d_(d), data_(data), t_(t), topo_(topo), o_(o), locs_(locs), loc_of_(loc_of), send_k_(send_k), P_(t.size()),
+        me_(t.rank()), out_(P_), nm_(topo) {
     recv_bound.assign(data.recvs.size(), kNoBound);
     coll_bound.assign(data.colls.size(), kNoBound);
     recv_known_.assign(data.recvs.size(), 1);
@@ -388,6 +337,7 @@ class ForwardReplay {
     recv_gen_.assign(data.recvs.size(), 0);
     coll_gen_.assign(data.colls.size(), 0);
     recv_from_.assign(data.recvs.size(), kNone);
+    recv_send_.assign(data.recvs.size(), kNone);
     recv_guess_.assign(data.recvs.size(), Val{});
     coll_guess_.assign(data.colls.size(), Val{});
     send_to_.assign(data.sends.size(), {kNone, kNone});
@@ -443,6 +393,47 @@ class ForwardReplay {
     return n;
   }
 
+  // Step 2's pins from the final forward clocks C(rank, knot): each send's slack is its
+  // receive's corrected time - latency - its own; each collective begin's slack is the
+  // least over the members it feeds of end - latency - begin (computed at the home).
+  template <class Clock>
+  std::vector<SlackMsg> send_slacks(Clock C, const std::vector<uint32_t>& recv_k) {
+    for (size_t i = 0; i < data_.recvs.size(); ++i) {
+      const RecvRec& r = data_.recvs[i];
+      if (recv_from_[i] == kNone) continue;
+      append(out_[recv_from_[i]], SlackMsg{recv_send_[i], 0, C(r.dst, recv_k[i]) - topo_.latency(r.src, r.dst)});
+    }
+    std::vector<SlackMsg> v;
+    for (const SlackMsg& m : unpack<SlackMsg>(t_.exchange(out_)))
+      v.push_back({m.index, 0, m.value - C(data_.sends[m.index].src, send_k_[m.index])});
+    return v;
+  }
+  template <class Clock>
+  std::vector<SlackMsg> collective_slacks_of(Clock C, const std::vector<uint32_t>& begin_k,
+                                             const std::vector<uint32_t>& end_k) {
+    struct Times { uint32_t instance, slot; int64_t begin, end; };
+    for (size_t i = 0; i < data_.colls.size(); ++i) {
+      const auto& h = coll_home_[i];
+      uint32_t r = data_.colls[i].rank;
+      if (h[0] != kNone) append(out_[h[0]], Times{h[1], h[2], C(r, begin_k[i]), C(r, end_k[i])});
+    }
+    for (const Times& x : unpack<Times>(t_.exchange(out_))) {
+      instances_[x.instance].members[x.slot].begin = x.begin;
+      instances_[x.instance].members[x.slot].end = x.end;
+    }
+    std::vector<const CollTime*> m;
+    std::vector<int64_t> v;
+    for (auto& in : instances_) {
+      m.clear();
+      for (auto& x : in.members) m.push_back(&x);
+      collective_slacks(in.cls, m, nm_, topo_, v);
+      for (size_t i = 0; i < m.size(); ++i)
+        if (v[i] != kNoBound) append(out_[in.owners[i]], SlackMsg{m[i]->index, 0, v[i]});
+    }
+    Records<SlackMsg> got = unpack<SlackMsg>(t_.exchange(out_));
+    return std::vector<SlackMsg>(got.begin(), got.end());
+  }
+
  private:
   Location& port(uint32_t rank) { return locs_[loc_of_[rank]]; }
   uint32_t owner(uint32_t rank) const { return owner_of(rank, d_.ranks(), P_); }
@@ -461,6 +452,7 @@ class ForwardReplay {
       const RecvRec& r = data_.recvs[i];
       if (partner[i] == kNone || r.src == r.dst) continue;  // no bound (a self message needs none)
       recv_from_[i] = owner(r.src);
+      recv_send_[i] = keys[partner[i]].index;
       recv_guess_[i] = Val{keys[partner[i]].time + topo_.latency(r.src, r.dst), 1};  // the original send
       append(out_[owner(r.src)], Link{keys[partner[i]].index, uint32_t(i)});
     }
@@ -677,11 +669,13 @@ class ForwardReplay {
   const ClcOptions& o_;
   std::vector<Location>& locs_;
   const std::vector<uint32_t>& loc_of_;
+  const std::vector<uint32_t>& send_k_;
   const int P_, me_;
   std::vector<Bytes> out_;
   std::vector<uint8_t> recv_known_, coll_known_;
   std::vector<uint32_t> recv_gen_, coll_gen_;
   std::vector<uint32_t> recv_from_;                     // process of the matching send (kNone: no bound)
+  std::vector<uint32_t> recv_send_;                     // its record index there
   std::vector<Val> recv_guess_, coll_guess_;            // bounds from other processes (speculation)
   std::vector<std::pair<uint32_t, uint32_t>> send_to_;  // (process, receive record there)
   std::vector<std::array<uint32_t, 3>> coll_home_;      // (home process, instance, slot)
@@ -826,7 +820,6 @@ ClcStats correct_clocks(const Defs& d, LocalData& data, Transport& t, const ClcO
   const int P = t.size();
   const uint32_t N = d.ranks();
   const Topology topo(d, o);
-  auto owner = [&](uint32_t r) { return owner_of(r, N, P); };
   Layout lay = layout_of(data, N);
   std::vector<Location>& locs = lay.locs;
   const std::vector<uint32_t>& loc_of = lay.loc_of;
@@ -835,18 +828,10 @@ ClcStats correct_clocks(const Defs& d, LocalData& data, Transport& t, const ClcO
   auto C = [&](uint32_t rank, uint32_t k) { return locs[loc_of[rank]].fw.corrected[k]; };
 
   // 1. Forward amortisation.
-  ForwardFigures fig;
-  bool settled;
-  {
-    ForwardReplay fwd(d, data, t, topo, o, locs, loc_of, send_k, recv_k, begin_k, end_k);
-    settled = fwd.run();  // the same answer on every process
-    fig = figures_of(fwd, lay);
-    stats.exchanges = fwd.exchanges;
-  }
-  if (!settled) {
-    fig = forward_at_root(d, data, t, topo, o, lay);
-    stats.exchanges += 2;
-  }
+  ForwardReplay fwd(d, data, t, topo, o, locs, loc_of, send_k, recv_k, begin_k, end_k);
+  bool settled = fwd.run();  // the same answer on every process
+  ForwardFigures fig = settled ? figures_of(fwd, lay) : forward_at_root(d, data, t, topo, o, lay);
+  stats.exchanges = fwd.exchanges + (settled ? 0 : 2);
   uint64_t totals[3] = {fig.clean, fig.receives, fig.collectives};
   t.sum(totals, 3);
   stats.converged = totals[0] == uint64_t(settled ? P : 1);
@@ -854,38 +839,11 @@ ClcStats correct_clocks(const Defs& d, LocalData& data, Transport& t, const ClcO
   stats.corrected_collectives = totals[2];
   stats.rounds = uint64_t(global_max(t, fig.max_gen)) + 1;
 
-  CollHome home(d, topo);
-  std::vector<Bytes> out(P);
-  // Collective members with their corrected times to the homes, which answer with the
-  // slack of each source member's begin (record index, value).
-  auto exchange_collectives = [&]() {
-    for (size_t i = 0; i < data.colls.size(); ++i) {
-      const CollRec& c = data.colls[i];
-      append(out[owner(d.comms[c.comm].members[0])],
-             CollTime{c.comm, c.seq, c.pos, c.rank, c.root, uint32_t(i), c.cls, 0, C(c.rank, begin_k[i]),
-                      C(c.rank, end_k[i])});
-    }
-    Records<CollTime> recs = unpack<CollTime>(t.exchange(out));
-    home.answer(recs, out, P);
-    return unpack<CollReply>(t.exchange(out));
-  };
-
-  // 2. Backward amortisation. Slack of each send: its receive's corrected time - latency.
-  for (size_t i = 0; i < data.recvs.size(); ++i) {
-    const RecvRec& r = data.recvs[i];
-    append(out[owner(r.src)], RecvTime{r.src, r.dst, r.comm, r.tag, C(r.dst, recv_k[i]) - topo.latency(r.src, r.dst)});
-  }
-  Records<RecvTime> recvs = unpack<RecvTime>(t.exchange(out));
-  std::vector<uint32_t> rpartner = match(data.sends, recvs, nullptr);
-  for (size_t i = 0; i < data.sends.size(); ++i) {
-    const SendRec& s = data.sends[i];
-    if (rpartner[i] == kNone || s.src == s.dst) continue;
-    locs[loc_of[s.src]].pins.push_back({send_k[i], recvs[rpartner[i]].time - C(s.src, send_k[i])});
-  }
-  for (const CollReply& sl : exchange_collectives()) {
-    const CollRec& c = data.colls[sl.index];
-    locs[loc_of[c.rank]].pins.push_back({begin_k[sl.index], sl.value});
-  }
+  // 2. Backward amortisation, bounded by the slack of every send-like event.
+  for (const SlackMsg& m : fwd.send_slacks(C, recv_k))
+    locs[loc_of[data.sends[m.index].src]].pins.push_back({send_k[m.index], m.value});
+  for (const SlackMsg& m : fwd.collective_slacks_of(C, begin_k, end_k))
+    locs[loc_of[data.colls[m.index].rank]].pins.push_back({begin_k[m.index], m.value});
 
   std::vector<ClockMap> maps(locs.size());
   for (size_t l = 0; l < locs.size(); ++l) {
