@@ -341,3 +341,24 @@ TEST(CorrectClocks, CycleOfBoundsIsBrokenAndReported) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CorrectClocks, BackwardAmortisationKeepsCollectiveBeginsThatFeedABound) {
+  Loaded l = load(GS_TEST_SPECS "/clc_coll_pins.spec", "clc_coll_pins");
+  auto t = gs::make_local_transport();
+  gs::ClcStats st = gs::correct_clocks(l.defs, l.data, *t, gs::ClcOptions{});
+  EXPECT_EQ(st.corrected_collectives, 2u);
+  EXPECT_EQ(st.corrected_receives, 2u);
+  EXPECT_EQ(violations(l), 0);
+  for (auto& c : l.data.colls) {
+    if (c.rank == 1 || c.rank == 2) {  // the Reduce sender and the Bcast root: pinned
+      EXPECT_EQ(c.begin, 10) << c.rank;
+      EXPECT_EQ(c.end, 15) << c.rank;
+    } else {
+      EXPECT_EQ(c.end, 11) << c.rank;  // moved to the begin it waits for + 1 us
+    }
+  }
+}
+
+}  // namespace
