@@ -20,6 +20,11 @@ namespace {
 // of a location stay strictly ordered).
 int64_t advance(int64_t dt, double gamma) { return int64_t(std::ceil(gamma * double(dt))); }
 
+// The controlled clock at original time t, carried on from (t_prev, c_prev) (step 1, I_k).
+int64_t carried(int64_t t_prev, int64_t c_prev, int64_t t, double gamma) {
+  return std::max(t, c_prev + advance(t - t_prev, gamma));
+}
+
 }  // namespace
 
 ForwardClock forward_clock(const std::vector<int64_t>& t, const std::vector<int64_t>& lower, double gamma) {
@@ -27,8 +32,7 @@ ForwardClock forward_clock(const std::vector<int64_t>& t, const std::vector<int6
   f.corrected.resize(t.size());
   f.internal.resize(t.size());
   for (size_t k = 0; k < t.size(); ++k) {
-    int64_t in = t[k];
-    if (k > 0) in = std::max(in, f.corrected[k - 1] + advance(t[k] - t[k - 1], gamma));
+    int64_t in = k == 0 ? t[0] : carried(t[k - 1], f.corrected[k - 1], t[k], gamma);
     f.internal[k] = in;
     f.corrected[k] = std::max(in, lower[k]);
   }
@@ -75,7 +79,8 @@ std::vector<int64_t> backward_shift(const std::vector<int64_t>& c, const std::ve
     // ... bent below every send-like event in between: it may move by its slack only.
     pts.clear();
     // (the walk back stops at a send without slack: the hull is 0 before it)
-    auto first_pin = std::lower_bound(pins.begin(), pins.end(), j.knot, [](const Pin& p, size_t k) { return p.knot < k; });
+    auto first_pin =
+        std::lower_bound(pins.begin(), pins.end(), j.knot, [](const Pin& p, size_t k) { return p.knot < k; });
     auto p = first_pin;
     while (p != pins.begin() && double(c[std::prev(p)->knot]) > tl && std::prev(p)->slack > 0) --p;
     pts.push_back({tl, 0.0});
@@ -105,7 +110,7 @@ int64_t ClockMap::at(int64_t t) const {
   if (t_.empty() || t < t_.front()) return t;
   size_t k = std::upper_bound(t_.begin(), t_.end(), t) - t_.begin() - 1;  // t_[k] <= t
   if (t_[k] == t) return c_[k];
-  if (k + 1 == t_.size()) return std::max(t, c_[k] + advance(t - t_[k], gamma_));
+  if (k + 1 == t_.size()) return carried(t_[k], c_[k], t, gamma_);
   __int128 num = __int128(c_[k + 1] - c_[k]) * (t - t_[k]);
   return c_[k] + int64_t(num / (t_[k + 1] - t_[k]));
 }
@@ -619,7 +624,7 @@ class ForwardReplay {
         if (!(p.kind == kRecv ? recv_known_[p.idx] : coll_known_[p.idx])) return;  // waits
         lower = std::max(lower, p.kind == kRecv ? recv_bound[p.idx] : coll_bound[p.idx]);
       }
-      int64_t internal = k == 0 ? L.t[0] : std::max(L.t[k], L.fw.corrected[k - 1] + advance(L.t[k] - L.t[k - 1], o_.gamma));
+      int64_t internal = k == 0 ? L.t[0] : carried(L.t[k - 1], L.fw.corrected[k - 1], L.t[k], o_.gamma);
       L.fw.internal[k] = internal;
       L.fw.corrected[k] = std::max(internal, lower);
       // round of this time: the earliest of what reaches it (original time 0, carried
