@@ -4,7 +4,8 @@
 // map built in three steps (docs/analyzer.md "Clocks" has the formulas):
 //   1. forward amortisation: C_k = max(t_k, C_{k-1} + ceil(gamma*(t_k - t_{k-1})), L_k),
 //      L_k = latest (corrected) send or collective begin feeding event k + minimum latency;
-//      computed as a replay in causal order (bulk exchanges only between processes);
+//      a replay in causal order (under -j N: speculated bounds between processes, or
+//      the whole step at process 0 when corrections cascade between processes);
 //   2. backward amortisation: the events before each jump move forward along the lower
 //      convex hull of (ramp start, 0), (each earlier send, its slack), (the jump, its size);
 //   3. any timestamp: linear between the location's known events, forward amortisation after.

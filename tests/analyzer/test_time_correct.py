@@ -147,8 +147,8 @@ def bench_trace(tracegen, tmp_path_factory):
 def test_long_chain_of_corrections_same_for_any_number_of_processes(bench_trace, analyse):
     """The synthetic benchmark's messages take 50 ns within a node and 800 ns between
     metahosts, less than the minimum latencies (1 us, 30 us): every message is corrected and
-    the corrections cascade through the whole run (the engine then replays in blocking mode
-    under -j 2)."""
+    the corrections cascade through the whole run (under -j 2 the speculation does not settle
+    and process 0 replays the forward step for all ranks)."""
     one = analyse(bench_trace, jobs=1, time_correct=True)
     two = analyse(bench_trace, jobs=2, time_correct=True)
     assert values(one) == values(two)
