@@ -1,11 +1,18 @@
-// Timestamp correction (--time-correct): a forward controlled logical clock after Becker,
-// Rabenseifner, Wolf, Linford (Parallel Computing 35(12), 2009), restricted to
-// point-to-point messages: every receive is moved to at least send + minimum latency, and
-// everything after it on that location moves by the same amount (spacing is kept). The
-// latency depends on where the message went: same node, same metahost, across metahosts.
-// Corrections propagate through later sends, so the replay iterates bulk exchanges until
-// no receive moves any more.
+// Timestamp correction (--time-correct): the controlled logical clock (CLC) of Becker,
+// Rabenseifner, Wolf, Linford (Parallel Computing 35(12), 2009), as in Scalasca's
+// clc_synchronize. Every location's timestamps go through one monotone piecewise-linear
+// map built in three steps (docs/analyzer.md "Clocks" has the formulas):
+//   1. forward amortisation: C_k = max(t_k, C_{k-1} + ceil(gamma*(t_k - t_{k-1})), L_k),
+//      L_k = latest (corrected) send or collective begin feeding event k + minimum latency;
+//      a replay in causal order (under -j N: speculated bounds between processes, or
+//      the whole step at process 0 when corrections cascade between processes);
+//   2. backward amortisation: the events before each jump move forward along the lower
+//      convex hull of (ramp start, 0), (each earlier send, its slack), (the jump, its size);
+//   3. any timestamp: linear between the location's known events, forward amortisation after.
+// Collective operations are sets of logical messages (barrier/N x N: all to all; 1-to-N:
+// root to the others; N-to-1: the others to the root; prefix: lower to higher positions).
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "defs.hpp"
@@ -15,26 +22,55 @@
 namespace gs {
 
 struct ClcOptions {
-  double latency_node_s = 1e-6;     // Scalasca's CLC: 1 us within a node
-  double latency_host_s = 3e-6;     // 3 us between nodes
-  double latency_grid_s = 30e-6;    // between metahosts (wide area): a conservative lower bound
-  int max_rounds = 64;
+  double latency_node_s = 1e-6;   // Scalasca's CLC: 1 us within a node
+  double latency_host_s = 3e-6;   // 3 us between nodes
+  double latency_grid_s = 30e-6;  // between metahosts (wide area): a conservative lower bound
+  double gamma = 0.99;            // forward: the corrected clock runs at >= 99% of the original rate
+  double backward_slope = 0.01;   // backward: a shift grows by at most 1% of the time before a jump
 };
 
 struct ClcStats {
-  uint64_t corrected_receives = 0;
-  uint64_t rounds = 0;
-  int64_t max_shift_ticks = 0;
-  bool converged = true;
+  uint64_t corrected_receives = 0;     // point-to-point receives the clock had to move
+  uint64_t corrected_collectives = 0;  // collective member ends the clock had to move
+  uint64_t rounds = 0;                 // 1 + longest chain of corrections that depend on each other
+  uint64_t exchanges = 0;              // bulk exchanges the forward replay took (depends on -j)
+  int64_t max_shift_ticks = 0;         // largest corrected - original over all record times
+  bool converged = true;               // false: a cycle of bounds (inconsistent trace) was broken
 };
 
-// A location's correction: piecewise-constant shift, non-decreasing in time.
-struct Shift {
-  std::vector<std::pair<int64_t, int64_t>> jumps;  // (from time, shift), time-ordered
+constexpr int64_t kNoBound = INT64_MIN;
+
+// Step 1 on one location. `t`: its known event times (ascending, distinct); `lower`: per
+// event, the bound from messages (kNoBound: none). `internal` is the clock before the bound
+// (max(t_k, C_{k-1} + ceil(gamma*dt))), `corrected` after it.
+struct ForwardClock {
+  std::vector<int64_t> corrected, internal;
+};
+ForwardClock forward_clock(const std::vector<int64_t>& t, const std::vector<int64_t>& lower, double gamma);
+
+// Step 2 on one location. `c`: forward-corrected times (ascending); a jump at event `knot`
+// of `delta` ticks (corrected - internal); a pin: a send-like event that may move forward by
+// at most `slack` ticks. Returns the extra shift per event (>= 0, never above a pin's slack,
+// c[k] + shift[k] non-decreasing).
+struct Jump { size_t knot; int64_t delta; };
+struct Pin { size_t knot; int64_t slack; };
+std::vector<int64_t> backward_shift(const std::vector<int64_t>& c, const std::vector<Jump>& jumps,
+                                    const std::vector<Pin>& pins, double slope);
+
+// Step 3: corrected time of any original timestamp of one location. Identity before the
+// first known event, linear between known events, forward amortisation after the last.
+class ClockMap {
+ public:
+  ClockMap() = default;
+  ClockMap(std::vector<int64_t> original, std::vector<int64_t> corrected, double gamma);
   int64_t at(int64_t t) const;
+
+ private:
+  std::vector<int64_t> t_, c_;
+  double gamma_ = 1.0;
 };
 
-// The shift of each rank (index = rank; only owned ranks are filled).
+// Corrects every timestamp field of the records of the owned ranks, in place.
 ClcStats correct_clocks(const Defs& d, LocalData& data, Transport& t, const ClcOptions& o);
 
 }  // namespace gs

@@ -164,7 +164,9 @@ int run(const Options& o, gs::Transport& t) {
       << ",\n  \"incomplete_collectives\": " << totals[5] << ",\n  \"clock_offset_locations\": " << totals[6]
       << ",\n  \"messages\": " << totals[7] << ",\n  \"collectives\": " << totals[8]
       << ",\n  \"time_correction\": {\"enabled\": " << (o.time_correct ? "true" : "false")
-      << ", \"corrected_receives\": " << clc.corrected_receives << ", \"rounds\": " << clc.rounds
+      << ", \"corrected_receives\": " << clc.corrected_receives
+      << ", \"corrected_collectives\": " << clc.corrected_collectives
+      << ", \"max_shift_s\": " << double(clc.max_shift_ticks) / defs.resolution << ", \"rounds\": " << clc.rounds
       << ", \"converged\": " << (clc.converged ? "true" : "false")
       << ", \"latency_grid_s\": " << o.clc.latency_grid_s << "}"
       << ",\n  \"metahosts\": [";

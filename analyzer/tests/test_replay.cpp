@@ -8,7 +8,6 @@
 #include "error.hpp"
 #include "reader.hpp"
 #include "replay.hpp"
-#include "clc.hpp"
 
 namespace {
 
@@ -65,34 +64,4 @@ TEST(CallTree, ManyNodesKeepParentLinks) {
   for (uint32_t r = 1; r < 200; ++r) ids.push_back(tree.child(root, r));
   for (uint32_t r = 1; r < 200; ++r) EXPECT_EQ(tree.child(root, r), ids[r - 1]);
   EXPECT_EQ(tree.nodes.size(), 200u);
-}
-
-TEST(ClockCorrection, ShiftIsPiecewiseConstantFromEachJump) {
-  gs::Shift s;
-  s.jumps = {{10, 5}, {20, 8}};
-  EXPECT_EQ(s.at(9), 0);
-  EXPECT_EQ(s.at(10), 5);
-  EXPECT_EQ(s.at(19), 5);
-  EXPECT_EQ(s.at(20), 8);
-  EXPECT_EQ(s.at(1000), 8);
-}
-
-TEST(ClockCorrection, ReceiveMovesAfterSendPlusLatency) {
-  std::string anchor = make_trace("violation");
-  OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());
-  ASSERT_NE(reader, nullptr);
-  OTF2_Reader_SetSerialCollectiveCallbacks(reader);
-  gs::Defs defs = gs::read_definitions(reader, anchor);
-  gs::LocalData data;
-  gs::read_locations(reader, defs, {0, 1}, data);
-  OTF2_Reader_Close(reader);
-  auto t = gs::make_local_transport();
-  gs::ClcOptions o;  // grid latency 30 us = 30 ticks at 1 tick/us
-  gs::ClcStats st = gs::correct_clocks(defs, data, *t, o);
-  EXPECT_TRUE(st.converged);
-  EXPECT_EQ(st.corrected_receives, 2u);
-  ASSERT_EQ(data.recvs.size(), 2u);
-  // records are stored by location: rank 0's receive first
-  EXPECT_EQ(data.recvs[1].evt, 30 + 30);            // rank 1 gets rank 0's send (at 30) + 30 us
-  EXPECT_EQ(data.recvs[0].evt, (20 + 45) + 30);     // rank 1's later send moved by 45 us
 }

@@ -1,0 +1,157 @@
+"""--time-correct (controlled logical clock, docs/analyzer.md "Clocks"): exact corrected
+severities on tiny traces (specs/clc_*.spec derive every number), and the same result for
+any -j."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+
+import pytest
+
+US = 1e-6
+
+
+def patterns(summary: dict) -> dict:
+    return {p: v for p, v in summary["patterns"].items() if v["grid"] or v["local"]}
+
+
+def approx(grid: float, local: float) -> dict:
+    return {"grid": pytest.approx(grid, rel=1e-9, abs=1e-15), "local": pytest.approx(local, rel=1e-9, abs=1e-15)}
+
+
+def test_p2p_violation_backward_amortisation_in_late_sender(make_trace, analyse):
+    plain = analyse(make_trace("clc_p2p"))
+    assert plain["clock_violations"] == 1
+    assert patterns(plain) == {"late_sender": approx(0.0, 20 * US)}
+    fixed = analyse(make_trace("clc_p2p"), time_correct=True)
+    assert fixed["clock_violations"] == 0
+    # the earlier receive's region moved from 10 to 16 (ramp before the jump): 4 + 14 us
+    assert patterns(fixed) == {"late_sender": approx(0.0, 18 * US)}
+    tc = fixed["time_correction"]
+    assert tc["corrected_receives"] == 1 and tc["corrected_collectives"] == 0
+    assert tc["rounds"] == 2 and tc["converged"] is True
+    assert tc["max_shift_s"] == pytest.approx(33 * US)
+
+
+def test_barrier_violation_is_corrected(make_trace, analyse):
+    plain = analyse(make_trace("clc_barrier"))
+    assert plain["clock_violations"] == 1  # rank 0 leaves the barrier before rank 2 enters it
+    assert patterns(plain) == {"wait_at_barrier": approx(0.0, 40 * US),
+                               "barrier_completion": approx(0.0, 23 * US),
+                               "late_sender": approx(0.0, 10 * US)}
+    fixed = analyse(make_trace("clc_barrier"), time_correct=True)
+    assert fixed["clock_violations"] == 0
+    assert patterns(fixed) == {"wait_at_barrier": approx(0.0, 50 * US),
+                               "barrier_completion": approx(0.0, 9 * US),
+                               "late_sender": approx(0.0, 21 * US)}
+    tc = fixed["time_correction"]
+    assert tc["corrected_collectives"] == 1 and tc["corrected_receives"] == 1
+    assert tc["rounds"] == 3  # the barrier exit moves rank 0's send, which moves rank 1's receive
+    assert tc["max_shift_s"] == pytest.approx(13 * US)
+
+
+def test_violation_across_metahosts_uses_the_grid_latency(make_trace, analyse):
+    plain = analyse(make_trace("clc_grid"))
+    assert plain["clock_violations"] == 1
+    assert patterns(plain) == {"late_sender": approx(65 * US, 0.0)}
+    fixed = analyse(make_trace("clc_grid"), time_correct=True)
+    assert fixed["time_correction"]["latency_grid_s"] == pytest.approx(30 * US)
+    assert patterns(fixed) == {"late_sender": approx(37 * US, 0.0)}
+    assert fixed["time_correction"]["max_shift_s"] == pytest.approx(35 * US)
+    faster = analyse(make_trace("clc_grid"), time_correct=True, latency_grid_s=10 * US)
+    assert faster["time_correction"]["latency_grid_s"] == pytest.approx(10 * US)
+    assert patterns(faster) == {"late_sender": approx(57 * US, 0.0)}
+    assert faster["time_correction"]["max_shift_s"] == pytest.approx(15 * US)
+    assert fixed["clock_violations"] == faster["clock_violations"] == 0
+
+
+def test_chain_of_corrections(make_trace, analyse):
+    """specs/violation.spec: rank 1's corrected receive moves its later send, which then
+    forces rank 0's receive forward as well (three rounds); rank 0's receive region is
+    stretched back to its send at 30 by the backward amortisation."""
+    fixed = analyse(make_trace("violation"), time_correct=True)
+    assert fixed["clock_violations"] == 0
+    tc = fixed["time_correction"]
+    assert (tc["corrected_receives"], tc["rounds"]) == (2, 3)
+    # rank 1: receive 10..15 -> 10..60 (20 us waiting for the send at 30); its send 20 -> 65.
+    # rank 0: receive 40..60 -> 51..95 (ramp from 30: 40 + floor(35 * 10 / 30)): 65 - 51 = 14 us
+    assert patterns(fixed) == {"late_sender": approx(34 * US, 0.0)}
+
+
+def random_spec(seed: int) -> str:
+    """6 ranks on 2 metahosts with clocks off by up to +-40 us: ring messages, Barrier,
+    Bcast, Reduce and Allreduce every iteration."""
+    rng = random.Random(seed)
+    hosts = [("A", "a1"), ("A", "a1"), ("A", "a2"), ("B", "b1"), ("B", "b1"), ("B", "b2")]
+    off = [rng.randint(-40, 40) for _ in hosts]
+    lines = [f"rank {r} {h} {n}" for r, (h, n) in enumerate(hosts)]
+    lines += [f"{r} 0 enter main" for r in range(6)]
+    t0 = 100
+    for it in range(30):
+        root = it % 6
+        for r in range(6):
+            s = t0 + off[r] + rng.randint(0, 20)
+            lines += [f"{r} {s} {s + 2} send MPI_Send {(r + 1) % 6} {it} 8",
+                      f"{r} {s + 5} {s + 25} recv MPI_Recv {(r + 5) % 6} {it} 8",
+                      f"{r} {s + 80} {s + 140} coll MPI_Barrier MPI_COMM_WORLD -1 0 0",
+                      f"{r} {s + 150} {s + 200} coll MPI_Bcast MPI_COMM_WORLD {root} "
+                      f"{8 if r == root else 0} {0 if r == root else 8}",
+                      f"{r} {s + 210} {s + 260} coll MPI_Reduce MPI_COMM_WORLD {root} 8 {48 if r == root else 0}",
+                      f"{r} {s + 270} {s + 330} coll MPI_Allreduce MPI_COMM_WORLD -1 8 8"]
+        t0 += 450
+    lines += [f"{r} {t0 + 200} leave" for r in range(6)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def skewed_trace(tracegen, tmp_path_factory):
+    d = tmp_path_factory.mktemp("skewed")
+    (d / "skewed.spec").write_text(random_spec(4))
+    subprocess.run([str(tracegen), str(d / "skewed.spec"), str(d / "t")], check=True)
+    return d / "t"
+
+
+def test_skewed_clocks_are_fully_corrected(skewed_trace, analyse):
+    plain = analyse(skewed_trace)
+    assert plain["clock_violations"] > 0
+    fixed = analyse(skewed_trace, time_correct=True)
+    assert fixed["clock_violations"] == 0
+    tc = fixed["time_correction"]
+    assert tc["converged"] is True
+    assert tc["corrected_receives"] > 0 and tc["corrected_collectives"] > 0
+
+
+def values(summary: dict) -> dict:
+    return {k: v for k, v in summary.items() if k != "analysis"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_same_correction_for_any_number_of_processes(skewed_trace, make_trace, analyse, jobs):
+    for trace in (skewed_trace, make_trace("clc_barrier")):
+        one = analyse(trace, jobs=1, time_correct=True)
+        many = analyse(trace, jobs=jobs, time_correct=True)
+        assert many["analysis"]["processes"] == jobs
+        assert values(one) == values(many)
+
+
+@pytest.fixture(scope="module")
+def bench_trace(tracegen, tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "t"
+    subprocess.run([str(tracegen), "--bench", "6", "200", str(out)], check=True)
+    return out
+
+
+@pytest.mark.slow
+def test_long_chain_of_corrections_same_for_any_number_of_processes(bench_trace, analyse):
+    """The synthetic benchmark's messages take 50 ns within a node and 800 ns between
+    metahosts, less than the minimum latencies (1 us, 30 us): every message is corrected and
+    the corrections cascade through the whole run (under -j 2 the speculation does not settle
+    and process 0 replays the forward step for all ranks)."""
+    one = analyse(bench_trace, jobs=1, time_correct=True)
+    two = analyse(bench_trace, jobs=2, time_correct=True)
+    assert values(one) == values(two)
+    tc = one["time_correction"]
+    assert tc["converged"] is True and one["clock_violations"] == 0
+    assert tc["rounds"] > 100  # far more than speculation tries before it blocks
