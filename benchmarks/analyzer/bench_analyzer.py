@@ -29,6 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
+# every command, for the start-up figures (`gridscope CMD --help`)
+COMMANDS = ("analyze", "cc", "compare", "demo", "diff", "export", "merge", "platform", "record", "report",
+            "version", "view")
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1"}
 
@@ -83,6 +86,7 @@ def main() -> int:
                             GRIDSCOPE_NATIVE_DIR=str(args.baseline_native.absolute()))
     base_times: dict[int, list[float]] = {1: [], 2: []}
     base_engine: dict[int, list[float]] = {1: [], 2: []}
+    base_after: dict[int, list[float]] = {1: [], 2: []}
     gridscope = [sys.executable, "-m", "gridscope"]
     try:
         shutil.rmtree(trace, ignore_errors=True)
@@ -109,14 +113,15 @@ def main() -> int:
                     base_times[jobs].append(t)
                     base_summary = json.loads((out / "summary.json").read_text())
                     base_engine[jobs].append(max(base_summary["analysis"]["engine_process_s"]))
+                    base_after[jobs].append(base_summary["analysis"]["total_s"] - base_summary["analysis"]["engine_s"])
                     same = ({k: v for k, v in base_summary.items() if k != "analysis"}
                             == {k: v for k, v in summaries[jobs].items() if k != "analysis"})
                     if not same:
                         print(f"benchmark: baseline -j {jobs} summary differs from this build's", file=sys.stderr)
         startup = {}
-        for label, cmd in (("gridscope --help", [*gridscope, "--help"]),
-                           ("gridscope analyze --help", [*gridscope, "analyze", "--help"])):
-            startup[label] = min(timed(cmd)[0] for _ in range(3))
+        for command in ("", *COMMANDS):
+            cmd = [*gridscope, *([command] if command else []), "--help"]
+            startup[" ".join(["gridscope", *cmd[len(gridscope):]])] = min(timed(cmd)[0] for _ in range(3))
         raw_s, one_s, two_s = (statistics.median(x) for x in (raw, one, two))
         figures = {
             "trace_events": events, "trace_bytes": size, "ranks": args.ranks, "generate_s": gen_s,
@@ -131,6 +136,9 @@ def main() -> int:
             # read + replay inside the engine processes (no launcher, no Python): slowest process
             "engine_work_s_j1": statistics.median(max(a["engine_process_s"]) for a in engine_runs[1]),
             "engine_work_s_j2": statistics.median(max(a["engine_process_s"]) for a in engine_runs[2]),
+            # in the command, from the engine's end to summary.json (interpreter exit not included)
+            "python_after_engine_s_j1": statistics.median(a["total_s"] - a["engine_s"] for a in engine_runs[1]),
+            "python_after_engine_s_j2": statistics.median(a["total_s"] - a["engine_s"] for a in engine_runs[2]),
             "peak_rss_mb_j1": [k / 1024 for k in summaries[1]["analysis"]["peak_rss_kb"]],
             "peak_rss_mb_j2": [k / 1024 for k in summaries[2]["analysis"]["peak_rss_kb"]],
             "waitstate_rows": None, "startup_s": startup,
@@ -141,9 +149,9 @@ def main() -> int:
             a = {k: v for k, v in summaries[1].items() if k != "analysis"}
             b = {k: v for k, v in summaries[2].items() if k != "analysis"}
             figures["j1_j2_summaries_equal"] = a == b
-        import pandas as pd
+        from gridscope.analysis.waitstates import read_waitstates
 
-        figures["waitstate_rows"] = len(pd.read_parquet(work / "out-j1" / "waitstates.parquet", columns=["rank"]))
+        figures["waitstate_rows"] = len(read_waitstates(work / "out-j1", columns=["rank"]))
     finally:
         if args.workdir is None:
             shutil.rmtree(work, ignore_errors=True)
@@ -159,6 +167,8 @@ def main() -> int:
           f"({events / figures['engine_work_s_j1'] / 1e6:.1f} M events/s); -j 2: {figures['engine_work_s_j2']:.2f} s "
           f"({events / 2 / figures['engine_work_s_j2'] / 1e6:.1f} M events/s per process, "
           f"{figures['engine_work_s_j1'] / figures['engine_work_s_j2']:.2f}x) |")
+    print(f"| Python after the engine (to summary.json) | -j 1: {figures['python_after_engine_s_j1']:.3f} s; "
+          f"-j 2: {figures['python_after_engine_s_j2']:.3f} s |")
     print(f"| ratio analyze -j 1 / raw read | {figures['ratio_j1_to_raw']:.2f} (target <= 2.0) |")
     print(f"| speed-up -j 2 over -j 1 | {figures['speedup_j2']:.2f}x (target >= 1.7x) |")
     print(f"| peak RSS per process | -j 1: {', '.join(f'{m:.0f}' for m in figures['peak_rss_mb_j1'])} MiB; "
@@ -173,6 +183,8 @@ def main() -> int:
     if baseline_env is not None:
         b1, b2 = (statistics.median(base_times[j]) for j in (1, 2))
         figures["baseline"] = {"analyze_j1_s": b1, "analyze_j2_s": b2,
+                               "python_after_engine_s_j1": statistics.median(base_after[1]),
+                               "python_after_engine_s_j2": statistics.median(base_after[2]),
                                "engine_work_s_j1": statistics.median(base_engine[1]),
                                "engine_work_s_j2": statistics.median(base_engine[2])}
         print(f"\n| baseline (same run, interleaved) | value |\n|---|---|")
@@ -181,6 +193,9 @@ def main() -> int:
         print(f"| engine work -j 1 / -j 2 | {figures['baseline']['engine_work_s_j1']:.2f} / "
               f"{figures['baseline']['engine_work_s_j2']:.2f} s (this build {figures['engine_work_s_j1']:.2f} / "
               f"{figures['engine_work_s_j2']:.2f} s) |")
+        print(f"| Python after the engine -j 1 / -j 2 | {figures['baseline']['python_after_engine_s_j1']:.3f} / "
+              f"{figures['baseline']['python_after_engine_s_j2']:.3f} s (this build "
+              f"{figures['python_after_engine_s_j1']:.3f} / {figures['python_after_engine_s_j2']:.3f} s) |")
         print(f"| ratio -j 1 / raw read | {b1 / raw_s:.2f} (this build {one_s / raw_s:.2f}) |")
         print(f"| speed-up -j 2 over -j 1 | {b1 / b2:.2f}x (this build {one_s / two_s:.2f}x) |")
         print(f"| CPU time -j 1 / -j 2 | {cpu['base-j1']:.2f} / {cpu['base-j2']:.2f} s "

@@ -2,34 +2,27 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pytest
 
 from gridscope.analysis.cube_export import cube_severities, metric_roots
-from gridscope.analysis.engine_files import EngineOutput
+from gridscope.analysis.engine_files import EngineOutput, Pair, Severity, severity_order
 from gridscope.analysis.metric_tree import PATTERNS
-from gridscope.analysis.summary import build_summary
+from gridscope.analysis.summary import KahanSum, build_summary, group_sums
 
 RECV = "main/MPI_Recv"
 
 
 def output() -> EngineOutput:
-    sev = pd.DataFrame({
-        "metric": ["time", "time", "time", "late_sender", "wrong_order", "visits"],
-        "class": ["", "", "", "grid", "local", ""],
-        "callpath": ["main", RECV, RECV, RECV, RECV, RECV],
-        "rank": [0, 0, 1, 0, 1, 0],
-        "value": [2.0, 5.0, 4.0, 3.0, 1.0, 7.0],
-    })
-    sev["class"] = pd.Categorical(sev["class"], categories=["local", "grid", ""])
-    pairs = pd.DataFrame({"from": ["A"], "to": ["B"], "bytes": [10], "messages": [2],
-                          "max_rate_Bps": [5.0], "min_transfer_s": [0.5]})
+    sev = [Severity(*row) for row in (
+        ("late_sender", "grid", RECV, 0, 3.0), ("time", "", "main", 0, 2.0), ("time", "", RECV, 0, 5.0),
+        ("time", "", RECV, 1, 4.0), ("visits", "", RECV, 0, 7.0), ("wrong_order", "local", RECV, 1, 1.0))]
+    pairs = (Pair("A", "B", 10, 2, 5.0, 0.5),)
     meta = {"ranks": 2, "events": 9, "clock_violations": 0, "unmatched_sends": 0, "unmatched_receives": 0,
             "incomplete_collectives": 0, "messages": 2, "collectives": 0, "time_correction": {"enabled": False},
             "rank_node": ["n0", "n1"]}
-    return EngineOutput(meta, ("main", RECV), frozenset({RECV}), sev, pa.table({"rank": pa.array([], pa.int32())}),
-                        pairs)
+    return EngineOutput(meta, ("main", RECV), frozenset({RECV}), tuple(sorted(sev, key=severity_order)), pairs)
 
 
 def test_summary_totals_and_exclusive_patterns():
@@ -70,3 +63,38 @@ def test_metric_tree_splits_every_pattern():
     walk(metric_roots())
     for p in PATTERNS:
         assert {p, f"{p}_grid", f"{p}_local"} <= names
+
+
+@pytest.mark.parametrize("in_key_order", [False, True])
+def test_group_sums_match_pandas_groupby_bit_for_bit(in_key_order):
+    rng = np.random.default_rng(7)
+    values = (rng.standard_normal(3000) * 10.0 ** rng.integers(-12, 6, 3000)).tolist()
+    keys = rng.integers(0, 5, 3000).tolist()
+    if in_key_order:  # pandas sums sorted groups with numpy, others with Kahan: both differ in the last bits
+        keys.sort()
+    rows = [Severity("m", "", "c", k, v) for k, v in zip(keys, values)]
+    ours = group_sums(rows, lambda r: r.rank)
+    theirs = pd.DataFrame({"k": keys, "v": values}).groupby("k", sort=True)["v"].sum()
+    assert [ours[k] for k in theirs.index] == theirs.tolist()  # exact, not approximate
+
+
+def test_kahan_sum_keeps_infinity_and_skips_nan():
+    acc = KahanSum()
+    for v in (1.0, float("nan"), float("inf"), 2.0):
+        acc.add(v)
+    assert acc.total == float("inf")
+
+
+def test_message_pairs_merge_over_processes(tmp_path):
+    import json
+
+    from gridscope.analysis.engine_files import PAIR_DTYPE, SEV_DTYPE, read_head, read_profile
+
+    (tmp_path / "meta.json").write_text(json.dumps({"processes": 2, "metahosts": ["A", "B"]}))
+    for p in range(2):
+        (tmp_path / f"callpaths.{p}.tsv").write_text("0\t-1\tmain\t0\n")
+        np.zeros(0, SEV_DTYPE).tofile(tmp_path / f"severities.{p}.bin")
+    np.array([(0, 1, 100, 2, 5.0, -1.0), (1, 0, 7, 1, 1.0, 0.25)], PAIR_DTYPE).tofile(tmp_path / "pairs.0.bin")
+    np.array([(0, 1, 50, 1, 9.0, 0.5)], PAIR_DTYPE).tofile(tmp_path / "pairs.1.bin")
+    pairs = read_profile(tmp_path, read_head(tmp_path)).pairs
+    assert pairs == (Pair("A", "B", 150, 3, 9.0, 0.5), Pair("B", "A", 7, 1, 1.0, 0.25))

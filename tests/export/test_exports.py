@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "viewer"))
 from viewer_shared import run_gridscope  # noqa: E402
 from viewer_fixtures import make_run, synth_trace  # noqa: E402
 
+from gridscope.analysis.waitstates import read_waitstates  # noqa: E402
 from gridscope.viewer.trace import Trace, dump  # noqa: E402
 
 
@@ -63,7 +64,7 @@ def test_perfetto_reads_back_with_flows_and_waitstates(run, dumped, tmp_path):
     send_ns = sorted(int(Decimal(e["ts"]) * 1000) for e in by_ph["s"])
     assert send_ns == sorted(dumped.columns["msg_send_time"].tolist())
     # wait states as their own slices
-    waits = pd.read_parquet(run / "waitstates.parquet")
+    waits = read_waitstates(run)
     assert len(by_ph["X"]) == len(waits)
     assert {e["name"] for e in by_ph["X"]} == set(waits.pattern)
     assert all(e["cat"] == "waitstate" and e["args"]["class"] in ("grid", "local") for e in by_ph["X"])
@@ -84,7 +85,7 @@ def test_otf2_copy_validates_and_holds_markers(run, tmp_path):
     check = subprocess.run(["otf2-print", "--silent", "-Werror", str(anchor)], capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
     markers = subprocess.run(["otf2-marker", str(anchor)], capture_output=True, text=True, check=True).stdout
-    waits = pd.read_parquet(run / "waitstates.parquet")
+    waits = read_waitstates(run)
     lines = [l for l in markers.splitlines() if l.startswith("MARKER ")]
     assert len(lines) == len(waits)
     defs = [l for l in markers.splitlines() if l.startswith("MARKER_DEF")]

@@ -42,6 +42,6 @@ def cycles(tmp_path_factory):
                   "rank": [1, 2], "start_s": [0.5, 1.0], "end_s": [1.5, 3.0],
                   "severity_s": [0.75, 2.0], "callpath": ["main/cgiteration/MPI_Recv",
                                                           "main/ReadFieldsFromTrace/MPI_Barrier"]}
-                 ).to_parquet(runs[2] / "waitstates.parquet")
+                 ).to_feather(runs[2] / "waitstates.feather")
     diff_runs(runs[0], runs[2], root / "diff02")
     return {"root": root, "runs": runs, "compare": root / "cmp", "diff": root / "diff02"}

@@ -105,18 +105,20 @@ def test_waiting_matrix_spreads_each_wait_over_its_bins():
     assert m.sum() == pytest.approx(1.75)
 
 
-def test_timeline_needs_the_parquet_file(tmp_path):
+@pytest.mark.parametrize("name", ["waitstates.feather", "waitstates.parquet"])  # parquet: older analyses
+def test_timeline_needs_the_waitstate_file(tmp_path, name):
     import pandas as pd
 
     from gridscope.report.timeline import load_matrix
 
     assert load_matrix(tmp_path, [0, 1]) is None
-    pd.DataFrame({"pattern": ["late_sender"], "class": ["grid"], "rank": [1],
-                  "start_s": [1.0], "end_s": [2.0], "severity_s": [0.5],
-                  "callpath": ["main/MPI_Recv"]}).to_parquet(tmp_path / "waitstates.parquet")
+    frame = pd.DataFrame({"pattern": ["late_sender"], "class": ["grid"], "rank": [1],
+                          "start_s": [1.0], "end_s": [2.0], "severity_s": [0.5],
+                          "callpath": ["main/MPI_Recv"]})
+    frame.to_feather(tmp_path / name) if name.endswith(".feather") else frame.to_parquet(tmp_path / name)
     data = load_matrix(tmp_path, [0, 1])
     assert data["matrix"][0].sum() == 0 and data["matrix"][1].sum() == pytest.approx(0.5)
-    (tmp_path / "waitstates.parquet").write_bytes(b"not parquet")
+    (tmp_path / name).write_bytes(b"not a table")
     assert load_matrix(tmp_path, [0, 1]) is None  # optional file: damaged means left out
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from viewer_fixtures import XSS_NAME
 from test_cli_view import start_view
+from gridscope.analysis.waitstates import read_waitstates
 
 HERE = Path(__file__).resolve().parent
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -51,7 +52,6 @@ def is_yellow(px):
 
 
 def test_click_pattern_highlights_instances(node_project, demo_run):
-    import pandas as pd
     from matplotlib import image
 
     SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
@@ -63,7 +63,7 @@ def test_click_pattern_highlights_instances(node_project, demo_run):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    waits = pd.read_parquet(demo_run / "waitstates.parquet")
+    waits = read_waitstates(demo_run)
     late = waits[waits.pattern == "late_sender"]
     assert not report["page_errors"] and not report["console_errors"] and not report["dialogs"]
     # the clicked metric is selected and the timeline highlights exactly that pattern

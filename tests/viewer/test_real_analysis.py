@@ -1,6 +1,6 @@
 """The viewer and exports on a folder written by the real `gridscope analyze`.
 
-Checks the contract between the analyzer and the viewer: waitstates.parquet's times are on
+Checks the contract between the analyzer and the viewer: the wait states' times are on
 the viewer's time origin (seconds since the global offset), so every wait-state instance
 starts exactly at an event of its rank in the dumped trace (an Enter, or a
 MpiCollectiveBegin for collectives); the Cube metric
@@ -12,12 +12,12 @@ from __future__ import annotations
 import subprocess
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from viewer_shared import run_gridscope
 from viewer_fixtures import synth_trace
 
+from gridscope.analysis.waitstates import read_waitstates
 from gridscope.viewer.run import RunFolder
 from gridscope.viewer.server import ViewerData
 from gridscope.viewer.trace import Trace, dump
@@ -59,7 +59,7 @@ def test_otf2_export_of_an_analysis(analysed, tmp_path):
     check = subprocess.run(["otf2-print", "--silent", "-Werror", str(out / "traces.otf2")], capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
     markers = subprocess.run(["otf2-marker", str(out / "traces.otf2")], capture_output=True, text=True, check=True).stdout
-    assert sum(l.startswith("MARKER ") for l in markers.splitlines()) == len(pd.read_parquet(analysed / "waitstates.parquet"))
+    assert sum(l.startswith("MARKER ") for l in markers.splitlines()) == len(read_waitstates(analysed))
 
 
 def test_diff_folder_is_a_difference_view(analysed, tmp_path):

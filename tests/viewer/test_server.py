@@ -9,9 +9,9 @@ import threading
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
+from gridscope.analysis.waitstates import read_waitstates
 from gridscope.errors import GridscopeError
 from gridscope.viewer.server import make_server
 
@@ -52,7 +52,7 @@ def test_meta_describes_rows_grouped_by_metahost(server, demo_run):
     assert meta["has_trace"] and meta["has_profile"] and not meta["diff"]
     assert [r["metahost"] for r in meta["rows"]] == ["jsc"] * 4 + ["brs"] * 4
     assert [r["rank"] for r in meta["rows"]] == list(range(8))
-    waits = pd.read_parquet(demo_run / "waitstates.parquet")
+    waits = read_waitstates(demo_run)
     assert meta["patterns"] == sorted(waits["pattern"].unique())
     assert meta["waitstate_count"] == len(waits)
 
@@ -80,7 +80,7 @@ def test_timeline_sends_only_the_window(server, demo_run):
     assert all(max(r["start"]) < t1 // 6 for r in part["rows"])
     assert len(part["messages"]["ts"]) < len(whole["messages"]["ts"])
     assert all(s <= t1 // 6 for s in part["messages"]["ts"])
-    waits = pd.read_parquet(demo_run / "waitstates.parquet")
+    waits = read_waitstates(demo_run)
     assert len(whole["waits"]["start"]) == len(waits)
     # messages between metahosts are marked
     rows = meta["rows"]
@@ -90,7 +90,7 @@ def test_timeline_sends_only_the_window(server, demo_run):
 
 
 def test_waitstate_list_and_profile(server, demo_run):
-    waits = pd.read_parquet(demo_run / "waitstates.parquet")
+    waits = read_waitstates(demo_run)
     got = get_json(server, "/api/waitstates?pattern=late_sender&class=grid&limit=3")
     sel = waits[(waits.pattern == "late_sender") & (waits["class"] == "grid")]
     assert got["total"] == len(sel)
@@ -190,11 +190,12 @@ def test_bad_run_folders(tmp_path):
     with pytest.raises(GridscopeError, match="not valid JSON"):
         make_server(tmp_path)
     (tmp_path / "summary.json").write_text("{}")
-    (tmp_path / "waitstates.parquet").write_bytes(b"garbage")
     from gridscope.viewer.run import RunFolder
 
-    with pytest.raises(GridscopeError, match="cannot read wait states"):
-        RunFolder(tmp_path).waitstates
+    for name in ("waitstates.parquet", "waitstates.feather"):  # parquet: older analyses
+        (tmp_path / name).write_bytes(b"garbage")
+        with pytest.raises(GridscopeError, match=f"{name}: cannot read wait states"):
+            RunFolder(tmp_path).waitstates
 
 
 def test_corrupt_profile_and_odd_summary(tmp_path, demo_run):

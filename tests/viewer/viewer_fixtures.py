@@ -2,7 +2,7 @@
 
 The viewer must be testable on its own, so `make_run` derives a small, self-consistent
 analysis folder from a trace: profile.cubex (time per call path and rank, from the trace's
-own segments, written with gridscope.cube), waitstates.parquet (Late Sender instances:
+own segments, written with gridscope.cube), waitstates.feather (Late Sender instances:
 every receive entered before its matching send entered; Wait at NxN: Allreduce entry
 versus the latest entry of that iteration) and summary.json naming the trace.
 """
@@ -92,7 +92,7 @@ def make_run(folder: Path, anchor: Path) -> Path:
         "severity_s": ((w["end_ns"] - w["start_ns"]) / 1e9).astype("float64"),
         "callpath": w["callpath"].astype("string"),
     })
-    table.to_parquet(folder / "waitstates.parquet", index=False)
+    table.to_feather(folder / "waitstates.feather")
 
     # profile: exclusive time per call path and rank; MPI time minus the wait states
     seg["rank"] = seg["loc"].map(rank_of)

@@ -1,5 +1,5 @@
 """Wait-state analysis: runs the native replay engine and turns its output into an
-analysis folder (profile.cubex, summary.json, waitstates.parquet).
+analysis folder (profile.cubex, summary.json, waitstates.feather).
 
 Heavy imports (numpy, pandas) happen inside the modules that need them, not here.
 """

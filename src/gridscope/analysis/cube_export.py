@@ -9,6 +9,7 @@ and `mpi` exclusive of the wait states below it, as in Scalasca's tree.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from gridscope.analysis import names as N
@@ -44,23 +45,24 @@ def metric_roots():
 
 def cube_severities(out: EngineOutput) -> pd.DataFrame:
     """Exclusive values per (metric, call path, rank), following the module docstring."""
+    from gridscope.analysis.summary import group_sums
+
     sev = out.severities
-    patterns = sev[sev[N.METRIC].isin(PATTERNS)]
-    split = pd.DataFrame({
-        N.METRIC: [class_metric(p, c) for p, c in zip(patterns[N.METRIC], patterns[N.CLASS])],
-        N.CALLPATH: patterns[N.CALLPATH].to_numpy(), N.RANK: patterns[N.RANK].to_numpy(),
-        N.VALUE: patterns[N.VALUE].to_numpy()})
-    waiting = patterns.groupby([N.CALLPATH, N.RANK], observed=True)[N.VALUE].sum()
-    time = sev[sev[N.METRIC] == N.TIME].set_index([N.CALLPATH, N.RANK])[N.VALUE]
-    remaining = time.sub(waiting, fill_value=0.0).reset_index()
-    is_mpi = remaining[N.CALLPATH].isin(out.mpi_callpaths)
-    remaining[N.METRIC] = [N.MPI if m else N.TIME for m in is_mpi]
-    others = sev[sev[N.METRIC].isin([N.VISITS, N.BYTES_SENT, N.BYTES_RECEIVED])][[N.METRIC, N.CALLPATH, N.RANK, N.VALUE]]
-    frame = pd.concat([remaining[[N.METRIC, N.CALLPATH, N.RANK, N.VALUE]], split, others], ignore_index=True)
-    frame = frame[frame[N.VALUE] != 0]
-    frame[N.RANK] = frame[N.RANK].astype("int32")
-    frame[N.VALUE] = frame[N.VALUE].astype("float64")
-    return frame.reset_index(drop=True)
+    patterns = [r for r in sev if r.metric in PATTERNS]
+    waiting = group_sums(patterns, lambda r: (r.callpath, r.rank))
+    time = {(r.callpath, r.rank): r.value for r in sev if r.metric == N.TIME}
+    rows = []
+    for callpath, rank in sorted(time.keys() | waiting.keys()):
+        # time minus the wait states inside it is what stays in `time` or `mpi`
+        value = time.get((callpath, rank), 0.0) - waiting.get((callpath, rank), 0.0)
+        rows.append((N.MPI if callpath in out.mpi_callpaths else N.TIME, callpath, rank, value))
+    rows += [(class_metric(r.metric, r.cls), r.callpath, r.rank, r.value) for r in patterns]
+    rows += [(r.metric, r.callpath, r.rank, r.value) for r in sev
+             if r.metric in (N.VISITS, N.BYTES_SENT, N.BYTES_RECEIVED)]
+    rows = [r for r in rows if r[3] != 0]
+    metric, callpath, rank, value = zip(*rows) if rows else ((), (), (), ())
+    return pd.DataFrame({N.METRIC: pd.Series(metric, dtype=object), N.CALLPATH: pd.Series(callpath, dtype=object),
+                         N.RANK: np.asarray(rank, dtype=np.int32), N.VALUE: np.asarray(value, dtype=np.float64)})
 
 
 def build_experiment(out: EngineOutput, rank_metahost: list[str], trace: str):

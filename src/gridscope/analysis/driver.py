@@ -81,43 +81,71 @@ def analyze(opts: AnalyzeOptions, progress=None) -> dict:
         if opts.metahosts is not None:
             step("metahosts")
             per_rank, metahost_file = map_metahosts(anchor, opts.metahosts, scratch)
-        step(f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
         engine = start_engine(anchor, scratch, opts.jobs, metahost_file,
                               time_correct=opts.time_correct, latency_grid_s=opts.latency_grid_s)
         try:
+            step(f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
             # The engine runs in its own process(es): load the Python side meanwhile.
+            from concurrent.futures import ThreadPoolExecutor  # noqa: F401
             from gridscope.analysis import cube_export, engine_files, summary, waitstates  # noqa: F401
             import gridscope.cube  # noqa: F401
-            import pyarrow.parquet  # noqa: F401
+            import pyarrow.compute  # noqa: F401
+            import pyarrow.feather  # noqa: F401
         finally:
             engine.wait()
         engine_s = time.perf_counter() - started
         step("results")
-        result = engine_files.read_engine_output(scratch)
-        check_unmatched(result.meta, anchor, opts.allow_unmatched)
+        head = engine_files.read_head(scratch)
+        check_unmatched(head.meta, anchor, opts.allow_unmatched)
         if per_rank is None:
-            per_rank = [result.meta["metahosts"][i] for i in result.meta["rank_metahost"]]
-        summary = write_outputs(result, out, str(anchor), per_rank)
+            per_rank = [head.meta["metahosts"][i] for i in head.meta["rank_metahost"]]
+        summary = write_outputs(scratch, head, out, str(anchor), per_rank)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    stats = head.meta["process_stats"]
     summary["analysis"] = {
         "processes": opts.jobs, "engine_s": round(engine_s, 4),
         "total_s": round(time.perf_counter() - started, 4),
-        "peak_rss_kb": [p["peak_rss_kb"] for p in result.meta["process_stats"]],
-        "engine_process_s": [round(p["read_s"] + p["replay_s"], 4) for p in result.meta["process_stats"]],
-        "clock_offset_locations": int(result.meta["clock_offset_locations"]),
+        "peak_rss_kb": [p["peak_rss_kb"] for p in stats],
+        "engine_process_s": [round(p["read_s"] + p["replay_s"], 4) for p in stats],
+        "clock_offset_locations": int(head.meta["clock_offset_locations"]),
     }
     (out / N.SUMMARY_FILE).write_text(json.dumps(summary, indent=1) + "\n")
     return summary
 
 
-def write_outputs(result, out: Path, trace: str, per_rank: list[str]) -> dict:
+def write_outputs(scratch: Path, head, out: Path, trace: str, per_rank: list[str]) -> dict:
+    """Writes profile.cubex and the wait-state file from the engine's output; returns the summary."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from gridscope.analysis.cube_export import build_experiment
+    from gridscope.analysis.engine_files import read_profile, read_wait_table
     from gridscope.analysis.summary import build_summary
-    from gridscope.analysis.waitstates import write_waitstates
     from gridscope.cube import write_cubex
 
-    summary = build_summary(result, trace, per_rank)
-    write_cubex(build_experiment(result, per_rank, trace), out / N.PROFILE_FILE)
-    write_waitstates(result.waits, out / N.WAITSTATES_FILE)
+    # a wait-state file of an earlier version's analysis into the same folder is stale now
+    (out / N.LEGACY_WAITSTATES_FILE).unlink(missing_ok=True)
+    waits = read_wait_table(scratch, head)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # Writing the millions of wait states is one long call that does not hold the GIL,
+        # so the profile (hundreds of rows), summary and Cube file are done meanwhile on
+        # the other core. (The table is built before: many short numpy steps in a thread
+        # would each wait for the GIL behind the main thread, up to 5 ms a time.)
+        written = pool.submit(_write_waits, waits, scratch, head, out / N.WAITSTATES_FILE)
+        del waits  # the thread holds the only reference: the mapping ends with the write
+        result = read_profile(scratch, head)
+        summary = build_summary(result, trace, per_rank)
+        write_cubex(build_experiment(result, per_rank, trace), out / N.PROFILE_FILE)
+        written.result()
     return summary
+
+
+def _write_waits(waits, scratch: Path, head, path: Path) -> None:
+    from gridscope.analysis.engine_files import remove_wait_columns, with_severity
+    from gridscope.analysis.waitstates import write_waitstates
+
+    write_waitstates(with_severity(waits), path)
+    del waits
+    # Delete the column files (the bulk of the scratch folder, unmapped now) here, beside
+    # the profile work, rather than in the scratch clean-up afterwards.
+    remove_wait_columns(scratch, head)

@@ -1,7 +1,10 @@
-"""Reads the raw files the engine writes (one set per analysis process) into DataFrames.
+"""Reads the raw files the engine writes (one set per analysis process).
 
 Layouts mirror analyzer/src/records.hpp (SevRow, WaitRow, PairRow); call-path ids are
-local to each engine process and are merged here by their region-name path.
+local to each engine process and are merged here by their region-name path. The wait
+states (millions of rows) become an Arrow table over the mapped files; the profile
+(severities, message pairs: hundreds of rows) becomes plain Python rows, which the
+summary and the Cube export go through far quicker than through pandas.
 """
 
 from __future__ import annotations
@@ -10,9 +13,9 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from gridscope.analysis import names as N
@@ -25,17 +28,56 @@ SEV_DTYPE = np.dtype([("metric", "<u2"), ("cls", "u1"), ("pad", "u1"), ("cp", "<
 WAIT_COLUMNS = (("start", "<f8"), ("end", "<f8"), ("cp", "<u4"), ("rank", "<u4"), ("metric", "<u2"), ("cls", "u1"))
 PAIR_DTYPE = np.dtype([("from", "<u4"), ("to", "<u4"), ("bytes", "<u8"), ("messages", "<u8"),
                        ("max_rate", "<f8"), ("min_duration", "<f8")])
-CLASS_CATEGORIES = pd.CategoricalDtype([N.LOCAL, N.GRID, ""])
+CLASSES_BY_CODE = tuple(N.CLASS_BY_CODE[c] for c in range(len(N.CLASS_BY_CODE)))  # local, grid, ""
+
+
+class Severity(NamedTuple):
+    metric: str
+    cls: str        # names.CLASS_BY_CODE
+    callpath: str
+    rank: int
+    value: float
+
+
+class Pair(NamedTuple):
+    """Messages from one metahost to another."""
+
+    source: str
+    target: str
+    bytes: int
+    messages: int
+    max_rate_Bps: float
+    min_transfer_s: float  # NaN when no transfer time was measured
+
+
+def severity_order(row: Severity) -> tuple:
+    """Sort key of the severities: metric, class in engine code order, call path, rank."""
+    return row.metric, CLASSES_BY_CODE.index(row.cls), row.callpath, row.rank
 
 
 @dataclass(frozen=True)
 class EngineOutput:
+    """The profile part of the engine's output (the wait states go to disk on their own)."""
+
     meta: dict
     callpaths: tuple[str, ...]        # every call path, parents before children
     mpi_callpaths: frozenset[str]     # call paths whose last region is an MPI call
-    severities: pd.DataFrame          # metric, class, callpath, rank, value (sorted)
-    waits: "pa.Table"                 # waitstate columns (names.WAITSTATE_COLUMNS), dictionary-encoded labels
-    pairs: pd.DataFrame               # from, to, bytes, messages, max_rate_Bps, min_transfer_s
+    severities: tuple[Severity, ...]  # sorted by severity_order
+    pairs: tuple[Pair, ...]           # sorted by metahost index of source, target
+
+
+@dataclass(frozen=True)
+class EngineHead:
+    """meta.json and the call paths of every engine process, merged by name."""
+
+    meta: dict
+    callpaths: tuple[str, ...]
+    mpi_callpaths: frozenset[str]
+    remaps: tuple[np.ndarray, ...]    # per process: its call-path id -> index in callpaths (index_type)
+
+    @property
+    def processes(self) -> int:
+        return len(self.remaps)
 
 
 def _callpath_table(path: Path) -> tuple[list[str], list[bool]]:
@@ -51,11 +93,18 @@ def _callpath_table(path: Path) -> tuple[list[str], list[bool]]:
     return paths, mpi
 
 
+def index_type(labels: int) -> type:
+    """The narrowest signed integer type for codes into LABELS labels (less to convert and write)."""
+    return next(t for t in (np.int8, np.int16, np.int32) if labels <= np.iinfo(t).max)
+
+
 def _dictionary(codes: np.ndarray, labels, where: Path) -> pa.DictionaryArray:
     if codes.size and int(codes.max()) >= len(labels):
         raise GridscopeError(where, "engine output refers to an unknown call path or metric")
-    return pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32, copy=False)),
-                                          pa.array(list(labels), pa.string()))
+    kind = index_type(len(labels))
+    # same width: reinterpret (the codes were just checked to fit) rather than copy
+    codes = codes.view(kind) if codes.dtype.itemsize == np.dtype(kind).itemsize else codes.astype(kind)
+    return pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(list(labels), pa.string()))
 
 
 def _map_column(path: Path, dtype: str) -> np.ndarray:
@@ -77,80 +126,115 @@ def _map_column(path: Path, dtype: str) -> np.ndarray:
     return np.frombuffer(buf, dtype=dtype)
 
 
+def wait_column_files(prefix: Path) -> list[Path]:
+    """The engine's wait-state column files PREFIX.<column>.bin, in WAIT_COLUMNS order."""
+    return [prefix.with_name(f"{prefix.name}.{name}.bin") for name, _ in WAIT_COLUMNS]
+
+
 def read_wait_columns(prefix: Path) -> dict[str, np.ndarray]:
     """The engine's wait-state columns (files PREFIX.<column>.bin), one array each."""
-    cols = {name: _map_column(prefix.with_name(f"{prefix.name}.{name}.bin"), dtype) for name, dtype in WAIT_COLUMNS}
+    cols = {name: _map_column(path, dtype) for (name, dtype), path in zip(WAIT_COLUMNS, wait_column_files(prefix))}
     if len({c.size for c in cols.values()}) > 1:
         raise GridscopeError(prefix.with_name(f"{prefix.name}.*.bin"), "truncated engine output (columns differ in length)")
     return cols
 
 
-def _wait_table(waits: dict[str, np.ndarray], remap: np.ndarray, callpaths: tuple[str, ...],
+def _wait_table(waits: dict[str, np.ndarray], callpath: np.ndarray, callpaths: tuple[str, ...],
                 where: Path) -> pa.Table:
-    start, end = waits["start"], waits["end"]
     return pa.table({
         N.PATTERN: _dictionary(waits["metric"], ENGINE_METRICS, where),
-        N.CLASS: _dictionary(waits["cls"], list(CLASS_CATEGORIES.categories), where),
+        N.CLASS: _dictionary(waits["cls"], CLASSES_BY_CODE, where),
         N.RANK: pa.array(waits["rank"].view(np.int32)),
-        N.START_S: pa.array(start), N.END_S: pa.array(end), N.SEVERITY_S: pa.array(end - start),
-        N.CALLPATH: _dictionary(remap[waits["cp"]], callpaths, where),
+        N.START_S: pa.array(waits["start"]), N.END_S: pa.array(waits["end"]),
+        N.CALLPATH: _dictionary(callpath, callpaths, where),
     })
 
 
-def read_engine_output(folder: Path) -> EngineOutput:
+def with_severity(table: pa.Table) -> pa.Table:
+    """TABLE with its severity_s column (end_s - start_s) added where names.WAITSTATE_COLUMNS has it."""
+    import pyarrow.compute as pc
+
+    severity = pc.subtract(table[N.END_S], table[N.START_S])  # one call, without the GIL
+    return table.add_column(N.WAITSTATE_COLUMNS.index(N.SEVERITY_S), N.SEVERITY_S, severity)
+
+
+def read_head(folder: Path) -> EngineHead:
     meta_path = folder / "meta.json"
     try:
         meta = json.loads(meta_path.read_text())
     except (OSError, json.JSONDecodeError) as err:
         raise GridscopeError(meta_path, f"engine output missing or unreadable: {err}") from None
-    processes = int(meta["processes"])
-    tables = [_callpath_table(folder / f"callpaths.{p}.tsv") for p in range(processes)]
+    tables = [_callpath_table(folder / f"callpaths.{p}.tsv") for p in range(int(meta["processes"]))]
     all_paths = {path for paths, _ in tables for path in paths}
     mpi_paths = {path for paths, mpi in tables for path, m in zip(paths, mpi) if m}
     callpaths = tuple(sorted(all_paths, key=lambda s: s.split("/")))
     index = {path: i for i, path in enumerate(callpaths)}
-    path_type = pd.CategoricalDtype(list(callpaths))
-    metric_type = pd.CategoricalDtype(list(ENGINE_METRICS))
+    # the engine's call-path ids are per process: map them to the merged list
+    kind = index_type(len(callpaths))
+    remaps = tuple(np.asarray([index[x] for x in paths], dtype=kind) for paths, _ in tables)
+    return EngineHead(meta, callpaths, frozenset(mpi_paths), remaps)
 
-    def categorical(codes: np.ndarray, dtype: pd.CategoricalDtype, where: Path) -> pd.Categorical:
-        if codes.size and int(codes.max()) >= len(dtype.categories):
-            raise GridscopeError(where, "engine output refers to an unknown call path or metric")
-        return pd.Categorical.from_codes(codes.astype(np.int32), dtype=dtype)
 
-    sev_parts, wait_parts, pair_parts = [], [], []
-    for p, (paths, _) in enumerate(tables):
-        # the engine's call-path ids are per process: map them to the merged list
-        remap = np.asarray([index[x] for x in paths] + [-1], dtype=np.int32)
-        sev_file, wait_file = folder / f"severities.{p}.bin", folder / f"waits.{p}"
+def _checked_callpaths(cps: np.ndarray, remap: np.ndarray, where: Path) -> np.ndarray:
+    if cps.size and int(cps.max()) >= len(remap):
+        raise GridscopeError(where, "engine output refers to an unknown call path")
+    return remap[cps]
+
+
+def read_wait_table(folder: Path, head: EngineHead) -> pa.Table:
+    """Every process's wait states as one Arrow table, engine order: names.WAITSTATE_COLUMNS
+    but severity_s, which with_severity() adds.
+
+    Millions of rows on big traces: numbers stay over the mapped files (no pandas copy).
+    """
+    parts = []
+    for p, remap in enumerate(head.remaps):
+        prefix = folder / f"waits.{p}"
+        waits = read_wait_columns(prefix)
+        callpath = _checked_callpaths(waits["cp"], remap, folder / f"waits.{p}.cp.bin")
+        parts.append(_wait_table(waits, callpath, head.callpaths, prefix))
+    return pa.concat_tables(parts)
+
+
+def remove_wait_columns(folder: Path, head: EngineHead) -> None:
+    """Deletes the wait-state column files (the bulk of the engine's output)."""
+    for p in range(head.processes):
+        for path in wait_column_files(folder / f"waits.{p}"):
+            path.unlink(missing_ok=True)
+
+
+def _labels(codes: np.ndarray, labels, where: Path) -> list[str]:
+    if codes.size and int(codes.max()) >= len(labels):
+        raise GridscopeError(where, "engine output refers to an unknown call path or metric")
+    return [labels[c] for c in codes.tolist()]
+
+
+def _merge_pairs(parts: list[np.ndarray], hosts: list[str]) -> tuple[Pair, ...]:
+    merged: dict[tuple[int, int], list] = {}
+    for part in parts:
+        for src, dst, nbytes, messages, rate, duration in part.tolist():
+            row = merged.setdefault((src, dst), [0, 0, float("-inf"), float("nan")])
+            row[0] += nbytes
+            row[1] += messages
+            row[2] = max(row[2], rate)
+            if duration >= 0 and not duration >= row[3]:  # negative: not measured; NaN: none yet
+                row[3] = duration
+    return tuple(Pair(hosts[src], hosts[dst], *row) for (src, dst), row in sorted(merged.items()))
+
+
+def read_profile(folder: Path, head: EngineHead) -> EngineOutput:
+    """Severities and message pairs of every process, merged."""
+    severities: list[Severity] = []
+    pairs = []
+    for p, remap in enumerate(head.remaps):
+        sev_file = folder / f"severities.{p}.bin"
         sev = np.fromfile(sev_file, dtype=SEV_DTYPE)
-        waits = read_wait_columns(wait_file)
-        for cps, where in ((sev["cp"], sev_file), (waits["cp"], folder / f"waits.{p}.cp.bin")):
-            if cps.size and int(cps.max()) >= len(paths):
-                raise GridscopeError(where, "engine output refers to an unknown call path")
-        sev_parts.append(pd.DataFrame({
-            N.METRIC: categorical(sev["metric"], metric_type, sev_file),
-            N.CLASS: categorical(sev["cls"], CLASS_CATEGORIES, sev_file),
-            N.CALLPATH: categorical(remap[sev["cp"]], path_type, sev_file),
-            N.RANK: sev["rank"].astype(np.int32), N.VALUE: sev["value"]}))
-        wait_parts.append(_wait_table(waits, remap, callpaths, wait_file))
-        pair_parts.append(pd.DataFrame(np.fromfile(folder / f"pairs.{p}.bin", dtype=PAIR_DTYPE)))
-
-    severities = pd.concat(sev_parts, ignore_index=True)
-    for col in (N.METRIC, N.CALLPATH):  # small table: plain strings are simpler downstream
-        severities[col] = severities[col].astype(str)
+        callpaths = _labels(_checked_callpaths(sev["cp"], remap, sev_file), head.callpaths, sev_file)
+        severities += map(Severity, _labels(sev["metric"], ENGINE_METRICS, sev_file),
+                          _labels(sev["cls"], CLASSES_BY_CODE, sev_file), callpaths,
+                          sev["rank"].astype(np.int32).tolist(), sev["value"].tolist())
+        pairs.append(np.fromfile(folder / f"pairs.{p}.bin", dtype=PAIR_DTYPE))
     # A fixed row order makes sums independent of how many engine processes ran.
-    severities = severities.sort_values([N.METRIC, N.CLASS, N.CALLPATH, N.RANK], kind="stable", ignore_index=True)
-    severities = severities[list(N.SEVERITY_COLUMNS)]
-    # millions of rows on big traces: kept as an Arrow table (no pandas copy), engine order
-    waits = pa.concat_tables(wait_parts)
-
-    pairs = pd.concat(pair_parts, ignore_index=True)
-    pairs["min_duration"] = pairs["min_duration"].where(pairs["min_duration"] >= 0)
-    pairs = (pairs.groupby(["from", "to"], sort=True)
-             .agg(bytes=("bytes", "sum"), messages=("messages", "sum"),
-                  max_rate_Bps=("max_rate", "max"), min_transfer_s=("min_duration", "min"))
-             .reset_index())
-    hosts = meta["metahosts"]
-    pairs["from"] = [hosts[i] for i in pairs["from"]]
-    pairs["to"] = [hosts[i] for i in pairs["to"]]
-    return EngineOutput(meta, callpaths, frozenset(mpi_paths), severities, waits, pairs)
+    severities.sort(key=severity_order)
+    return EngineOutput(head.meta, head.callpaths, head.mpi_callpaths, tuple(severities),
+                        _merge_pairs(pairs, head.meta["metahosts"]))

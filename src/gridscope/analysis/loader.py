@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from gridscope.analysis import names as N
+from gridscope.analysis.waitstates import read_waitstates
 from gridscope.errors import GridscopeError
 
 
@@ -41,6 +42,7 @@ def load(folder: str | Path) -> Analysis:
     severities = exp.severities.assign(**{N.METAHOST: exp.severities[N.RANK].map(hosts)})
     p2p = pd.DataFrame(summary.get("p2p", []),
                        columns=["from", "to", "bytes", "messages", "max_rate_Bps", "min_transfer_s"])
-    wait_path = folder / N.WAITSTATES_FILE
-    waits = pd.read_parquet(wait_path) if wait_path.exists() else pd.DataFrame(columns=list(N.WAITSTATE_COLUMNS))
+    waits = read_waitstates(folder)
+    if waits is None:
+        waits = pd.DataFrame(columns=list(N.WAITSTATE_COLUMNS))
     return Analysis(summary, severities, p2p, waits, exp.locations)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 PROFILE_FILE = "profile.cubex"
 SUMMARY_FILE = "summary.json"
-WAITSTATES_FILE = "waitstates.parquet"
+WAITSTATES_FILE = "waitstates.feather"
+# What analysis folders held before the Feather file; still read (waitstates.read_waitstates).
+LEGACY_WAITSTATES_FILE = "waitstates.parquet"
 ENGINE_DIR = ".engine"          # scratch folder for the engine's raw output
 ENGINE_BINARY = "gridscope-replay"
 

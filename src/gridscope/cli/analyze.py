@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Optional
 
@@ -26,22 +28,43 @@ def analyze(
         "(default 3e-5; within a node 1e-6, between nodes 3e-6)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Do not print the summary."),
 ) -> None:
-    """Replay the trace in parallel and write profile.cubex, summary.json, waitstates.parquet."""
-    from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
+    """Replay the trace in parallel and write profile.cubex, summary.json, waitstates.feather."""
     from gridscope.analysis.driver import AnalyzeOptions, analyze as run
 
     if latency_grid is not None and not time_correct:
         raise typer.BadParameter("only with --time-correct", param_hint="--latency-grid")
     opts = AnalyzeOptions(trace, output, jobs, metahosts, allow_unmatched, quiet, time_correct, latency_grid)
-    console = Console(stderr=True)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=console, transient=True, disable=quiet) as bar:
-        task = bar.add_task("analysing", total=None)
-        summary = run(opts, progress=lambda text: bar.update(task, description=f"analysing: {text}"))
-    if not quiet:
+    if quiet:
+        run(opts)
+    else:
+        with ExitStack() as stack:
+            summary = run(opts, progress=_spinner(stack))
+        from rich.console import Console
+
         from gridscope.analysis.terminal import print_summary
 
         print_summary(summary, Console())
-        Console().print(f"wrote {Path(output)}/{{profile.cubex, summary.json, waitstates.parquet}}")
+        Console().print(f"wrote {Path(output)}/{{profile.cubex, summary.json, waitstates.feather}}")
+    # All is written and flushed. What remains are pandas'/pyarrow's many module objects:
+    # the interpreter's collections at exit would walk them all (~0.1 s) and free nothing
+    # that holds output, so leave them out of those collections.
+    gc.freeze()
+
+
+def _spinner(stack: ExitStack):
+    """A progress callback showing a spinner on stderr; rich loads at the first step,
+    which the driver reports once the engine runs (so the import overlaps it)."""
+    bar = None
+
+    def step(text: str) -> None:
+        nonlocal bar
+        if bar is None:
+            from rich.console import Console
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            bar = stack.enter_context(Progress(SpinnerColumn(), TextColumn("{task.description}"),
+                                               TimeElapsedColumn(), console=Console(stderr=True), transient=True))
+            bar.add_task("analysing", total=None)
+        bar.update(bar.task_ids[0], description=f"analysing: {text}")
+
+    return step

@@ -5,6 +5,12 @@ pandas, the engine) is imported inside the command, so `gridscope --help` stays 
 """
 
 import typer
+import typer.core
+
+# We show plain click help and plain errors, so typer is told not to use rich at all:
+# otherwise it still imports its rich helpers (~0.1 s, every command's --help) just to
+# escape each "[default: …]" and "[required]", which plain help then shows as "\[required]".
+typer.core.HAS_RICH = False
 
 app = typer.Typer(
     name="gridscope",

@@ -74,7 +74,7 @@ def _diff_entry(title: str, summary: dict) -> dict:
 
 
 def _timeline(run: AnalysisRun) -> str:
-    """Rank × time chart of waiting for RUN, when its folder has waitstates.parquet."""
+    """Rank × time chart of waiting for RUN, when its folder has wait states."""
     from gridscope.report.timeline import load_matrix
 
     try:

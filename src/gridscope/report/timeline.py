@@ -1,5 +1,5 @@
 """When and where waiting happens: waiting time per rank and time bin, from the analysis
-folder's waitstates.parquet (one row per wait-state instance)."""
+folder's wait-state table (one row per wait-state instance)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 
-WAITSTATES = "waitstates.parquet"
 BINS = 100
 CHUNK = 20_000  # instances per step: bounds memory at CHUNK × (BINS + 1) floats
 
@@ -32,16 +31,16 @@ def waiting_matrix(ranks: np.ndarray, start: np.ndarray, seconds: np.ndarray,
 
 def load_matrix(folder: Path, ranks_in_order: list[int]) -> dict | None:
     """The matrix for the latest run, or None when the folder has no usable wait states."""
-    path = Path(folder) / WAITSTATES
-    if not path.is_file() or not ranks_in_order:
+    from gridscope.analysis.waitstates import read_waitstates
+    from gridscope.errors import GridscopeError
+
+    if not ranks_in_order:
         return None
     try:
-        import pandas as pd
-
-        frame = pd.read_parquet(path, columns=["rank", "start_s", "end_s", "severity_s"])
-    except Exception:  # a damaged optional file must not stop the report
+        frame = read_waitstates(folder, columns=["rank", "start_s", "end_s", "severity_s"])
+    except GridscopeError:  # a damaged optional file must not stop the report
         return None
-    if frame.empty:
+    if frame is None or frame.empty:
         return None
     row_of = {r: i for i, r in enumerate(ranks_in_order)}
     rows = frame["rank"].map(row_of)

@@ -1,7 +1,8 @@
 """An analysis folder (`gridscope analyze -o OUT`, or a `diff` result) as the viewer sees it.
 
 Holds: summary.json (required), profile.cubex (the Cube experiment, optional for a bare
-trace view), waitstates.parquet (optional) and the trace named by summary["trace"]
+trace view), the wait states (optional; waitstates.feather, or waitstates.parquet of older
+analyses) and the trace named by summary["trace"]
 (optional: a diff folder usually has none; the timeline is then switched off).
 """
 
@@ -16,15 +17,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from gridscope.analysis.names import LEGACY_WAITSTATES_FILE, WAITSTATES_FILE
 from gridscope.errors import GridscopeError
 
 SUMMARY = "summary.json"
 PROFILE = "profile.cubex"
-WAITSTATES = "waitstates.parquet"
 # Files of the run the server may hand out as downloads (nothing else of the folder is served).
-DOWNLOADABLE = (SUMMARY, PROFILE, WAITSTATES)
-
-WAIT_COLUMNS = ("pattern", "class", "rank", "start_s", "end_s", "severity_s", "callpath")
+DOWNLOADABLE = (SUMMARY, PROFILE, WAITSTATES_FILE, LEGACY_WAITSTATES_FILE)
 
 
 @dataclass
@@ -51,14 +50,8 @@ class WaitStates:
                    z.astype(np.int64), z.astype(np.int64), z, [])
 
     @classmethod
-    def read(cls, path: Path) -> "WaitStates":
-        try:
-            frame = pd.read_parquet(path)
-        except Exception as err:  # pyarrow raises several types for corrupt files
-            raise GridscopeError(path, f"cannot read wait states: {err}") from None
-        missing = [c for c in WAIT_COLUMNS if c not in frame.columns]
-        if missing:
-            raise GridscopeError(path, f"missing columns: {', '.join(missing)}")
+    def from_frame(cls, frame: pd.DataFrame) -> "WaitStates":
+        """From the table of gridscope.analysis.waitstates.read_waitstates (sorted by start here)."""
         frame = frame.sort_values("start_s", kind="stable")
         pat = pd.Categorical(frame["pattern"].astype(str))
         kls = pd.Categorical(frame["class"].astype(str))
@@ -140,8 +133,10 @@ class RunFolder:
 
     @cached_property
     def waitstates(self) -> WaitStates:
-        path = self.folder / WAITSTATES
-        return WaitStates.read(path) if path.is_file() and not self.bare_trace else WaitStates.empty()
+        from gridscope.analysis.waitstates import read_waitstates
+
+        frame = None if self.bare_trace else read_waitstates(self.folder)
+        return WaitStates.empty() if frame is None else WaitStates.from_frame(frame)
 
     def rank_metahosts(self) -> dict[int, tuple[str, str]]:
         """rank -> (metahost, node) as the analysis saw them (its --metahosts map included)."""

@@ -1,5 +1,5 @@
 // Which wait-state patterns (and grid/local class) a metric of the Cube tree stands for.
-// The analysis names metrics after the pattern ids of waitstates.parquet (late_sender …);
+// The analysis names metrics after the pattern ids of its wait-state table (late_sender …);
 // a grid/local child is either named <pattern><sep>grid|local or displayed "grid"/"local"
 // under its pattern.
 const CLASS_SUFFIX = /^(.*?)[_.:\-/ ]?(grid|local)$/i;
