@@ -61,3 +61,12 @@ def test_clock_violation_counted_and_corrected(make_trace, analyse):
     # rank 1's receive moves to 30 + 30 = 60, its later send to 65; rank 0's receive region
     # (40..60) then becomes 51..95: Late Senders 20 + 14 us (test_time_correct.py has the rest)
     assert fixed["patterns"]["late_sender"]["grid"] == pytest.approx(34 * US)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_clock_offsets_applied(make_trace, analyse, jobs):
+    """specs/clock_offsets.spec: rank 1's ClockOffsets (+50 us) move its receive before
+    the send; read without them the Late Sender would be 80 us instead of 30."""
+    summary = analyse(make_trace("clock_offsets"), jobs=jobs)
+    assert summary["patterns"]["late_sender"] == {"grid": pytest.approx(30 * US), "local": 0.0}
+    assert summary["clock_violations"] == 0
