@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -452,7 +453,7 @@ class ForwardReplay {
       append(out_[owner(s.dst)], Key{s.src, s.dst, s.comm, s.tag, uint32_t(i), 0, s.evt});
     }
     Records<Key> keys = unpack<Key>(t_.exchange(out_));
-    std::vector<uint32_t> partner = match(data_.recvs, keys, nullptr);
+    std::vector<uint32_t> partner = match(data_.recvs, keys, nullptr, data_.recv_order);
     for (size_t i = 0; i < data_.recvs.size(); ++i) {
       const RecvRec& r = data_.recvs[i];
       if (partner[i] == kNone || r.src == r.dst) continue;  // no bound (a self message needs none)
@@ -771,6 +772,12 @@ ForwardFigures forward_at_root(const Defs& d, const LocalData& data, Transport& 
   append_all(out[0], data.sends);
   append_all(out[0], data.recvs);
   append_all(out[0], data.colls);
+  Order order = data.recv_order;
+  if (order.empty()) {
+    order.resize(data.recvs.size());
+    std::iota(order.begin(), order.end(), 0u);
+  }
+  append_all(out[0], order);
   Bytes gathered = t.exchange(out);
   ForwardFigures fig{0, 0, 0, 0};
   struct Head { uint32_t rank, pad; uint64_t knots; };
@@ -778,9 +785,12 @@ ForwardFigures forward_at_root(const Defs& d, const LocalData& data, Transport& 
   if (t.rank() == 0) {
     LocalData all;
     for (size_t at = 0; at < gathered.size();) {
+      const uint32_t first_recv = all.recvs.size(), first_order = all.recv_order.size();
       take_all(gathered, at, all.sends);
       take_all(gathered, at, all.recvs);
       take_all(gathered, at, all.colls);
+      take_all(gathered, at, all.recv_order);
+      for (size_t i = first_order; i < all.recv_order.size(); ++i) all.recv_order[i] += first_recv;
     }
     Bytes().swap(gathered);
     Layout g = layout_of(all, d.ranks());

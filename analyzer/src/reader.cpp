@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <string>
 
 #include "error.hpp"
@@ -43,6 +44,8 @@ enum : uint8_t { PEND_SEND = 0, PEND_RECV = 1 };
 
 struct Frame { uint32_t cp; uint32_t instance; int64_t enter; uint32_t pend; int64_t coll_begin; };
 
+struct Posted { int64_t enter; uint32_t seq; };  // an MPI_Irecv's region enter and posting rank
+
 struct LocState {
   const Defs* d;
   LocalData* out;
@@ -52,7 +55,12 @@ struct LocState {
   std::vector<int64_t> time;
   std::vector<uint64_t> visits, bsent, brecv;
   std::vector<std::pair<uint8_t, uint32_t>> pend;
-  RequestTable<int64_t> irecv_req;
+  RequestTable<Posted> irecv_req;
+  // Posting sequence of this location's receives (MpiIrecvRequest, or the blocking
+  // receive itself), kept only until the location is read.
+  std::vector<uint32_t> recv_seq;
+  uint32_t posts = 0;
+  bool posted_out_of_order = false;
   RequestTable<uint32_t> isend_req;
   std::unordered_map<uint32_t, uint32_t> coll_seq;
   uint32_t instances = 0;  // wraps (RecvRec keeps 31 bits); only equality of neighbours matters
@@ -155,7 +163,7 @@ OTF2_CallbackCode on_isend_complete(EVT_ARGS, uint64_t req) {
 }
 OTF2_CallbackCode on_irecv_request(EVT_ARGS, uint64_t req) {
   STATE;
-  if (!s->stack.empty()) s->irecv_req.put(req, s->stack.back().enter);
+  if (!s->stack.empty()) s->irecv_req.put(req, {s->stack.back().enter, s->posts++});
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -170,10 +178,16 @@ OTF2_CallbackCode add_recv(LocState* s, OTF2_TimeStamp t, uint32_t sender, OTF2_
   r.cp = f.cp; r.enter = f.enter; r.leave = s->ts(t); r.evt = r.leave; r.req_enter = f.enter;
   r.bytes = len; r.instance = f.instance & 0x7fffffffu;
   r.is_test = s->d->regions[s->out->tree.nodes[f.cp].region].is_test;
-  if (has_req) {
-    int64_t posted;
-    if (s->irecv_req.take(req, &posted)) r.req_enter = posted;
+  Posted posted;
+  uint32_t seq;
+  if (has_req && s->irecv_req.take(req, &posted)) {
+    r.req_enter = posted.enter;
+    seq = posted.seq;
+    if (!s->recv_seq.empty() && seq < s->recv_seq.back()) s->posted_out_of_order = true;
+  } else {
+    seq = s->posts++;  // a blocking receive (or an unknown request) is posted where it completes
   }
+  s->recv_seq.push_back(seq);
   s->pend.push_back({PEND_RECV, uint32_t(s->out->recvs.size())});
   s->out->recvs.push_back(r);
   s->brecv[f.cp] += len;
@@ -302,6 +316,7 @@ void read_locations(OTF2_Reader* reader, const Defs& defs, const std::vector<uin
     if (counts.mapping_tables == 0) OTF2_EvtReader_ApplyMappingTables(er, false);
     LocState s;
     s.d = &defs; s.out = &out; s.rank = rank;
+    const size_t first_recv = out.recvs.size();
     OTF2_Reader_RegisterEvtCallbacks(reader, er, cb, &s);
     uint64_t n = 0;
     OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
@@ -313,6 +328,14 @@ void read_locations(OTF2_Reader* reader, const Defs& defs, const std::vector<uin
                                 defs.regions[out.tree.nodes[s.stack.back().cp].region].name + "' (truncated?)");
     out.events += n;
     OTF2_Reader_CloseEvtReader(reader, er);
+    if (s.posted_out_of_order || !out.recv_order.empty()) {
+      Order& order = out.recv_order;
+      for (size_t i = order.size(); i < out.recvs.size(); ++i) order.push_back(uint32_t(i));
+      if (s.posted_out_of_order)
+        std::sort(order.begin() + first_recv, order.end(), [&](uint32_t a, uint32_t b) {
+          return s.recv_seq[a - first_recv] < s.recv_seq[b - first_recv];
+        });
+    }
     for (uint32_t cp = 0; cp < s.visits.size(); ++cp) {
       if (s.visits[cp] == 0) continue;
       out.base_rows.push_back({M_TIME, CLS_NONE, 0, cp, rank, 0, double(s.time[cp]) / defs.resolution});

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "defs.hpp"
+#include "matching.hpp"
 #include "records.hpp"
 
 namespace gs {
@@ -14,7 +15,8 @@ namespace gs {
 struct LocalData {
   CallTree tree;
   std::vector<SendRec> sends;
-  std::vector<RecvRec> recvs;
+  std::vector<RecvRec> recvs;    // per location in completion order
+  Order recv_order;               // receives in posting order (empty: completion order is it)
   std::vector<CollRec> colls;
   std::vector<SevRow> base_rows;  // time, visits, bytes per (call path, rank)
   uint64_t events = 0;

@@ -43,7 +43,7 @@ class Accumulator {
 // `sends` holds the matched-to records (any type with src, dst, comm, tag, enter, evt).
 template <class SendList>
 void receiver_side(const Defs& d, LocalData& data, const SendList& sends, ReplayResult& res, Accumulator& acc) {
-  std::vector<uint32_t> partner = match(data.recvs, sends, &res.counters.unmatched_sends);
+  std::vector<uint32_t> partner = match(data.recvs, sends, &res.counters.unmatched_sends, data.recv_order);
 
   const size_t M = d.metahosts.size();
   res.pairs.assign(M * M, PairRow{});
@@ -122,10 +122,12 @@ void receiver_side(const Defs& d, LocalData& data, const SendList& sends, Replay
   flush();
 }
 
-// Sender side: Late Receiver, from the receive-request times (`posted`: src, dst, comm, tag, req_enter).
+// Sender side: Late Receiver, from the receive-request times (`posted`: src, dst, comm, tag,
+// req_enter; `posted_order`: their posting order when it is not the stored one).
 template <class PostedList>
-void sender_side(const Defs& d, LocalData& data, const PostedList& posted, Accumulator& acc) {
-  std::vector<uint32_t> rpartner = match(data.sends, posted, nullptr);
+void sender_side(const Defs& d, LocalData& data, const PostedList& posted, const Order& posted_order,
+                 Accumulator& acc) {
+  std::vector<uint32_t> rpartner = match(data.sends, posted, nullptr, {}, posted_order);
   for (size_t k = 0; k < data.sends.size(); ++k) {
     const SendRec& s = data.sends[k];
     if (rpartner[k] == kNone || !s.lr_ok || !s.complete) continue;
@@ -146,7 +148,7 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   const uint32_t N = d.ranks();
   if (P == 1) {  // everything is local: match against our own records, no copies
     receiver_side(d, data, data.sends, res, acc);
-    sender_side(d, data, data.recvs, acc);
+    sender_side(d, data, data.recvs, data.recv_order, acc);
     return;
   }
   // Senders tell the receivers' owners when each send started ...
@@ -156,11 +158,14 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   for (auto& s : data.sends)
     append(out[owner_of(s.dst, N, P)], SendMsg{s.src, s.dst, s.comm, s.tag, s.enter, s.evt, s.bytes});
   receiver_side(d, data, unpack<SendMsg>(t.exchange(out)), res, acc);
-  // ... and receivers tell the senders' owners when each receive was posted.
+  // ... and receivers tell the senders' owners when each receive was posted (in posting
+  // order, so the senders' owners match them as they come).
   reserve_exact(out, data.recvs, [&](const RecvRec& r) { return owner_of(r.src, N, P); }, sizeof(RecvMsg));
-  for (auto& r : data.recvs)
+  for (size_t n = 0; n < data.recvs.size(); ++n) {
+    const RecvRec& r = data.recvs[data.recv_order.empty() ? n : data.recv_order[n]];
     append(out[owner_of(r.src, N, P)], RecvMsg{r.src, r.dst, r.comm, r.tag, r.req_enter});
-  sender_side(d, data, unpack<RecvMsg>(t.exchange(out)), acc);
+  }
+  sender_side(d, data, unpack<RecvMsg>(t.exchange(out)), {}, acc);
 }
 
 void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {

@@ -70,3 +70,17 @@ def test_clock_offsets_applied(make_trace, analyse, jobs):
     summary = analyse(make_trace("clock_offsets"), jobs=jobs)
     assert summary["patterns"]["late_sender"] == {"grid": pytest.approx(30 * US), "local": 0.0}
     assert summary["clock_violations"] == 0
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 4])
+@pytest.mark.parametrize("time_correct", [False, True])
+def test_receives_match_in_posting_order(make_trace, analyse, jobs, time_correct):
+    """specs/posting_order.spec: two receives on one channel complete in the reverse of
+    their posting order; MPI matches by posting order, on both sides of the message."""
+    summary = analyse(make_trace("posting_order"), jobs=jobs, time_correct=time_correct)
+    patterns = summary["patterns"]
+    assert patterns["wrong_order"] == {"grid": 0.0, "local": pytest.approx(30 * US)}
+    assert patterns["late_sender"] == {"grid": 0.0, "local": 0.0}
+    assert patterns["late_receiver"] == {"grid": 0.0, "local": pytest.approx(50 * US)}
+    assert summary["clock_violations"] == 0
+    assert summary["unmatched_messages"] == {"sends": 0, "receives": 0}
