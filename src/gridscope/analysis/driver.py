@@ -22,6 +22,7 @@ class AnalyzeOptions:
     quiet: bool = False
     time_correct: bool = False
     latency_grid_s: float | None = None
+    launcher: str | None = None  # command prefix ("srun -n 64") that starts the engine; sets the processes
 
 
 def resolve_anchor(trace: Path) -> Path:
@@ -60,7 +61,7 @@ def check_unmatched(meta: dict, anchor: Path, allow: bool) -> None:
 
 def analyze(opts: AnalyzeOptions, progress=None) -> dict:
     """Runs the whole analysis; returns the summary that was written."""
-    from gridscope.analysis.engine import start_engine
+    from gridscope.analysis.engine import launcher_prefix, start_engine
 
     def step(text: str) -> None:
         if progress is not None:
@@ -68,6 +69,10 @@ def analyze(opts: AnalyzeOptions, progress=None) -> dict:
 
     if opts.jobs < 1:
         raise GridscopeError(None, f"-j must be at least 1 (got {opts.jobs})")
+    if opts.launcher is not None and opts.jobs > 1:
+        raise GridscopeError(None, f"-j {opts.jobs} and --launcher do not go together: the launcher sets "
+                                   "the number of processes (e.g. --launcher \"srun -n 64\")")
+    launcher = launcher_prefix(opts.launcher) if opts.launcher is not None else None
     anchor = resolve_anchor(opts.trace)
     out = Path(opts.output).absolute()
     if out.exists() and not out.is_dir():
@@ -82,9 +87,11 @@ def analyze(opts: AnalyzeOptions, progress=None) -> dict:
             step("metahosts")
             per_rank, metahost_file = map_metahosts(anchor, opts.metahosts, scratch)
         engine = start_engine(anchor, scratch, opts.jobs, metahost_file,
-                              time_correct=opts.time_correct, latency_grid_s=opts.latency_grid_s)
+                              time_correct=opts.time_correct, latency_grid_s=opts.latency_grid_s,
+                              launcher=launcher)
         try:
-            step(f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
+            step("replay (--launcher)" if launcher is not None
+                 else f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
             # The engine runs in its own process(es): load the Python side meanwhile.
             from concurrent.futures import ThreadPoolExecutor  # noqa: F401
             from gridscope.analysis import cube_export, engine_files, summary, waitstates  # noqa: F401
@@ -104,7 +111,7 @@ def analyze(opts: AnalyzeOptions, progress=None) -> dict:
         shutil.rmtree(scratch, ignore_errors=True)
     stats = head.meta["process_stats"]
     summary["analysis"] = {
-        "processes": opts.jobs, "engine_s": round(engine_s, 4),
+        "processes": head.processes, "engine_s": round(engine_s, 4),
         "total_s": round(time.perf_counter() - started, 4),
         "peak_rss_kb": [p["peak_rss_kb"] for p in stats],
         "engine_process_s": [round(p["read_s"] + p["replay_s"], 4) for p in stats],

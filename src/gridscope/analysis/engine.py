@@ -1,8 +1,11 @@
-"""Runs the native replay engine: one process without MPI (-j 1), or N under mpirun."""
+"""Runs the native replay engine: one process without MPI (-j 1), N under mpirun (-j N), or
+under the user's own launcher (--launcher "srun -n 64")."""
 
 from __future__ import annotations
 
+import itertools
 import os
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,14 +21,46 @@ MPI_ENV = {
 }
 
 
-def _error_from(proc: subprocess.CompletedProcess, trace: Path) -> GridscopeError:
+def _error_from(proc: subprocess.CompletedProcess, trace: Path,
+                launcher: list[str] | None = None) -> GridscopeError:
     prefix = f"{N.ENGINE_BINARY}: "
     for line in proc.stderr.splitlines():
         if line.startswith(prefix):
             where, _, problem = line[len(prefix):].partition(": ")
             return GridscopeError(where, problem or "analysis failed")
-    tail = proc.stderr.strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
-    return GridscopeError(trace, f"analysis engine failed: {tail[0]}")
+    under = f" under --launcher {shlex.join(launcher)!r}" if launcher else ""
+    return GridscopeError(trace, f"analysis engine failed{under}: "
+                                 f"{_last_message(proc.stderr) or f'exit status {proc.returncode}'}")
+
+
+def _last_message(stderr: str) -> str | None:
+    """The last line; when the output ends with a block between lines of dashes (as
+    Open MPI's mpirun writes its messages), that block's first paragraph as one line."""
+    lines = [line.strip() for line in stderr.strip().splitlines()]
+    if not lines or set(lines[-1]) != {"-"}:
+        return lines[-1] if lines else None
+    block = reversed(list(itertools.takewhile(lambda line: set(line) != {"-"}, reversed(lines[:-1]))))
+    paragraph = itertools.takewhile(bool, itertools.dropwhile(lambda line: not line, block))
+    return " ".join(" ".join(paragraph).split()) or None
+
+
+def _executable(name: str, hint: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        raise GridscopeError(name, f"not found; {hint}")
+    return path
+
+
+def launcher_prefix(launcher: str) -> list[str]:
+    """The words of a --launcher command ("srun -n 64"), its executable checked to exist."""
+    try:
+        words = shlex.split(launcher)
+    except ValueError as err:
+        raise GridscopeError(None, f"--launcher {launcher!r}: {err}") from None
+    if not words:
+        raise GridscopeError(None, "--launcher is empty")
+    _executable(words[0], "the --launcher command must be a program on PATH or a path to one")
+    return words
 
 
 def list_ranks(anchor: Path) -> list[tuple[int, str, str]]:
@@ -42,7 +77,10 @@ def list_ranks(anchor: Path) -> list[tuple[int, str, str]]:
 
 
 def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | None,
-                 time_correct: bool = False, latency_grid_s: float | None = None) -> "EngineRun":
+                 time_correct: bool = False, latency_grid_s: float | None = None,
+                 launcher: list[str] | None = None) -> "EngineRun":
+    """With `launcher` (launcher_prefix's words) the engine runs as `LAUNCHER... gridscope-replay
+    --mpi ...` and the launcher decides processes and hosts; `jobs` is then not used."""
     engine = str(native.binary(N.ENGINE_BINARY))
     args = [engine, "-o", str(scratch)]
     if time_correct:
@@ -53,10 +91,13 @@ def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | N
         args += ["--metahost-file", str(metahost_file)]
     args.append(str(anchor))
     env = dict(os.environ)
-    if jobs > 1:
-        mpirun = shutil.which("mpirun")
-        if mpirun is None:
-            raise GridscopeError("mpirun", "not found; install Open MPI or use -j 1")
+    if launcher is not None:
+        # The user's launcher and environment as they are (no oversubscription, no
+        # transport choice: it may span nodes); --mpi even if the engine does not
+        # recognise the launcher's environment.
+        args = [*launcher, args[0], "--mpi", *args[1:]]
+    elif jobs > 1:
+        mpirun = _executable("mpirun", "install Open MPI or use -j 1")
         env.update(MPI_ENV)
         # -j N runs on this host: shared memory is the only transport needed. Choosing the
         # ob1 messaging layer up front skips probing the network ones (UCX), which halves
@@ -64,21 +105,22 @@ def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | N
         args = [mpirun, "-np", str(jobs), "--oversubscribe", "--bind-to", "none",
                 "--mca", "pml", "ob1", "--mca", "btl", "self,vader", *args]
     return EngineRun(subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env),
-                     anchor)
+                     anchor, launcher)
 
 
 class EngineRun:
     """A running engine; the caller may prepare the next steps meanwhile, then wait()."""
 
-    def __init__(self, popen: subprocess.Popen, anchor: Path):
+    def __init__(self, popen: subprocess.Popen, anchor: Path, launcher: list[str] | None = None):
         self._popen = popen
         self._anchor = anchor
+        self._launcher = launcher
 
     def wait(self) -> None:
         stdout, stderr = self._popen.communicate()
         proc = subprocess.CompletedProcess(self._popen.args, self._popen.returncode, stdout, stderr)
         if proc.returncode != 0:
-            raise _error_from(proc, self._anchor)
+            raise _error_from(proc, self._anchor, self._launcher)
 
     def kill(self) -> None:
         if self._popen.poll() is None:

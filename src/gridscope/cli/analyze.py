@@ -16,7 +16,13 @@ from gridscope.cli.app import app
 def analyze(
     trace: Path = typer.Argument(..., help="Trace folder (holding traces.otf2) or the traces.otf2 file."),
     output: Path = typer.Option(..., "-o", "--output", help="Analysis folder to write."),
-    jobs: int = typer.Option(1, "-j", "--jobs", help="Analysis processes (N > 1 runs under mpirun)."),
+    jobs: int = typer.Option(1, "-j", "--jobs", help="Analysis processes on this host (N > 1 runs under mpirun)."),
+    launcher: Optional[str] = typer.Option(
+        None, "--launcher", metavar="CMD",
+        help="Run the engine with your own launcher, across nodes: --launcher \"srun -n 64\" or "
+        "--launcher \"mpirun -np 64 --hostfile hosts\" runs CMD gridscope-replay --mpi ARGS. The launcher "
+        "sets the number of processes (so not with -j N). Trace, output folder and gridscope-replay must "
+        "be at the same path on every node."),
     metahosts: Optional[Path] = typer.Option(
         None, "--metahosts", help="Metahost map JSON for traces without metahost IDs (Score-P's)."),
     allow_unmatched: bool = typer.Option(
@@ -33,7 +39,8 @@ def analyze(
 
     if latency_grid is not None and not time_correct:
         raise typer.BadParameter("only with --time-correct", param_hint="--latency-grid")
-    opts = AnalyzeOptions(trace, output, jobs, metahosts, allow_unmatched, quiet, time_correct, latency_grid)
+    opts = AnalyzeOptions(trace, output, jobs, metahosts, allow_unmatched, quiet, time_correct, latency_grid,
+                          launcher)
     if quiet:
         run(opts)
     else:

@@ -1,0 +1,100 @@
+"""`gridscope analyze --launcher CMD`: the engine under the user's own launcher (srun,
+mpirun with a hostfile) gives the same analysis as -j N; a missing or failing launcher is
+one clear line, exit 2, no traceback."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from analyzer_helpers import gridscope
+
+
+def values(summary: dict) -> dict:
+    return {k: v for k, v in summary.items() if k != "analysis"}
+
+
+def analyse_cli(trace, out, *extra) -> dict:
+    proc = gridscope("analyze", trace, "-o", out, *extra, COLUMNS="200", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Late Sender" in proc.stdout  # the terminal summary
+    assert sorted(p.name for p in out.iterdir()) == ["profile.cubex", "summary.json", "waitstates.feather"]
+    return json.loads((out / "summary.json").read_text())
+
+
+def fails_with(trace, out, *extra, expect_where, expect_problem):
+    proc = gridscope("analyze", trace, "-o", out, "-q", *extra, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"gridscope: {expect_where}"), lines[0]
+    assert expect_problem in lines[0], lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_help_names_the_option_with_an_example():
+    proc = gridscope("analyze", "--help", COLUMNS="200")
+    assert proc.returncode == 0
+    assert "--launcher" in proc.stdout and 'srun -n 64' in proc.stdout
+
+
+@pytest.mark.slow
+def test_launcher_gives_the_same_analysis_as_two_jobs(make_trace, tmp_path):
+    trace = make_trace("callpaths")  # two metahosts, every pattern class of the spec
+    two = analyse_cli(trace, tmp_path / "j2", "-j", "2")
+    launched = analyse_cli(trace, tmp_path / "launched", "--launcher", "mpirun -np 2 --oversubscribe")
+    assert values(launched) == values(two)
+    assert launched["patterns"]["late_sender"]["grid"] > 0
+    # the process count is the engine's own, not -j (which stays 1 here)
+    assert launched["analysis"]["processes"] == 2
+    assert len(launched["analysis"]["peak_rss_kb"]) == 2
+
+
+def test_launcher_not_found(make_trace, tmp_path):
+    fails_with(make_trace("late_sender"), tmp_path / "o", "--launcher", "no-such-launcher-xyz -n 4",
+               expect_where="no-such-launcher-xyz", expect_problem="not found")
+    assert not (tmp_path / "o").exists()  # checked before anything is written
+
+
+@pytest.mark.parametrize("launcher, problem", [
+    ("false", "analysis engine failed under --launcher 'false': exit status 1"),
+    ("sh -c 'echo srun: error: no allocation >&2; exit 1'", "srun: error: no allocation"),
+])
+def test_failing_launcher(make_trace, tmp_path, launcher, problem):
+    trace = make_trace("late_sender")
+    fails_with(trace, tmp_path / "o", "--launcher", launcher,
+               expect_where=trace / "traces.otf2", expect_problem=problem)
+    assert not (tmp_path / "o" / "summary.json").exists()
+
+
+def test_engine_error_under_launcher_names_the_file(make_trace, tmp_path):
+    trace = tmp_path / "t"
+    shutil.copytree(make_trace("late_sender"), trace)
+    (trace / "traces" / "1.evt").unlink()
+    fails_with(trace, tmp_path / "o", "--launcher", "mpirun -np 2 --oversubscribe",
+               expect_where=trace / "traces" / "1.evt", expect_problem="missing")
+
+
+@pytest.mark.parametrize("extra, problem", [
+    (["-j", "2", "--launcher", "mpirun -np 2"], "-j 2 and --launcher do not go together"),
+    (["--launcher", ""], "--launcher is empty"),
+    (["--launcher", "srun -n '4"], "No closing quotation"),
+])
+def test_bad_launcher_option(make_trace, tmp_path, extra, problem):
+    fails_with(make_trace("late_sender"), tmp_path / "o", *extra, expect_where="", expect_problem=problem)
+
+
+def test_mpirun_message_block_becomes_one_line():
+    from gridscope.analysis.engine import _last_message
+
+    dashes = "-" * 74
+    stderr = (f"{dashes}\nearlier block\n{dashes}\n{dashes}\n\nmpirun was unable to launch the specified "
+              "application as it could not access\nor execute an executable:\n\nExecutable: /x\n"
+              f"{dashes}\n")
+    assert _last_message(stderr) == ("mpirun was unable to launch the specified application as it could "
+                                     "not access or execute an executable:")
+    assert _last_message("srun: error: a\nsrun: error: task 0: Exited with exit code 2\n") == \
+        "srun: error: task 0: Exited with exit code 2"
+    assert _last_message("") is None
