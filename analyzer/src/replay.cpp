@@ -13,8 +13,10 @@
 namespace gs {
 namespace {
 
-struct SendMsg { uint32_t src, dst, comm, tag; int64_t enter, evt; uint64_t bytes; };
-struct RecvMsg { uint32_t src, dst, comm, tag; int64_t req_enter; };
+// `index`: the send's position in its owner's records, so the receive side's match can be
+// sent back instead of being computed again from the other end.
+struct SendMsg { uint32_t src, dst, comm, tag, index, pad; int64_t enter, evt; uint64_t bytes; };
+struct PostMsg { uint32_t index, pad; int64_t req_enter; };  // when a send's receive was posted
 struct ResMsg { uint16_t metric; uint8_t cls, pad; uint32_t cp, rank, pad2; int64_t start, value; };
 
 
@@ -41,8 +43,10 @@ class Accumulator {
 
 // Receiver side: Late Sender, Wrong Order, transfer statistics, clock violations.
 // `sends` holds the matched-to records (any type with src, dst, comm, tag, enter, evt).
+// Returns each receive's partner in `sends` (kNone: unmatched).
 template <class SendList>
-void receiver_side(const Defs& d, LocalData& data, const SendList& sends, ReplayResult& res, Accumulator& acc) {
+std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendList& sends, ReplayResult& res,
+                                    Accumulator& acc) {
   std::vector<uint32_t> partner = match(data.recvs, sends, &res.counters.unmatched_sends, data.recv_order);
 
   const size_t M = d.metahosts.size();
@@ -120,18 +124,17 @@ void receiver_side(const Defs& d, LocalData& data, const SendList& sends, Replay
     i = j;
   }
   flush();
+  return partner;
 }
 
-// Sender side: Late Receiver, from the receive-request times (`posted`: src, dst, comm, tag,
-// req_enter; `posted_order`: their posting order when it is not the stored one).
-template <class PostedList>
-void sender_side(const Defs& d, LocalData& data, const PostedList& posted, const Order& posted_order,
-                 Accumulator& acc) {
-  std::vector<uint32_t> rpartner = match(data.sends, posted, nullptr, {}, posted_order);
+// Sender side: Late Receiver. `posted[k]`: when the receive matched to send k was posted
+// (kUnposted: none matched).
+constexpr int64_t kUnposted = INT64_MIN;
+void sender_side(const Defs& d, const LocalData& data, const std::vector<int64_t>& posted, Accumulator& acc) {
   for (size_t k = 0; k < data.sends.size(); ++k) {
     const SendRec& s = data.sends[k];
-    if (rpartner[k] == kNone || !s.lr_ok || !s.complete) continue;
-    int64_t lr = late_receiver(posted[rpartner[k]].req_enter, s.c_enter, s.c_leave);
+    if (posted[k] == kUnposted || !s.lr_ok || !s.complete) continue;
+    int64_t lr = late_receiver(posted[k], s.c_enter, s.c_leave);
     acc.add(M_LATE_RECEIVER, d.rank_metahost[s.src] != d.rank_metahost[s.dst], s.cp_complete, s.src, s.c_enter, lr);
   }
 }
@@ -146,26 +149,30 @@ void reserve_exact(std::vector<Bytes>& out, const Recs& recs, Owner owner, size_
 void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {
   const int P = t.size();
   const uint32_t N = d.ranks();
+  std::vector<int64_t> posted(data.sends.size(), kUnposted);
   if (P == 1) {  // everything is local: match against our own records, no copies
-    receiver_side(d, data, data.sends, res, acc);
-    sender_side(d, data, data.recvs, data.recv_order, acc);
+    std::vector<uint32_t> partner = receiver_side(d, data, data.sends, res, acc);
+    for (size_t k = 0; k < partner.size(); ++k)
+      if (partner[k] != kNone) posted[partner[k]] = data.recvs[k].req_enter;
+    sender_side(d, data, posted, acc);
     return;
   }
   // Senders tell the receivers' owners when each send started ...
   // (buffers sized exactly first: growing them would copy and touch fresh pages twice)
   std::vector<Bytes> out(P);
   reserve_exact(out, data.sends, [&](const SendRec& s) { return owner_of(s.dst, N, P); }, sizeof(SendMsg));
-  for (auto& s : data.sends)
-    append(out[owner_of(s.dst, N, P)], SendMsg{s.src, s.dst, s.comm, s.tag, s.enter, s.evt, s.bytes});
-  receiver_side(d, data, unpack<SendMsg>(t.exchange(out)), res, acc);
-  // ... and receivers tell the senders' owners when each receive was posted (in posting
-  // order, so the senders' owners match them as they come).
-  reserve_exact(out, data.recvs, [&](const RecvRec& r) { return owner_of(r.src, N, P); }, sizeof(RecvMsg));
-  for (size_t n = 0; n < data.recvs.size(); ++n) {
-    const RecvRec& r = data.recvs[data.recv_order.empty() ? n : data.recv_order[n]];
-    append(out[owner_of(r.src, N, P)], RecvMsg{r.src, r.dst, r.comm, r.tag, r.req_enter});
+  for (size_t k = 0; k < data.sends.size(); ++k) {
+    const SendRec& s = data.sends[k];
+    append(out[owner_of(s.dst, N, P)], SendMsg{s.src, s.dst, s.comm, s.tag, uint32_t(k), 0, s.enter, s.evt, s.bytes});
   }
-  sender_side(d, data, unpack<RecvMsg>(t.exchange(out)), {}, acc);
+  Records<SendMsg> sends = unpack<SendMsg>(t.exchange(out));
+  std::vector<uint32_t> partner = receiver_side(d, data, sends, res, acc);
+  // ... and the receivers' owners tell the senders' owners when the matched receive was posted.
+  for (size_t k = 0; k < partner.size(); ++k)
+    if (partner[k] != kNone)
+      append(out[owner_of(data.recvs[k].src, N, P)], PostMsg{sends[partner[k]].index, 0, data.recvs[k].req_enter});
+  for (const PostMsg& m : unpack<PostMsg>(t.exchange(out))) posted[m.index] = m.req_enter;
+  sender_side(d, data, posted, acc);
 }
 
 void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {
