@@ -1,5 +1,6 @@
 #include "reader.hpp"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -40,6 +41,33 @@ class RequestTable {
   std::unordered_map<uint64_t, V> map_;
 };
 
+// Faults in the record arrays' pages ahead of use, 2 MiB per system call: one fault per
+// 4 KiB page taken while reading costs more than the kernel filling them in bulk.
+class Prefault {
+ public:
+  template <class T>
+  void after_push(const std::vector<T>& v) {
+    const char* end = reinterpret_cast<const char*>(v.data() + v.size());
+    if (end > begin_ && end <= done_) return;  // inside the populated window
+    if (end <= begin_ || end > done_ + kStep) begin_ = done_ = page_floor(end);  // first use, or moved
+    const char* cap = reinterpret_cast<const char*>(v.data() + v.capacity());
+    const char* next = std::min(cap, done_ + kStep);
+    if (next > done_) madvise(const_cast<char*>(done_), next - done_, kPopulateWrite);
+    done_ = next;
+  }
+
+ private:
+  static constexpr size_t kStep = size_t(2) << 20;
+  static constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE (Linux 5.14); older kernels ignore it
+  static const char* page_floor(const char* p) {
+    return reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t(4095));
+  }
+  const char* begin_ = nullptr;
+  const char* done_ = nullptr;
+};
+
+struct Prefaults { Prefault sends, recvs; };
+
 enum : uint8_t { PEND_SEND = 0, PEND_RECV = 1 };
 
 struct Frame { uint32_t cp; uint32_t instance; int64_t enter; uint32_t pend; int64_t coll_begin; };
@@ -49,6 +77,7 @@ struct Posted { int64_t enter; uint32_t seq; };  // an MPI_Irecv's region enter 
 struct LocState {
   const Defs* d;
   LocalData* out;
+  Prefaults* prefault;
   uint32_t rank;
   std::vector<Frame> stack;
   int64_t last = 0;
@@ -140,6 +169,7 @@ OTF2_CallbackCode add_send(LocState* s, OTF2_TimeStamp t, uint32_t receiver, OTF
     s->isend_req.put(req, idx);
   }
   s->out->sends.push_back(r);
+  s->prefault->sends.after_push(s->out->sends);
   s->bsent[f.cp] += len;
   s->out->mpi_events++;
   return OTF2_CALLBACK_SUCCESS;
@@ -190,6 +220,7 @@ OTF2_CallbackCode add_recv(LocState* s, OTF2_TimeStamp t, uint32_t sender, OTF2_
   s->recv_seq.push_back(seq);
   s->pend.push_back({PEND_RECV, uint32_t(s->out->recvs.size())});
   s->out->recvs.push_back(r);
+  s->prefault->recvs.after_push(s->out->recvs);
   s->brecv[f.cp] += len;
   s->out->mpi_events++;
   return OTF2_CALLBACK_SUCCESS;
@@ -271,6 +302,7 @@ void read_locations(OTF2_Reader* reader, const Defs& defs, const std::vector<uin
   bool have_defs = OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS;
   if (OTF2_Reader_OpenEvtFiles(reader) != OTF2_SUCCESS) throw Error(defs.anchor, "cannot open the event files");
 
+  Prefaults prefault;
   OTF2_EvtReaderCallbacks* cb = OTF2_EvtReaderCallbacks_New();
   OTF2_EvtReaderCallbacks_SetEnterCallback(cb, on_enter);
   OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, on_leave);
@@ -315,7 +347,7 @@ void read_locations(OTF2_Reader* reader, const Defs& defs, const std::vector<uin
     if (counts.clock_offsets == 0) OTF2_EvtReader_ApplyClockOffsets(er, false);
     if (counts.mapping_tables == 0) OTF2_EvtReader_ApplyMappingTables(er, false);
     LocState s;
-    s.d = &defs; s.out = &out; s.rank = rank;
+    s.d = &defs; s.out = &out; s.prefault = &prefault; s.rank = rank;
     const size_t first_recv = out.recvs.size();
     OTF2_Reader_RegisterEvtCallbacks(reader, er, cb, &s);
     uint64_t n = 0;
