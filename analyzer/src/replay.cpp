@@ -15,7 +15,7 @@ namespace {
 
 // `index`: the send's position in its owner's records, so the receive side's match can be
 // sent back instead of being computed again from the other end.
-struct SendMsg { uint32_t src, dst, comm, tag, index, pad; int64_t enter, evt; uint64_t bytes; };
+struct SendMsg { uint32_t src, dst, comm, tag, index, pad; int64_t enter, evt; };
 struct PostMsg { uint32_t index, pad; int64_t req_enter; };  // when a send's receive was posted
 struct ResMsg { uint16_t metric; uint8_t cls, pad; uint32_t cp, rank, pad2; int64_t start, value; };
 
@@ -139,12 +139,32 @@ void sender_side(const Defs& d, const LocalData& data, const std::vector<int64_t
   }
 }
 
-template <class Recs, class Owner>
-void reserve_exact(std::vector<Bytes>& out, const Recs& recs, Owner owner, size_t size) {
-  std::vector<size_t> n(out.size(), 0);
-  for (const auto& r : recs) n[owner(r)]++;
-  for (size_t p = 0; p < out.size(); ++p) out[p].reserve(n[p] * size);
-}
+// The sends a receivers' owner matches against: the sends of its own ranks to its own
+// ranks, read in place, then the records the other processes sent (a channel's sends are
+// all in one of the two parts, in posting order).
+class SendsSeen {
+ public:
+  struct View { uint32_t src, dst, comm, tag; int64_t enter, evt; };
+  SendsSeen(const std::vector<SendRec>& own, std::vector<uint32_t> own_index, Records<SendMsg> remote)
+      : own_(own), own_index_(std::move(own_index)), remote_(std::move(remote)) {}
+  size_t size() const { return own_index_.size() + remote_.size(); }
+  View operator[](size_t i) const {
+    if (is_own(i)) {
+      const SendRec& s = own_[own_index_[i]];
+      return {s.src, s.dst, s.comm, s.tag, s.enter, s.evt};
+    }
+    const SendMsg& m = remote_[i - own_index_.size()];
+    return {m.src, m.dst, m.comm, m.tag, m.enter, m.evt};
+  }
+  bool is_own(size_t i) const { return i < own_index_.size(); }
+  // position of send i in its owner's records
+  uint32_t index(size_t i) const { return is_own(i) ? own_index_[i] : remote_[i - own_index_.size()].index; }
+
+ private:
+  const std::vector<SendRec>& own_;
+  std::vector<uint32_t> own_index_;
+  Records<SendMsg> remote_;
+};
 
 void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {
   const int P = t.size();
@@ -159,18 +179,28 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   }
   // Senders tell the receivers' owners when each send started ...
   // (buffers sized exactly first: growing them would copy and touch fresh pages twice)
+  const uint32_t me = t.rank();
   std::vector<Bytes> out(P);
-  reserve_exact(out, data.sends, [&](const SendRec& s) { return owner_of(s.dst, N, P); }, sizeof(SendMsg));
+  std::vector<size_t> count(P, 0);
+  for (const SendRec& s : data.sends) count[owner_of(s.dst, N, P)]++;
+  std::vector<uint32_t> own;
+  own.reserve(count[me]);
+  for (int p = 0; p < P; ++p)
+    if (uint32_t(p) != me) out[p].reserve(count[p] * sizeof(SendMsg));
   for (size_t k = 0; k < data.sends.size(); ++k) {
     const SendRec& s = data.sends[k];
-    append(out[owner_of(s.dst, N, P)], SendMsg{s.src, s.dst, s.comm, s.tag, uint32_t(k), 0, s.enter, s.evt, s.bytes});
+    uint32_t p = owner_of(s.dst, N, P);
+    if (p == me) own.push_back(k);
+    else append(out[p], SendMsg{s.src, s.dst, s.comm, s.tag, uint32_t(k), 0, s.enter, s.evt});
   }
-  Records<SendMsg> sends = unpack<SendMsg>(t.exchange(out));
+  SendsSeen sends(data.sends, std::move(own), unpack<SendMsg>(t.exchange(out)));
   std::vector<uint32_t> partner = receiver_side(d, data, sends, res, acc);
   // ... and the receivers' owners tell the senders' owners when the matched receive was posted.
-  for (size_t k = 0; k < partner.size(); ++k)
-    if (partner[k] != kNone)
-      append(out[owner_of(data.recvs[k].src, N, P)], PostMsg{sends[partner[k]].index, 0, data.recvs[k].req_enter});
+  for (size_t k = 0; k < partner.size(); ++k) {
+    if (partner[k] == kNone) continue;
+    if (sends.is_own(partner[k])) posted[sends.index(partner[k])] = data.recvs[k].req_enter;
+    else append(out[owner_of(data.recvs[k].src, N, P)], PostMsg{sends.index(partner[k]), 0, data.recvs[k].req_enter});
+  }
   for (const PostMsg& m : unpack<PostMsg>(t.exchange(out))) posted[m.index] = m.req_enter;
   sender_side(d, data, posted, acc);
 }

@@ -4,11 +4,27 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace gs {
 
-using Bytes = std::vector<char>;
+// Default-initialising allocator: a receive buffer is written whole by the transfer, so
+// value-initialising it first (a memset of every fresh page) is wasted work.
+template <class T>
+struct NoInitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind { using other = NoInitAllocator<U>; };
+  NoInitAllocator() = default;
+  template <class U>
+  NoInitAllocator(const NoInitAllocator<U>&) {}
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0) ::new (static_cast<void*>(p)) U;
+    else ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using Bytes = std::vector<char, NoInitAllocator<char>>;
 
 class Transport {
  public:
