@@ -69,6 +69,8 @@ def main() -> int:
     ap.add_argument("--iterations", type=int, default=90000, help="22 events per rank and iteration")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each command; medians are reported")
     ap.add_argument("--workdir", type=Path, default=None, help="where the trace goes (default: a temp dir)")
+    ap.add_argument("--trace", type=Path, default=None,
+                    help="analyse this existing trace instead of generating one (e.g. a bench trace kept from before)")
     ap.add_argument("--json", type=Path, default=None, help="write the figures here too")
     ap.add_argument("--baseline-src", type=Path, default=None, help="PYTHONPATH of an older build to compare with")
     ap.add_argument("--baseline-native", type=Path, default=None, help="GRIDSCOPE_NATIVE_DIR of that build")
@@ -76,7 +78,7 @@ def main() -> int:
 
     work = Path(args.workdir or tempfile.mkdtemp(prefix="gs-bench-analyzer-"))
     work.mkdir(parents=True, exist_ok=True)
-    trace = work / "trace"
+    trace = args.trace.absolute() if args.trace else work / "trace"
     env = dict(os.environ, **MPI_ENV)
     baseline_env = None
     if args.baseline_src or args.baseline_native:
@@ -89,8 +91,11 @@ def main() -> int:
     base_after: dict[int, list[float]] = {1: [], 2: []}
     gridscope = [sys.executable, "-m", "gridscope"]
     try:
-        shutil.rmtree(trace, ignore_errors=True)
-        gen_s, _ = timed([native_bin("gs-tracegen"), "--bench", str(args.ranks), str(args.iterations), str(trace)])
+        gen_s = None
+        if args.trace is None:
+            shutil.rmtree(trace, ignore_errors=True)
+            gen_s, _ = timed([native_bin("gs-tracegen"), "--bench", str(args.ranks), str(args.iterations),
+                              str(trace)])
         size = sum(f.stat().st_size for f in trace.rglob("*") if f.is_file())
         raw, one, two = [], [], []
         summaries = {}
@@ -124,7 +129,7 @@ def main() -> int:
             startup[" ".join(["gridscope", *cmd[len(gridscope):]])] = min(timed(cmd)[0] for _ in range(3))
         raw_s, one_s, two_s = (statistics.median(x) for x in (raw, one, two))
         figures = {
-            "trace_events": events, "trace_bytes": size, "ranks": args.ranks, "generate_s": gen_s,
+            "trace_events": events, "trace_bytes": size, "ranks": summaries[1]["ranks"], "generate_s": gen_s,
             "raw_read_s": raw_s, "raw_events_per_s": events / raw_s,
             "analyze_j1_s": one_s, "analyze_j2_s": two_s,
             "events_per_s_per_process_j1": events / one_s,
@@ -157,7 +162,7 @@ def main() -> int:
             shutil.rmtree(work, ignore_errors=True)
 
     print(f"| figure | value |\n|---|---|")
-    print(f"| trace | {events / 1e6:.1f} M events, {size / 2**20:.0f} MiB, {args.ranks} ranks |")
+    print(f"| trace | {events / 1e6:.1f} M events, {size / 2**20:.0f} MiB, {figures['ranks']} ranks |")
     print(f"| raw libotf2 read (gs-rawread) | {raw_s:.2f} s ({events / raw_s / 1e6:.1f} M events/s) |")
     print(f"| gridscope analyze -j 1 | {one_s:.2f} s (engine {figures['engine_s_j1']:.2f} s) -> "
           f"{figures['events_per_s_per_process_j1'] / 1e6:.1f} M events/s per process |")
