@@ -18,3 +18,15 @@ def gridscope(*args, timeout: float = 300, **env_extra: str) -> subprocess.Compl
     env = dict(os.environ, **MPI_ENV, **env_extra)
     return subprocess.run([sys.executable, "-m", "gridscope", *map(str, args)], capture_output=True, text=True,
                           timeout=timeout, env=env)
+
+
+def fails_with(trace, *extra, out, expect_where, expect_problem) -> None:
+    """`gridscope analyze` fails as bad input must: one line `gridscope: WHERE...PROBLEM`,
+    exit 2, no traceback."""
+    proc = gridscope("analyze", trace, "-o", out, "-q", *extra, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"gridscope: {expect_where}"), lines[0]
+    assert expect_problem in lines[0], lines[0]
+    assert "Traceback" not in proc.stderr

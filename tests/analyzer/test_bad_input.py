@@ -8,17 +8,7 @@ import subprocess
 
 import pytest
 
-from analyzer_helpers import gridscope
-
-
-def fails_with(trace, *extra, out, expect_where, expect_problem):
-    proc = gridscope("analyze", trace, "-o", out, "-q", *extra, timeout=120)
-    assert proc.returncode == 2, proc.stderr
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith(f"gridscope: {expect_where}"), lines[0]
-    assert expect_problem in lines[0], lines[0]
-    assert "Traceback" not in proc.stderr
+from analyzer_helpers import fails_with, gridscope
 
 
 @pytest.fixture

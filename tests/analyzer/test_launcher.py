@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from analyzer_helpers import gridscope
+from analyzer_helpers import fails_with, gridscope
 
 
 def values(summary: dict) -> dict:
@@ -22,16 +22,6 @@ def analyse_cli(trace, out, *extra) -> dict:
     assert "Late Sender" in proc.stdout  # the terminal summary
     assert sorted(p.name for p in out.iterdir()) == ["profile.cubex", "summary.json", "waitstates.feather"]
     return json.loads((out / "summary.json").read_text())
-
-
-def fails_with(trace, out, *extra, expect_where, expect_problem):
-    proc = gridscope("analyze", trace, "-o", out, "-q", *extra, timeout=120)
-    assert proc.returncode == 2, proc.stderr
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith(f"gridscope: {expect_where}"), lines[0]
-    assert expect_problem in lines[0], lines[0]
-    assert "Traceback" not in proc.stderr
 
 
 def test_help_names_the_option_with_an_example():
@@ -53,7 +43,7 @@ def test_launcher_gives_the_same_analysis_as_two_jobs(make_trace, tmp_path):
 
 
 def test_launcher_not_found(make_trace, tmp_path):
-    fails_with(make_trace("late_sender"), tmp_path / "o", "--launcher", "no-such-launcher-xyz -n 4",
+    fails_with(make_trace("late_sender"), "--launcher", "no-such-launcher-xyz -n 4", out=tmp_path / "o",
                expect_where="no-such-launcher-xyz", expect_problem="not found")
     assert not (tmp_path / "o").exists()  # checked before anything is written
 
@@ -64,7 +54,7 @@ def test_launcher_not_found(make_trace, tmp_path):
 ])
 def test_failing_launcher(make_trace, tmp_path, launcher, problem):
     trace = make_trace("late_sender")
-    fails_with(trace, tmp_path / "o", "--launcher", launcher,
+    fails_with(trace, "--launcher", launcher, out=tmp_path / "o",
                expect_where=trace / "traces.otf2", expect_problem=problem)
     assert not (tmp_path / "o" / "summary.json").exists()
 
@@ -73,7 +63,7 @@ def test_engine_error_under_launcher_names_the_file(make_trace, tmp_path):
     trace = tmp_path / "t"
     shutil.copytree(make_trace("late_sender"), trace)
     (trace / "traces" / "1.evt").unlink()
-    fails_with(trace, tmp_path / "o", "--launcher", "mpirun -np 2 --oversubscribe",
+    fails_with(trace, "--launcher", "mpirun -np 2 --oversubscribe", out=tmp_path / "o",
                expect_where=trace / "traces" / "1.evt", expect_problem="missing")
 
 
@@ -83,7 +73,7 @@ def test_engine_error_under_launcher_names_the_file(make_trace, tmp_path):
     (["--launcher", "srun -n '4"], "No closing quotation"),
 ])
 def test_bad_launcher_option(make_trace, tmp_path, extra, problem):
-    fails_with(make_trace("late_sender"), tmp_path / "o", *extra, expect_where="", expect_problem=problem)
+    fails_with(make_trace("late_sender"), *extra, out=tmp_path / "o", expect_where="", expect_problem=problem)
 
 
 def test_mpirun_message_block_becomes_one_line():
