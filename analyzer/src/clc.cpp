@@ -316,7 +316,7 @@ struct Update { uint32_t kind, idx, slot, gen; int64_t value; };
 // first from the original send times); the processes exchange what they computed and
 // repeat until no such bound changes (values only grow from below to the least solution,
 // which does not depend on the partition). When corrections cascade from process to
-// process for more than kSpeculativeRounds rounds, the caller replays all records at
+// process for more than ClcOptions::speculative_rounds rounds, the caller replays all records at
 // process 0 instead (forward_at_root). A cycle of waits (only in an inconsistent trace) is
 // broken by dropping the bounds the waiting events lack.
 class ForwardReplay {
@@ -327,7 +327,6 @@ class ForwardReplay {
     std::vector<Val> guess;         // begins of members on other processes (speculation)
     size_t known = 0;
   };
-  static constexpr int kSpeculativeRounds = 8;
 
  public:
   ForwardReplay(const Defs& d, LocalData& data, Transport& t, const Topology& topo, const ClcOptions& o,
@@ -371,7 +370,8 @@ class ForwardReplay {
 
   // True when the speculation settled (always with one process).
   bool run() {
-    for (int round = 0; round < kSpeculativeRounds; ++round)
+    if (P_ == 1) return speculative_round();  // nothing to speculate on: settles at once
+    for (int round = 0; round < o_.speculative_rounds; ++round)
       if (speculative_round()) return true;
     return false;
   }

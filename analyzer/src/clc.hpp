@@ -27,6 +27,9 @@ struct ClcOptions {
   double latency_grid_s = 30e-6;  // between metahosts (wide area): a conservative lower bound
   double gamma = 0.99;            // forward: the corrected clock runs at >= 99% of the original rate
   double backward_slope = 0.01;   // backward: a shift grows by at most 1% of the time before a jump
+  // -j N: rounds of speculation before process 0 replays step 1 for all (0: at once; the
+  // tests use that to run the gathering path on tiny traces)
+  int speculative_rounds = 8;
 };
 
 struct ClcStats {

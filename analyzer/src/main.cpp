@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -61,6 +62,8 @@ Options parse(int argc, char** argv) {
     else o.trace = a;
   }
   if (o.trace.empty() || (!o.list_ranks && o.out.empty())) usage(2);
+  // Tuning and test knob (not an option: users have no reason to set it).
+  if (const char* r = std::getenv("GRIDSCOPE_CLC_SPECULATIVE_ROUNDS")) o.clc.speculative_rounds = std::atoi(r);
   return o;
 }
 

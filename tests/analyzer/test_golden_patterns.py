@@ -84,3 +84,18 @@ def test_receives_match_in_posting_order(make_trace, analyse, jobs, time_correct
     assert patterns["late_receiver"] == {"grid": 0.0, "local": pytest.approx(50 * US)}
     assert summary["clock_violations"] == 0
     assert summary["unmatched_messages"] == {"sends": 0, "receives": 0}
+
+
+@pytest.mark.parametrize("jobs,speculation", [(1, None), (2, None), (4, None), (2, "0"), (4, "0")])
+def test_clock_correction_matches_in_posting_order(make_trace, analyse, jobs, speculation, monkeypatch):
+    """specs/clc_posting_order.spec: the violated receive is the later-posted one that
+    completed first; the correction must move that one. speculation "0" runs the -j N
+    fallback at once (process 0 replays every rank's records, as when corrections cascade
+    across processes), which must keep each rank's posting order too."""
+    if speculation is not None:
+        monkeypatch.setenv("GRIDSCOPE_CLC_SPECULATIVE_ROUNDS", speculation)
+    trace = make_trace("clc_posting_order")
+    assert analyse(trace, jobs=jobs)["clock_violations"] == 1
+    fixed = analyse(trace, jobs=jobs, time_correct=True)
+    assert fixed["clock_violations"] == 0
+    assert fixed["time_correction"]["corrected_receives"] == 1
