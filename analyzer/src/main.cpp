@@ -187,8 +187,13 @@ int run(const Options& o, gs::Transport& t) {
     std::string text = j.str();
     std::string path = o.out + "/meta.json";
     FILE* f = std::fopen(path.c_str(), "w");
-    if (!f || std::fwrite(text.data(), 1, text.size(), f) != text.size()) throw gs::Error(path, "cannot write");
-    std::fclose(f);
+    bool written = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (f && std::fclose(f) != 0) written = false;
+    if (!written) throw gs::Error(path, "cannot write");
+    // Everything is on disk (the other processes wrote theirs before the last exchange):
+    // the driver goes on while the processes shut down. Mirrored in names.py (ENGINE_DONE).
+    std::fputs("gridscope-replay: output written\n", stdout);
+    std::fflush(stdout);
   }
   return 0;
 }

@@ -90,23 +90,26 @@ def analyze(opts: AnalyzeOptions, progress=None) -> dict:
                               time_correct=opts.time_correct, latency_grid_s=opts.latency_grid_s,
                               launcher=launcher)
         try:
-            step("replay (--launcher)" if launcher is not None
-                 else f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
-            # The engine runs in its own process(es): load the Python side meanwhile.
-            from concurrent.futures import ThreadPoolExecutor  # noqa: F401
-            from gridscope.analysis import cube_export, engine_files, summary, waitstates  # noqa: F401
-            import gridscope.cube  # noqa: F401
-            import pyarrow.compute  # noqa: F401
-            import pyarrow.feather  # noqa: F401
+            try:
+                step("replay (--launcher)" if launcher is not None
+                     else f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
+                # The engine runs in its own process(es): load the Python side meanwhile.
+                from concurrent.futures import ThreadPoolExecutor  # noqa: F401
+                from gridscope.analysis import cube_export, engine_files, summary, waitstates  # noqa: F401
+                import gridscope.cube  # noqa: F401
+                import pyarrow.compute  # noqa: F401
+                import pyarrow.feather  # noqa: F401
+            finally:
+                engine.wait()
+            engine_s = time.perf_counter() - started
+            step("results")
+            head = engine_files.read_head(scratch)
+            check_unmatched(head.meta, anchor, opts.allow_unmatched)
+            if per_rank is None:
+                per_rank = [head.meta["metahosts"][i] for i in head.meta["rank_metahost"]]
+            summary = write_outputs(scratch, head, out, str(anchor), per_rank)
         finally:
-            engine.wait()
-        engine_s = time.perf_counter() - started
-        step("results")
-        head = engine_files.read_head(scratch)
-        check_unmatched(head.meta, anchor, opts.allow_unmatched)
-        if per_rank is None:
-            per_rank = [head.meta["metahosts"][i] for i in head.meta["rank_metahost"]]
-        summary = write_outputs(scratch, head, out, str(anchor), per_rank)
+            engine.finish()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     stats = head.meta["process_stats"]

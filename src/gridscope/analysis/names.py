@@ -9,6 +9,7 @@ WAITSTATES_FILE = "waitstates.feather"
 LEGACY_WAITSTATES_FILE = "waitstates.parquet"
 ENGINE_DIR = ".engine"          # scratch folder for the engine's raw output
 ENGINE_BINARY = "gridscope-replay"
+ENGINE_DONE = "gridscope-replay: output written"  # the engine's stdout line once all is on disk
 
 GRID = "grid"
 LOCAL = "local"
