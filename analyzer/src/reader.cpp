@@ -153,7 +153,7 @@ OTF2_CallbackCode add_send(LocState* s, OTF2_TimeStamp t, uint32_t receiver, OTF
   const RegionDef& reg = s->d->regions[s->out->tree.nodes[f.cp].region];
   SendRec r{};
   r.src = s->rank; r.dst = dst; r.comm = comm; r.tag = tag;
-  r.enter = f.enter; r.evt = s->ts(t); r.bytes = len; r.lr_ok = reg.lr_send;
+  r.enter = f.enter; r.evt = s->ts(t); r.lr_ok = reg.lr_send;
   r.c_enter = f.enter; r.c_leave = r.evt; r.cp_complete = f.cp;
   uint32_t idx = s->out->sends.size();
   if (blocking) {

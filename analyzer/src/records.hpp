@@ -17,8 +17,7 @@ struct SendRec {
   uint8_t lr_ok, complete;
   int64_t enter, evt;            // send region enter, MpiSend/MpiIsend time
   int64_t c_enter, c_leave;      // completion region (MPI_Send itself or the wait)
-  uint64_t bytes;
-};
+};  // (no byte count: the receive's counts for the message statistics)
 
 struct RecvRec {
   uint32_t src, dst, comm, tag;
@@ -86,7 +85,7 @@ enum : uint8_t { CLS_LOCAL = 0, CLS_GRID = 1, CLS_NONE = 2 };
 struct SevRow { uint16_t metric; uint8_t cls; uint8_t pad; uint32_t cp; uint32_t rank; uint32_t pad2; double value; };
 struct WaitRow { uint16_t metric; uint8_t cls; uint8_t pad; uint32_t cp; uint32_t rank; uint32_t pad2; double start, end; };
 struct PairRow { uint32_t from, to; uint64_t bytes, messages; double max_rate, min_duration; };
-static_assert(sizeof(SendRec) == 64 && sizeof(RecvRec) == 64, "compact records");
+static_assert(sizeof(SendRec) == 56 && sizeof(RecvRec) == 64, "compact records");
 static_assert(sizeof(SevRow) == 24 && sizeof(WaitRow) == 32 && sizeof(PairRow) == 40, "row layout");
 
 }  // namespace gs
