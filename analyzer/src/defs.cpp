@@ -137,6 +137,11 @@ Defs read_definitions(OTF2_Reader* reader, const std::string& anchor) {
     if (!raw.location_group.count(d.rank_location[r]))
       throw Error(anchor, "missing definitions: location " + std::to_string(d.rank_location[r]) + " is not defined");
   }
+  for (auto& [loc, events] : raw.location_events)
+    if (!d.location_rank.count(loc)) {
+      d.other_locations++;
+      d.other_location_events += events;
+    }
 
   uint32_t max_region = 0;
   for (auto& [id, _] : raw.regions) max_region = std::max(max_region, id + 1);

@@ -42,6 +42,8 @@ struct Defs {
   std::vector<std::string> rank_node, rank_metahost_name;
   std::vector<uint32_t> rank_metahost;           // rank -> index into metahosts
   std::vector<std::string> metahosts;
+  // Locations that are not MPI ranks (the ranks' other threads): not analysed, only counted.
+  uint64_t other_locations = 0, other_location_events = 0;
 
   uint32_t ranks() const { return rank_location.size(); }
   // World rank of `comm_rank` in `comm` as seen by `caller`; UINT32_MAX if out of range.

@@ -166,6 +166,8 @@ int run(const Options& o, gs::Transport& t) {
       << ",\n  \"unmatched_sends\": " << totals[3] << ",\n  \"unmatched_receives\": " << totals[4]
       << ",\n  \"incomplete_collectives\": " << totals[5] << ",\n  \"clock_offset_locations\": " << totals[6]
       << ",\n  \"messages\": " << totals[7] << ",\n  \"collectives\": " << totals[8]
+      << ",\n  \"unanalysed_locations\": " << defs.other_locations
+      << ",\n  \"unanalysed_location_events\": " << defs.other_location_events
       << ",\n  \"time_correction\": {\"enabled\": " << (o.time_correct ? "true" : "false")
       << ", \"corrected_receives\": " << clc.corrected_receives
       << ", \"corrected_collectives\": " << clc.corrected_collectives

@@ -24,6 +24,11 @@ def test_scorep_trace_without_map(name, scorep_traces, analyse):
     assert s["total_time_s"] > 0
     assert len(s["metahosts"]) == 1  # Score-P traces: one `machine` node
     assert s["unmatched_messages"] == {"sends": 0, "receives": 0}
+    # only the pthread trace has locations besides the ranks' master threads (4 ranks x 2
+    # Pthreads, 4 events each; otf2-print -G lists them)
+    threads = {"locations": 8, "events": 32} if name == "dorsal-mpi_pthread_hello_world" else \
+        {"locations": 0, "events": 0}
+    assert s["unanalysed_locations"] == threads
 
 
 @pytest.mark.parametrize("name", sorted(MAPS))

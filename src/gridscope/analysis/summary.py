@@ -99,6 +99,9 @@ def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> di
         "incomplete_collectives": int(meta["incomplete_collectives"]),
         "messages": int(meta["messages"]),
         "collectives": int(meta["collectives"]),
+        # threads besides the ranks' master threads: counted, not analysed
+        "unanalysed_locations": {"locations": int(meta["unanalysed_locations"]),
+                                 "events": int(meta["unanalysed_location_events"])},
         "patterns": pattern_totals,
         "by_callpath": _by(patterns, lambda r: r.callpath, N.CALLPATH),
         "by_metahost": _by(patterns, lambda r: rank_metahost[r.rank], N.METAHOST),

@@ -24,6 +24,10 @@ def print_summary(summary: dict, console: Console | None = None, top: int = 8) -
     console.print(f"[bold]{summary['ranks']} ranks[/] on {hosts}; {summary['events']:,} events; "
                   f"time {total:.6g} s, MPI {summary['mpi_time_s']:.6g} s ({_pct(summary['mpi_time_s'], total).strip()}); "
                   f"clock violations {summary['clock_violations']}")
+    skipped = summary["unanalysed_locations"]
+    if skipped["locations"]:
+        console.print(f"[yellow]Not analysed: {skipped['locations']} thread locations besides the ranks' "
+                      f"master threads ({skipped['events']:,} events).[/]")
     display = {m.id: m.display for m in METRICS}
     table = Table(title="Wait states (seconds summed over ranks; % of total time)")
     for col in ("pattern", "grid", "local", "% time"):
