@@ -23,22 +23,18 @@ ChanKey chan(const R& r) { return {r.src, r.dst, r.comm, r.tag}; }
 // cache lines, where a node-based hash map chases a pointer per probe.
 class Channels {
  public:
-  explicit Channels(size_t expected = 64) {
-    size_t cap = 64;
-    while (cap < 2 * expected) cap *= 2;
-    slots_.assign(cap, Slot{});
-  }
+  Channels() : slots_(64) {}  // a power of two; grows at half full
   uint32_t id(const ChanKey& k) {
     if (last_ != kNone && k == last_key_) return last_;
-    Slot* s = &probe(k);
-    if (s->id == kNone) {
-      if (2 * (count_ + 1) > slots_.size()) { grow(); s = &probe(k); }
-      *s = {k, count_++};
+    size_t i = slot_of(k);
+    if (slots_[i].id == kNone) {
+      if (2 * (count_ + 1) > slots_.size()) { grow(); i = slot_of(k); }
+      slots_[i] = {k, count_++};
     }
     last_key_ = k;
-    return last_ = s->id;
+    return last_ = slots_[i].id;
   }
-  uint32_t find(const ChanKey& k) const { return probe(k).id; }
+  uint32_t find(const ChanKey& k) const { return slots_[slot_of(k)].id; }
   uint32_t size() const { return count_; }
 
  private:
@@ -48,18 +44,18 @@ class Channels {
     h ^= (uint64_t(k.comm) << 32 | k.tag) * 0xC2B2AE3D27D4EB4Full;
     return size_t(h ^ (h >> 29));
   }
-  Slot& probe(const ChanKey& k) const {
+  // the slot holding k, or the empty one where it would go
+  size_t slot_of(const ChanKey& k) const {
     size_t mask = slots_.size() - 1;
-    for (size_t i = hash(k) & mask;; i = (i + 1) & mask) {
-      Slot& s = const_cast<Slot&>(slots_[i]);
-      if (s.id == kNone || s.key == k) return s;
-    }
+    size_t i = hash(k) & mask;
+    while (slots_[i].id != kNone && !(slots_[i].key == k)) i = (i + 1) & mask;
+    return i;
   }
   void grow() {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
     for (const Slot& s : old)
-      if (s.id != kNone) probe(s.key) = s;
+      if (s.id != kNone) slots_[slot_of(s.key)] = s;
   }
   std::vector<Slot> slots_;
   uint32_t count_ = 0;
