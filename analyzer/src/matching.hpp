@@ -63,9 +63,6 @@ class Channels {
   uint32_t last_ = kNone;
 };
 
-// Record indices in posting order; an empty vector stands for the stored order.
-using Order = std::vector<uint32_t>;
-
 // Index of the partner record (in `remote`) for each local record, kNone when unmatched.
 // `local_order` / `remote_order` give the posting order of the records when it is not the
 // stored one (receives are stored in completion order, see LocalData::recv_order).

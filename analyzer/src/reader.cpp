@@ -84,7 +84,6 @@ struct LocState {
   // receive itself), kept only until the location is read.
   std::vector<uint32_t> recv_seq;
   uint32_t posts = 0;
-  bool posted_out_of_order = false;
   RequestTable<uint32_t> isend_req;
   std::unordered_map<uint32_t, uint32_t> coll_seq;
   uint32_t instances = 0;  // wraps (RecvRec keeps 31 bits); only equality of neighbours matters
@@ -208,7 +207,6 @@ OTF2_CallbackCode add_recv(LocState* s, OTF2_TimeStamp t, uint32_t sender, OTF2_
   if (has_req && s->irecv_req.take(req, &posted)) {
     r.req_enter = posted.enter;
     seq = posted.seq;
-    if (!s->recv_seq.empty() && seq < s->recv_seq.back()) s->posted_out_of_order = true;
   } else {
     seq = s->posts++;  // a blocking receive (or an unknown request) is posted where it completes
   }
@@ -355,10 +353,11 @@ void read_locations(OTF2_Reader* reader, const Defs& defs, const std::vector<uin
                                 defs.regions[out.tree.nodes[s.stack.back().cp].region].name + "' (truncated?)");
     out.events += n;
     OTF2_Reader_CloseEvtReader(reader, er);
-    if (s.posted_out_of_order || !out.recv_order.empty()) {
+    const bool out_of_order = !std::is_sorted(s.recv_seq.begin(), s.recv_seq.end());
+    if (out_of_order || !out.recv_order.empty()) {
       Order& order = out.recv_order;
       for (size_t i = order.size(); i < out.recvs.size(); ++i) order.push_back(uint32_t(i));
-      if (s.posted_out_of_order)
+      if (out_of_order)
         std::sort(order.begin() + first_recv, order.end(), [&](uint32_t a, uint32_t b) {
           return s.recv_seq[a - first_recv] < s.recv_seq[b - first_recv];
         });

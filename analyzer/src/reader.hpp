@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "defs.hpp"
-#include "matching.hpp"
 #include "records.hpp"
 
 namespace gs {

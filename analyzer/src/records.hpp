@@ -11,6 +11,9 @@ namespace gs {
 
 constexpr uint32_t kNone = UINT32_MAX;
 
+// Record indices in posting order; an empty vector stands for the stored order.
+using Order = std::vector<uint32_t>;
+
 struct SendRec {
   uint32_t src, dst, comm, tag;
   uint32_t cp_complete;          // call path of the region completing the send

@@ -30,3 +30,8 @@ def fails_with(trace, *extra, out, expect_where, expect_problem) -> None:
     assert lines[0].startswith(f"gridscope: {expect_where}"), lines[0]
     assert expect_problem in lines[0], lines[0]
     assert "Traceback" not in proc.stderr
+
+
+def values(summary: dict) -> dict:
+    """A summary without its `analysis` timing section: what must not depend on -j or the launcher."""
+    return {k: v for k, v in summary.items() if k != "analysis"}

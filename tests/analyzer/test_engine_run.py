@@ -22,21 +22,19 @@ def run(script: str) -> EngineRun:
 
 
 def test_output_written_then_a_failing_shutdown_loses_nothing():
-    engine = run(f"import sys; print({N.ENGINE_DONE!r}, flush=True); sys.exit(3)")
-    engine.wait()  # no error: everything was written before the shutdown failed
-    engine.finish()
+    with run(f"import sys; print({N.ENGINE_DONE!r}, flush=True); sys.exit(3)") as engine:
+        engine.wait()  # no error: everything was written before the shutdown failed
 
 
 def test_failure_before_the_output_is_the_engines_own_line():
-    engine = run(f"import sys; sys.stderr.write({N.ENGINE_BINARY!r} + ': x/1.evt: truncated\\n'); sys.exit(2)")
-    with pytest.raises(GridscopeError) as err:
-        engine.wait()
-    engine.finish()
+    fails = f"import sys; sys.stderr.write({N.ENGINE_BINARY!r} + ': x/1.evt: truncated\\n'); sys.exit(2)"
+    with run(fails) as engine:
+        with pytest.raises(GridscopeError) as err:
+            engine.wait()
     assert err.value.line() == "gridscope: x/1.evt: truncated"
 
 
 def test_much_stderr_before_the_output_does_not_block():
     # 1 MiB on stderr, far beyond a pipe's 64 KiB, before the line the driver waits for
-    engine = run(f"import sys; sys.stderr.write('w' * (1 << 20)); print({N.ENGINE_DONE!r}, flush=True)")
-    engine.wait()
-    engine.finish(timeout_s=30)
+    with run(f"import sys; sys.stderr.write('w' * (1 << 20)); print({N.ENGINE_DONE!r}, flush=True)") as engine:
+        engine.wait()

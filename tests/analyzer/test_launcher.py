@@ -9,11 +9,7 @@ import shutil
 
 import pytest
 
-from analyzer_helpers import fails_with, gridscope
-
-
-def values(summary: dict) -> dict:
-    return {k: v for k, v in summary.items() if k != "analysis"}
+from analyzer_helpers import fails_with, gridscope, values
 
 
 def analyse_cli(trace, out, *extra) -> dict:

@@ -7,6 +7,8 @@ import subprocess
 
 import pytest
 
+from analyzer_helpers import values
+
 
 @pytest.fixture(scope="module")
 def bench_trace(tracegen, tmp_path_factory):
@@ -14,10 +16,6 @@ def bench_trace(tracegen, tmp_path_factory):
     # 6 ranks on two metahosts, 200 iterations of halo exchange + Allreduce/Barrier
     subprocess.run([str(tracegen), "--bench", "6", "200", str(out)], check=True)
     return out
-
-
-def values(summary: dict) -> dict:
-    return {k: v for k, v in summary.items() if k != "analysis"}
 
 
 @pytest.mark.slow

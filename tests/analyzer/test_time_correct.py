@@ -9,6 +9,8 @@ import subprocess
 
 import pytest
 
+from analyzer_helpers import values
+
 US = 1e-6
 
 
@@ -120,10 +122,6 @@ def test_skewed_clocks_are_fully_corrected(skewed_trace, analyse):
     tc = fixed["time_correction"]
     assert tc["converged"] is True
     assert tc["corrected_receives"] > 0 and tc["corrected_collectives"] > 0
-
-
-def values(summary: dict) -> dict:
-    return {k: v for k, v in summary.items() if k != "analysis"}
 
 
 @pytest.mark.slow

@@ -86,10 +86,8 @@ def analyze(opts: AnalyzeOptions, progress=None) -> dict:
         if opts.metahosts is not None:
             step("metahosts")
             per_rank, metahost_file = map_metahosts(anchor, opts.metahosts, scratch)
-        engine = start_engine(anchor, scratch, opts.jobs, metahost_file,
-                              time_correct=opts.time_correct, latency_grid_s=opts.latency_grid_s,
-                              launcher=launcher)
-        try:
+        with start_engine(anchor, scratch, opts.jobs, metahost_file, time_correct=opts.time_correct,
+                          latency_grid_s=opts.latency_grid_s, launcher=launcher) as engine:
             try:
                 step("replay (--launcher)" if launcher is not None
                      else f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
@@ -108,8 +106,6 @@ def analyze(opts: AnalyzeOptions, progress=None) -> dict:
             if per_rank is None:
                 per_rank = [head.meta["metahosts"][i] for i in head.meta["rank_metahost"]]
             summary = write_outputs(scratch, head, out, str(anchor), per_rank)
-        finally:
-            engine.finish()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     stats = head.meta["process_stats"]

@@ -22,16 +22,16 @@ MPI_ENV = {
 }
 
 
-def _error_from(proc: subprocess.CompletedProcess, trace: Path,
+def _error_from(stderr: str, returncode: int, trace: Path,
                 launcher: list[str] | None = None) -> GridscopeError:
     prefix = f"{N.ENGINE_BINARY}: "
-    for line in proc.stderr.splitlines():
+    for line in stderr.splitlines():
         if line.startswith(prefix):
             where, _, problem = line[len(prefix):].partition(": ")
             return GridscopeError(where, problem or "analysis failed")
     under = f" under --launcher {shlex.join(launcher)!r}" if launcher else ""
     return GridscopeError(trace, f"analysis engine failed{under}: "
-                                 f"{_last_message(proc.stderr) or f'exit status {proc.returncode}'}")
+                                 f"{_last_message(stderr) or f'exit status {returncode}'}")
 
 
 def _last_message(stderr: str) -> str | None:
@@ -69,7 +69,7 @@ def list_ranks(anchor: Path) -> list[tuple[int, str, str]]:
     proc = subprocess.run([str(native.binary(N.ENGINE_BINARY)), "--list-ranks", str(anchor)],
                           capture_output=True, text=True)
     if proc.returncode != 0:
-        raise _error_from(proc, anchor)
+        raise _error_from(proc.stderr, proc.returncode, anchor)
     rows = []
     for line in proc.stdout.splitlines():
         rank, node, metahost = line.split("\t")
@@ -111,8 +111,8 @@ def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | N
 
 
 class EngineRun:
-    """A running engine; the caller may prepare the next steps meanwhile, then wait(), use
-    the output, and finish()."""
+    """A running engine, as a context manager: the caller may prepare the next steps
+    meanwhile, then wait() and use the output; leaving the block reaps the processes."""
 
     def __init__(self, popen: subprocess.Popen, stderr, anchor: Path, launcher: list[str] | None = None):
         self._popen = popen
@@ -127,17 +127,18 @@ class EngineRun:
         for line in self._popen.stdout:
             if line.rstrip("\n") == N.ENGINE_DONE:
                 return
-        self._popen.wait()
-        if self._popen.returncode != 0:
+        if self._popen.wait() != 0:
             self._stderr.seek(0)
-            proc = subprocess.CompletedProcess(self._popen.args, self._popen.returncode, "", self._stderr.read())
-            raise _error_from(proc, self._anchor, self._launcher)
+            raise _error_from(self._stderr.read(), self._popen.returncode, self._anchor, self._launcher)
 
-    def finish(self, timeout_s: float = 60.0) -> None:
-        """Reaps the processes (killed if they hang or the caller gave up). Once the output
+    def __enter__(self) -> "EngineRun":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """Reaps the processes (killed if they have not exited within a minute). Once the output
         is written, a failure while they shut down loses nothing, so it is not reported."""
         try:
-            self._popen.wait(timeout=timeout_s)
+            self._popen.wait(timeout=60)
         except subprocess.TimeoutExpired:
             self._popen.kill()
             self._popen.wait()
