@@ -10,8 +10,8 @@
 #include <tuple>
 #include <utility>
 
-#include "error.hpp"
-#include "matching.hpp"
+#include "gridscope/trace/error.hpp"
+#include "gridscope/trace/matching.hpp"
 #include "replay.hpp"
 
 namespace gs {

@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "defs.hpp"
-#include "reader.hpp"
+#include "gridscope/trace/defs.hpp"
+#include "gridscope/trace/reader.hpp"
 #include "transport.hpp"
 
 namespace gs {

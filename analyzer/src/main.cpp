@@ -20,9 +20,9 @@
 #include <string>
 
 #include "clc.hpp"
-#include "defs.hpp"
-#include "error.hpp"
-#include "reader.hpp"
+#include "gridscope/trace/defs.hpp"
+#include "gridscope/trace/error.hpp"
+#include "gridscope/trace/reader.hpp"
 #include "replay.hpp"
 #include "transport.hpp"
 

@@ -6,8 +6,8 @@
 #include <deque>
 #include <tuple>
 
-#include "error.hpp"
-#include "matching.hpp"
+#include "gridscope/trace/error.hpp"
+#include "gridscope/trace/matching.hpp"
 #include "pattern_math.hpp"
 
 namespace gs {
@@ -356,8 +356,14 @@ void write_engine_files(const std::string& dir, const Defs& defs, const LocalDat
            "\t" + (defs.regions[n.region].is_mpi ? "1" : "0") + "\n";
   }
   write_file(dir + "/callpaths" + suffix + ".tsv", cps.data(), cps.size());
-  std::vector<SevRow> rows(data.base_rows);
-  rows.reserve(rows.size() + res.severities.size());
+  std::vector<SevRow> rows;
+  rows.reserve(4 * data.cp_stats.size() + res.severities.size());
+  for (const CallPathStats& c : data.cp_stats) {
+    rows.push_back({M_TIME, CLS_NONE, 0, c.cp, c.rank, 0, double(c.time) / defs.resolution});
+    rows.push_back({M_VISITS, CLS_NONE, 0, c.cp, c.rank, 0, double(c.visits)});
+    if (c.bytes_sent) rows.push_back({M_BYTES_SENT, CLS_NONE, 0, c.cp, c.rank, 0, double(c.bytes_sent)});
+    if (c.bytes_received) rows.push_back({M_BYTES_RECEIVED, CLS_NONE, 0, c.cp, c.rank, 0, double(c.bytes_received)});
+  }
   for (auto& [k, v] : res.severities) rows.push_back({k.metric, k.cls, 0, k.cp, k.rank, 0, v});
   write_file(dir + "/severities" + suffix + ".bin", rows.data(), rows.size() * sizeof(SevRow));
   write_file(dir + "/pairs" + suffix + ".bin", res.pairs.data(), res.pairs.size() * sizeof(PairRow));

@@ -4,8 +4,9 @@
 #include <cstdio>
 #include <string>
 
-#include "defs.hpp"
-#include "reader.hpp"
+#include "gridscope/trace/defs.hpp"
+#include "gridscope/trace/reader.hpp"
+#include "rows.hpp"
 #include "transport.hpp"
 
 namespace gs {

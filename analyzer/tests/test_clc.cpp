@@ -11,9 +11,9 @@
 #include <tuple>
 
 #include "clc.hpp"
-#include "defs.hpp"
-#include "matching.hpp"
-#include "reader.hpp"
+#include "gridscope/trace/defs.hpp"
+#include "gridscope/trace/matching.hpp"
+#include "gridscope/trace/reader.hpp"
 #include "replay.hpp"
 
 namespace {

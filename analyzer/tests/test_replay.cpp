@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "defs.hpp"
-#include "error.hpp"
-#include "reader.hpp"
+#include "gridscope/trace/defs.hpp"
+#include "gridscope/trace/error.hpp"
+#include "gridscope/trace/reader.hpp"
 #include "replay.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-#include "reader.hpp"
+#include "gridscope/trace/reader.hpp"
 
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-#include "error.hpp"
+#include "gridscope/trace/error.hpp"
 
 namespace gs {
 namespace {
@@ -362,13 +362,8 @@ void read_locations(OTF2_Reader* reader, const Defs& defs, const std::vector<uin
           return s.recv_seq[a - first_recv] < s.recv_seq[b - first_recv];
         });
     }
-    for (uint32_t cp = 0; cp < s.visits.size(); ++cp) {
-      if (s.visits[cp] == 0) continue;
-      out.base_rows.push_back({M_TIME, CLS_NONE, 0, cp, rank, 0, double(s.time[cp]) / defs.resolution});
-      out.base_rows.push_back({M_VISITS, CLS_NONE, 0, cp, rank, 0, double(s.visits[cp])});
-      if (s.bsent[cp]) out.base_rows.push_back({M_BYTES_SENT, CLS_NONE, 0, cp, rank, 0, double(s.bsent[cp])});
-      if (s.brecv[cp]) out.base_rows.push_back({M_BYTES_RECEIVED, CLS_NONE, 0, cp, rank, 0, double(s.brecv[cp])});
-    }
+    for (uint32_t cp = 0; cp < s.visits.size(); ++cp)
+      if (s.visits[cp]) out.cp_stats.push_back({cp, rank, s.time[cp], s.visits[cp], s.bsent[cp], s.brecv[cp]});
   }
   OTF2_EvtReaderCallbacks_Delete(cb);
   OTF2_DefReaderCallbacks_Delete(dcb);

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "records.hpp"
+#include "gridscope/trace/records.hpp"
 
 namespace gs {
 

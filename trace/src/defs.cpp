@@ -1,8 +1,8 @@
-#include "defs.hpp"
+#include "gridscope/trace/defs.hpp"
 
 #include <map>
 
-#include "error.hpp"
+#include "gridscope/trace/error.hpp"
 
 namespace gs {
 namespace {

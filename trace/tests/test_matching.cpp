@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "matching.hpp"
+#include "gridscope/trace/matching.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "defs.hpp"
-#include "records.hpp"
+#include "gridscope/trace/defs.hpp"
+#include "gridscope/trace/records.hpp"
 
 namespace gs {
 
@@ -17,7 +17,7 @@ struct LocalData {
   std::vector<RecvRec> recvs;    // per location in completion order
   Order recv_order;               // receives in posting order (empty: completion order is it)
   std::vector<CollRec> colls;
-  std::vector<SevRow> base_rows;  // time, visits, bytes per (call path, rank)
+  std::vector<CallPathStats> cp_stats;  // per (call path, rank) with visits
   uint64_t events = 0;
   uint64_t mpi_events = 0;
   uint64_t clock_offsets_applied = 0;

@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "mpi_names.hpp"
+#include "gridscope/trace/mpi_names.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "mpi_names.hpp"
+#include "gridscope/trace/mpi_names.hpp"
 
 namespace gs {
 
