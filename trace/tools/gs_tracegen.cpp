@@ -7,7 +7,7 @@
 //   rank R METAHOST NODE                  (ranks 0..n-1, in order)
 //   comm NAME R0 R1 ...                   (extra communicator over world ranks; MPI_COMM_WORLD implicit)
 //   offset R TIME OFFSET                  (ClockOffset definition for rank R)
-//   R T enter REGION | R T leave
+//   R T enter REGION | R T leave [REGION]   (a named Leave may break the nesting: repair tests)
 //   R T0 T1 region NAME                   (Enter/Leave)
 //   R T0 T1 send NAME DST TAG BYTES [COMM]          (MpiSend at T0)
 //   R T0 T1 isend NAME DST TAG BYTES REQ [COMM]     (MpiIsend at T0)
@@ -280,6 +280,15 @@ int run_spec(const std::string& spec_path, const std::string& out) {
       w.time(t0);
       stack[r].push_back(w.region(arg(3)));
       OTF2_EvtWriter_Enter(w.w(r), nullptr, t0, stack[r].back());
+      continue;
+    }
+    if (arg(2) == "leave" && t.size() > 3) {  // a named region: may be mis-nested or not open (repair tests)
+      w.time(t0);
+      uint32_t reg = w.region(t[3]);
+      OTF2_EvtWriter_Leave(w.w(r), nullptr, t0, reg);
+      auto& open = stack[r];
+      auto it = std::find(open.rbegin(), open.rend(), reg);
+      if (it != open.rend()) open.erase(std::next(it).base());
       continue;
     }
     if (arg(2) == "leave") {
