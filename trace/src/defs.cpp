@@ -185,10 +185,11 @@ Defs read_definitions(OTF2_Reader* reader, const std::string& anchor, bool requi
   for (auto& [id, _] : raw.comms) max_comm = std::max(max_comm, id + 1);
   d.comms.resize(max_comm);
   for (auto& [id, rc2] : raw.comms) {
+    CommDef& c = d.comms[id];
+    c.exists = true;
+    c.name = str(raw, rc2.name);
     auto git = raw.groups.find(rc2.group);
     if (git == raw.groups.end() || git->second.paradigm != OTF2_PARADIGM_MPI) continue;
-    CommDef& c = d.comms[id];
-    c.name = str(raw, rc2.name);
     if (git->second.type == OTF2_GROUP_TYPE_COMM_SELF) {
       c.defined = c.is_self = true;
       continue;

@@ -27,7 +27,8 @@ struct RegionDef {
 
 struct CommDef {
   std::string name;
-  bool defined = false;
+  bool exists = false;                           // defined in the trace (any paradigm)
+  bool defined = false;                          // an MPI communicator the analysis can use
   bool is_self = false;
   std::vector<uint32_t> members;                 // world rank of each comm rank
   std::unordered_map<uint32_t, uint32_t> position;  // world rank -> comm rank
