@@ -8,7 +8,7 @@ namespace gs {
 namespace {
 
 struct TreeNode { uint32_t name = 0, cls = 0; uint32_t parent = OTF2_UNDEFINED_SYSTEM_TREE_NODE; };
-struct GroupDef { OTF2_GroupType type; OTF2_Paradigm paradigm; std::vector<uint64_t> members; };
+struct GroupDef { OTF2_GroupType type; OTF2_Paradigm paradigm; OTF2_GroupFlag flags; std::vector<uint64_t> members; };
 struct RawComm { uint32_t name, group; };
 struct RawRegion { uint32_t name, canonical, file; OTF2_RegionRole role; OTF2_Paradigm paradigm; };
 struct RawLocationGroup { uint32_t id, name; OTF2_LocationGroupType type; uint32_t parent; };
@@ -60,8 +60,8 @@ OTF2_CallbackCode on_loc(void* u, OTF2_LocationRef self, OTF2_StringRef name, OT
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_group(void* u, OTF2_GroupRef self, OTF2_StringRef, OTF2_GroupType type, OTF2_Paradigm par,
-                           OTF2_GroupFlag, uint32_t n, const uint64_t* members) {
-  static_cast<Raw*>(u)->groups[self] = {type, par, std::vector<uint64_t>(members, members + n)};
+                           OTF2_GroupFlag flags, uint32_t n, const uint64_t* members) {
+  static_cast<Raw*>(u)->groups[self] = {type, par, flags, std::vector<uint64_t>(members, members + n)};
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_comm(void* u, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group, OTF2_CommRef,
@@ -196,6 +196,7 @@ Defs read_definitions(OTF2_Reader* reader, const std::string& anchor, bool requi
     }
     if (git->second.type != OTF2_GROUP_TYPE_COMM_GROUP) continue;
     c.defined = true;
+    c.global_ranks = git->second.flags & OTF2_GROUP_FLAG_GLOBAL_MEMBERS;
     for (uint64_t m : git->second.members) {
       if (m >= d.ranks()) throw Error(anchor, "corrupt definitions: communicator " + std::to_string(id) +
                                                   " names rank " + std::to_string(m));

@@ -30,6 +30,7 @@ struct CommDef {
   bool exists = false;                           // defined in the trace (any paradigm)
   bool defined = false;                          // an MPI communicator the analysis can use
   bool is_self = false;
+  bool global_ranks = false;                     // events name world ranks (OTF2_GROUP_FLAG_GLOBAL_MEMBERS)
   std::vector<uint32_t> members;                 // world rank of each comm rank
   std::unordered_map<uint32_t, uint32_t> position;  // world rank -> comm rank
   bool grid = false;                             // spans more than one metahost
@@ -84,6 +85,7 @@ struct Defs {
     if (comm >= comms.size() || !comms[comm].defined) return UINT32_MAX;
     const CommDef& c = comms[comm];
     if (c.is_self) return comm_rank == 0 ? caller : UINT32_MAX;
+    if (c.global_ranks) return comm_rank < ranks() ? comm_rank : UINT32_MAX;
     return comm_rank < c.members.size() ? c.members[comm_rank] : UINT32_MAX;
   }
   const std::string& region_name(uint32_t region) const {
