@@ -164,7 +164,7 @@ class Topology {
     const int64_t floor[3] = {floor_ticks(kFloorNodeNs, resolution), floor_ticks(kFloorHostNs, resolution),
                               floor_ticks(kFloorGridNs, resolution)};
     std::vector<uint32_t> ranks_on_node(nodes_, 0), nodes_on_host(hosts_, 0), host_of_node(nodes_, 0);
-    std::vector<uint8_t> node_seen(nodes_, 0), host_used(hosts_, 0);
+    std::vector<uint8_t> host_used(hosts_, 0);
     for (size_t r = 0; r < host_.size(); ++r) {
       host_of_node[node_[r]] = host_[r];
       host_used[host_[r]] = 1;
@@ -194,7 +194,7 @@ class Topology {
  private:
   std::vector<uint32_t> host_, node_;
   size_t nodes_, hosts_;
-  std::vector<int64_t> lat_;  // by key
+  std::vector<int64_t> lat_;  // by key: 2 per metahost + a square of pairs (metahosts are few)
 };
 
 // A bound and its round: how many corrections in a row it results from (the round a
