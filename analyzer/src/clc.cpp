@@ -104,6 +104,16 @@ std::vector<int64_t> backward_shift(const std::vector<int64_t>& c, const std::ve
   return shift;
 }
 
+int64_t floor_ticks(int64_t nanoseconds, uint64_t resolution) {
+  return std::max<int64_t>(1, int64_t(__int128(nanoseconds) * resolution / 1000000000));
+}
+
+LatencyChoice choose_latency(int64_t observed_ticks, int64_t floor, int64_t option_ticks) {
+  if (option_ticks >= 0) return {option_ticks, LatencySource::Option};
+  if (observed_ticks != kNoObservation && observed_ticks >= floor) return {observed_ticks, LatencySource::Trace};
+  return {floor, LatencySource::Floor};
+}
+
 ClockMap::ClockMap(std::vector<int64_t> original, std::vector<int64_t> corrected, double gamma)
     : t_(std::move(original)), c_(std::move(corrected)), gamma_(gamma) {}
 
@@ -118,33 +128,73 @@ int64_t ClockMap::at(int64_t t) const {
 
 namespace {
 
-// Minimum message latency in ticks between two ranks: same node, same metahost, or not.
+// Where the ranks are (node, metahost) and the minimum latency in ticks of every link key:
+// within a node of metahost h, between nodes of h, between metahosts h1 and h2 (unordered).
 class Topology {
  public:
-  Topology(const Defs& d, const ClcOptions& o) : host_(d.rank_metahost), node_(d.ranks()) {
+  explicit Topology(const Defs& d) : host_(d.rank_metahost), node_(d.ranks()) {
     std::map<std::pair<uint32_t, std::string>, uint32_t> ids;
     for (uint32_t r = 0; r < d.ranks(); ++r)
       node_[r] = ids.emplace(std::make_pair(host_[r], d.rank_node[r]), uint32_t(ids.size())).first->second;
     nodes_ = ids.size();
     hosts_ = 0;
     for (uint32_t h : host_) hosts_ = std::max<size_t>(hosts_, h + 1);
-    auto ticks = [&](double s) { return int64_t(std::llround(s * double(d.resolution))); };
-    node_lat_ = ticks(o.latency_node_s);
-    host_lat_ = ticks(o.latency_host_s);
-    grid_lat_ = ticks(o.latency_grid_s);
+    lat_.assign(keys(), 0);
   }
-  int64_t latency(uint32_t a, uint32_t b) const {
-    return host_[a] != host_[b] ? grid_lat_ : node_[a] != node_[b] ? host_lat_ : node_lat_;
+  // Index of the link key of a message between ranks a and b (the same both ways).
+  size_t key(uint32_t a, uint32_t b) const {
+    const size_t ha = host_[a], hb = host_[b];
+    if (ha != hb) return 2 * hosts_ + std::min(ha, hb) * hosts_ + std::max(ha, hb);
+    return (node_[a] != node_[b] ? hosts_ : 0) + ha;
   }
+  size_t keys() const { return 2 * hosts_ + hosts_ * hosts_; }
+  int64_t latency(uint32_t a, uint32_t b) const { return lat_[key(a, b)]; }
+  int64_t node_latency(uint32_t h) const { return lat_[h]; }
+  int64_t host_latency(uint32_t h) const { return lat_[hosts_ + h]; }
+  int64_t grid_latency(uint32_t h1, uint32_t h2) const {
+    return lat_[2 * hosts_ + std::min(h1, h2) * hosts_ + std::max(h1, h2)];
+  }
+
+  // Every key's latency from the global observed minima (kNoObservation: none) and the
+  // options; returns what the keys this placement has (a node with two ranks, a metahost
+  // with two nodes, two metahosts) use.
+  std::vector<LinkLatency> choose(const std::vector<int64_t>& observed, const ClcOptions& o, uint64_t resolution) {
+    auto option = [&](double s) { return s < 0 ? int64_t(-1) : int64_t(std::llround(s * double(resolution))); };
+    const int64_t opt[3] = {option(o.latency_node_s), option(o.latency_host_s), option(o.latency_grid_s)};
+    const int64_t floor[3] = {floor_ticks(kFloorNodeNs, resolution), floor_ticks(kFloorHostNs, resolution),
+                              floor_ticks(kFloorGridNs, resolution)};
+    std::vector<uint32_t> ranks_on_node(nodes_, 0), nodes_on_host(hosts_, 0), host_of_node(nodes_, 0);
+    std::vector<uint8_t> host_used(hosts_, 0);
+    for (size_t r = 0; r < host_.size(); ++r) {
+      host_of_node[node_[r]] = host_[r];
+      host_used[host_[r]] = 1;
+      if (ranks_on_node[node_[r]]++ == 0) nodes_on_host[host_[r]]++;
+    }
+    std::vector<uint8_t> node_pair(hosts_, 0);  // a node of h holds two ranks
+    for (size_t n = 0; n < nodes_; ++n) node_pair[host_of_node[n]] |= ranks_on_node[n] > 1;
+    std::vector<LinkLatency> used;
+    auto set = [&](size_t k, uint32_t h1, uint32_t h2, LinkClass c, bool present) {
+      LatencyChoice ch = choose_latency(observed[k], floor[int(c)], opt[int(c)]);
+      lat_[k] = ch.ticks;
+      if (present) used.push_back({h1, h2, c, ch.source, ch.ticks, observed[k]});
+    };
+    for (uint32_t h = 0; h < hosts_; ++h) set(h, h, h, LinkClass::Node, node_pair[h]);
+    for (uint32_t h = 0; h < hosts_; ++h) set(hosts_ + h, h, h, LinkClass::Host, nodes_on_host[h] > 1);
+    for (uint32_t h1 = 0; h1 < hosts_; ++h1)
+      for (uint32_t h2 = h1 + 1; h2 < hosts_; ++h2)
+        set(2 * hosts_ + h1 * hosts_ + h2, h1, h2, LinkClass::Grid, host_used[h1] && host_used[h2]);
+    return used;
+  }
+
   uint32_t node(uint32_t r) const { return node_[r]; }
   uint32_t host(uint32_t r) const { return host_[r]; }
   size_t nodes() const { return nodes_; }
   size_t hosts() const { return hosts_; }
-  int64_t node_lat_, host_lat_, grid_lat_;
 
  private:
   std::vector<uint32_t> host_, node_;
   size_t nodes_, hosts_;
+  std::vector<int64_t> lat_;  // by key: 2 per metahost + a square of pairs (metahosts are few)
 };
 
 // A bound and its round: how many corrections in a row it results from (the round a
@@ -175,35 +225,38 @@ struct Top2 {
 };
 
 // Over the members of one collective instance inserted so far: the best value_k + latency(k, q)
-// over members k != q, in O(1) per member (three latency classes: node, metahost, grid).
+// over members k != q: per node and per metahost the two best (O(1) per member), then one
+// term per metahost of the instance (latencies between metahosts differ by pair).
 class NearestMax {
  public:
-  explicit NearestMax(const Topology& topo) : topo_(topo), node_(topo.nodes()), host_(topo.hosts()) {}
+  explicit NearestMax(const Topology& topo)
+      : topo_(topo), node_(topo.nodes()), host_(topo.hosts()), host_in_(topo.hosts(), 0) {}
   void clear() {
     for (uint32_t n : nodes_used_) node_[n] = Top2{};
-    for (uint32_t h : hosts_used_) host_[h] = Top2{};
+    for (uint32_t h : hosts_used_) { host_[h] = Top2{}; host_in_[h] = 0; }
     nodes_used_.clear();
     hosts_used_.clear();
-    all_ = Top2{};
   }
   void insert(uint32_t rank, Val value) {
     uint32_t n = topo_.node(rank), h = topo_.host(rank);
     nodes_used_.push_back(n);
-    hosts_used_.push_back(h);
+    if (!host_in_[h]) { host_in_[h] = 1; hosts_used_.push_back(h); }
     node_[n].put(rank, value);
     host_[h].put(n, node_[n].v[0]);
-    all_.put(h, host_[h].v[0]);
   }
   Val query(uint32_t rank) const {
     uint32_t n = topo_.node(rank), h = topo_.host(rank);
-    return best(best(plus(node_[n].best_except(rank), topo_.node_lat_), plus(host_[h].best_except(n), topo_.host_lat_)),
-                plus(all_.best_except(h), topo_.grid_lat_));
+    Val b = best(plus(node_[n].best_except(rank), topo_.node_latency(h)),
+                 plus(host_[h].best_except(n), topo_.host_latency(h)));
+    for (uint32_t o : hosts_used_)
+      if (o != h) b = best(b, plus(host_[o].v[0], topo_.grid_latency(h, o)));
+    return b;
   }
 
  private:
   const Topology& topo_;
   std::vector<Top2> node_, host_;
-  Top2 all_;
+  std::vector<uint8_t> host_in_;
   std::vector<uint32_t> nodes_used_, hosts_used_;
 };
 
@@ -347,6 +400,7 @@ class ForwardReplay {
     coll_guess_.assign(data.colls.size(), Val{});
     send_to_.assign(data.sends.size(), {kNone, kNone});
     coll_home_.assign(data.colls.size(), {kNone, kNone, kNone});
+    observed_.assign(topo.keys(), MinTransfer{});
     connect_messages();
     connect_collectives();
     for (size_t i = 0; i < data.recvs.size(); ++i)
@@ -366,6 +420,19 @@ class ForwardReplay {
       L.fw.internal.assign(L.t.size(), 0);
       L.gen.assign(L.t.size(), 0);
     }
+  }
+
+  // Least positive transfer time per link key over the messages received here.
+  std::vector<int64_t> observed_minima() const {
+    std::vector<int64_t> v;
+    for (const MinTransfer& m : observed_) v.push_back(m.value);
+    return v;
+  }
+  // Once the topology's latencies are set: the first guess of a bound from another process
+  // is the original send time + latency.
+  void prime() {
+    for (size_t i = 0; i < data_.recvs.size(); ++i)
+      if (recv_from_[i] != kNone) recv_guess_[i].v += topo_.latency(data_.recvs[i].src, data_.recvs[i].dst);
   }
 
   // True when the speculation settled (always with one process).
@@ -459,7 +526,8 @@ class ForwardReplay {
       if (partner[i] == kNone || r.src == r.dst) continue;  // no bound (a self message needs none)
       recv_from_[i] = owner(r.src);
       recv_send_[i] = keys[partner[i]].index;
-      recv_guess_[i] = Val{keys[partner[i]].time + topo_.latency(r.src, r.dst), 1};  // the original send
+      recv_guess_[i] = Val{keys[partner[i]].time, 1};  // the original send (prime() adds the latency)
+      observed_[topo_.key(r.src, r.dst)].add(r.evt - keys[partner[i]].time);
       append(out_[owner(r.src)], Link{keys[partner[i]].index, uint32_t(i)});
     }
     for (const Link& l : unpack<Link>(t_.exchange(out_))) send_to_[l.send] = {owner(data_.sends[l.send].dst), l.recv};
@@ -687,6 +755,7 @@ class ForwardReplay {
   std::vector<std::array<uint32_t, 3>> coll_home_;      // (home process, instance, slot)
   std::vector<Instance> instances_;
   std::vector<size_t> work_;
+  std::vector<MinTransfer> observed_;  // by link key
   bool clean_ = true;
   NearestMax nm_;
 };
@@ -796,6 +865,7 @@ ForwardFigures forward_at_root(const Defs& d, const LocalData& data, Transport& 
     Layout g = layout_of(all, d.ranks());
     auto local = make_local_transport();
     ForwardReplay f(d, all, *local, topo, o, g.locs, g.loc_of, g.send_k, g.recv_k, g.begin_k, g.end_k);
+    f.prime();  // the latencies chosen from every process's messages (the same as these)
     f.run();  // one process: settles in one round
     fig = figures_of(f, g);
     for (uint32_t r = 0; r < d.ranks(); ++r) {
@@ -834,7 +904,7 @@ ClcStats correct_clocks(const Defs& d, LocalData& data, Transport& t, const ClcO
   ClcStats stats;
   const int P = t.size();
   const uint32_t N = d.ranks();
-  const Topology topo(d, o);
+  Topology topo(d);
   Layout lay = layout_of(data, N);
   std::vector<Location>& locs = lay.locs;
   const std::vector<uint32_t>& loc_of = lay.loc_of;
@@ -844,6 +914,11 @@ ClcStats correct_clocks(const Defs& d, LocalData& data, Transport& t, const ClcO
 
   // 1. Forward amortisation.
   ForwardReplay fwd(d, data, t, topo, o, locs, loc_of, send_k, recv_k, begin_k, end_k);
+  // Minimum latencies: the least transfer time per link key over all processes' messages.
+  std::vector<int64_t> seen = fwd.observed_minima();
+  t.min(seen.data(), int(seen.size()));
+  stats.latencies = topo.choose(seen, o, d.resolution);
+  fwd.prime();
   bool settled = fwd.run();  // the same answer on every process
   ForwardFigures fig = settled ? figures_of(fwd, lay) : forward_at_root(d, data, t, topo, o, lay);
   stats.exchanges = fwd.exchanges + (settled ? 0 : 2);

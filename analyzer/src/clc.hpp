@@ -13,6 +13,7 @@
 // root to the others; N-to-1: the others to the root; prefix: lower to higher positions).
 #pragma once
 #include <cstdint>
+#include <climits>
 #include <vector>
 
 #include "gridscope/trace/defs.hpp"
@@ -21,15 +22,62 @@
 
 namespace gs {
 
+// Minimum message latency (docs/analyzer.md "Clocks"), per class of link: within one node,
+// between nodes of one metahost, between metahosts; per metahost (pair, unordered).
+enum class LinkClass : uint8_t { Node = 0, Host = 1, Grid = 2 };
+enum class LatencySource : uint8_t { Trace = 0, Floor = 1, Option = 2 };
+
+// Physical floors: no message is faster, so a learned minimum below one (or none at all)
+// gives way to it. Lower bounds on purpose (a floor above a real latency would move correct
+// receives): within a node Scalasca's smallest class (0.1 us, shared memory between threads);
+// between nodes about half the ~1 us small-message MPI latency of current HPC networks;
+// between metahosts the same (two metahosts may be two nodes of one cluster).
+constexpr int64_t kFloorNodeNs = 100;
+constexpr int64_t kFloorHostNs = 500;
+constexpr int64_t kFloorGridNs = 500;
+constexpr double kLearnLatency = -1;            // option value: take the latency from the trace
+constexpr int64_t kNoObservation = INT64_MAX;  // no message with a positive transfer time
+
 struct ClcOptions {
-  double latency_node_s = 1e-6;   // Scalasca's CLC: 1 us within a node
-  double latency_host_s = 3e-6;   // 3 us between nodes
-  double latency_grid_s = 30e-6;  // between metahosts (wide area): a conservative lower bound
+  // explicit minimum latencies in s (kLearnLatency: from the trace, bounded by the floor)
+  double latency_node_s = kLearnLatency;  // within a node
+  double latency_host_s = kLearnLatency;  // between nodes of one metahost
+  double latency_grid_s = kLearnLatency;  // between metahosts
   double gamma = 0.99;            // forward: the corrected clock runs at >= 99% of the original rate
   double backward_slope = 0.01;   // backward: a shift grows by at most 1% of the time before a jump
   // -j N: rounds of speculation before process 0 replays step 1 for all (0: at once; the
   // tests use that to run the gathering path on tiny traces)
   int speculative_rounds = 8;
+};
+
+// The least positive transfer time (receive event - send event) seen; transfers <= 0 are
+// clock violations and say nothing about the latency.
+struct MinTransfer {
+  int64_t value = kNoObservation;
+  void add(int64_t transfer) {
+    if (transfer > 0 && transfer < value) value = transfer;
+  }
+};
+
+// A floor in ticks: rounded down (it stays a lower bound), at least 1 tick (a receive is
+// never at its send's time).
+int64_t floor_ticks(int64_t nanoseconds, uint64_t resolution);
+
+// The latency one link key uses: an explicit option (option_ticks >= 0) wins; else the
+// observed minimum when there is one at or above the floor; else the floor.
+struct LatencyChoice {
+  int64_t ticks;
+  LatencySource source;
+};
+LatencyChoice choose_latency(int64_t observed_ticks, int64_t floor, int64_t option_ticks);
+
+// What the correction used for one link key (reported in summary.json).
+struct LinkLatency {
+  uint32_t host_a, host_b;  // metahost ids, host_a <= host_b (equal for Node/Host)
+  LinkClass cls;
+  LatencySource source;
+  int64_t ticks;
+  int64_t observed_ticks;  // kNoObservation: no message with a positive transfer time
 };
 
 struct ClcStats {
@@ -39,6 +87,7 @@ struct ClcStats {
   uint64_t exchanges = 0;              // bulk exchanges the forward replay took (depends on -j)
   int64_t max_shift_ticks = 0;         // largest corrected - original over all record times
   bool converged = true;               // false: a cycle of bounds (inconsistent trace) was broken
+  std::vector<LinkLatency> latencies;  // the link keys the ranks' placement has, in key order
 };
 
 constexpr int64_t kNoBound = INT64_MIN;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -38,11 +39,24 @@ struct Options {
 
 [[noreturn]] void usage(int code) {
   std::fprintf(code ? stderr : stdout,
-               "usage: gridscope-replay [--metahost-file FILE] [--time-correct [--latency-grid S]] [--mpi] -o DIR TRACE\n"
+               "usage: gridscope-replay [--metahost-file FILE] [--time-correct [--latency-node S] [--latency-host S]\n"
+               "                        [--latency-grid S]] [--mpi] -o DIR TRACE\n"
                "       gridscope-replay --list-ranks TRACE\n"
                "TRACE is traces.otf2 or the folder holding it. Under mpirun every process\n"
                "analyses its share of the ranks; without mpirun one process does all.\n");
   std::exit(code);
+}
+
+// An explicit minimum latency (s): a finite number >= 0.
+double latency_option(const std::string& name, const std::string& text) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v) || v < 0) {
+    std::fprintf(stderr, "gridscope-replay: %s: not a latency in seconds (a number >= 0): %s\n", name.c_str(),
+                 text.c_str());
+    std::exit(2);
+  }
+  return v;
 }
 
 Options parse(int argc, char** argv) {
@@ -59,7 +73,9 @@ Options parse(int argc, char** argv) {
     else if (a == "--list-ranks") o.list_ranks = true;
     else if (a == "--mpi") o.force_mpi = true;
     else if (a == "--time-correct") o.time_correct = true;
-    else if (a == "--latency-grid") o.clc.latency_grid_s = std::atof(value().c_str());
+    else if (a == "--latency-node") o.clc.latency_node_s = latency_option(a, value());
+    else if (a == "--latency-host") o.clc.latency_host_s = latency_option(a, value());
+    else if (a == "--latency-grid") o.clc.latency_grid_s = latency_option(a, value());
     else if (!a.empty() && a[0] == '-') usage(2);
     else o.trace = a;
   }
@@ -92,6 +108,33 @@ std::string json_str(const std::string& s) {
     else o += c;
   }
   return o + "\"";
+}
+
+std::string seconds_or_null(double s) {
+  if (s < 0) return "null";
+  std::ostringstream o;
+  o << s;
+  return o.str();
+}
+
+// The minimum latency each link key of the placement used (docs/analyzer.md "Clocks").
+std::string latencies_json(const std::vector<gs::LinkLatency>& v, const gs::Defs& d) {
+  static const char* const kClass[] = {"node", "host", "grid"};
+  static const char* const kSource[] = {"trace", "floor", "option"};
+  const double res = double(d.resolution);
+  std::ostringstream j;
+  j << "[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    const gs::LinkLatency& x = v[i];
+    j << (i ? ", " : "") << "{\"metahosts\": [" << json_str(d.metahosts[x.host_a]) << ", "
+      << json_str(d.metahosts[x.host_b]) << "], \"class\": \"" << kClass[int(x.cls)]
+      << "\", \"latency_s\": " << double(x.ticks) / res << ", \"source\": \"" << kSource[int(x.source)]
+      << "\", \"observed_min_s\": "
+      << (x.observed_ticks == gs::kNoObservation ? std::string("null") : seconds_or_null(double(x.observed_ticks) / res))
+      << "}";
+  }
+  j << "]";
+  return j.str();
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -159,7 +202,9 @@ int run(const Options& o, gs::Transport& t) {
       << ", \"corrected_collectives\": " << clc.corrected_collectives
       << ", \"max_shift_s\": " << double(clc.max_shift_ticks) / defs.resolution << ", \"rounds\": " << clc.rounds
       << ", \"converged\": " << (clc.converged ? "true" : "false")
-      << ", \"latency_grid_s\": " << o.clc.latency_grid_s << "}"
+      << ", \"latency_grid_s\": " << seconds_or_null(o.clc.latency_grid_s);
+    if (o.time_correct) j << ", \"latencies\": " << latencies_json(clc.latencies, defs);
+    j << "}"
       << ",\n  \"repaired_regions\": {";
     for (int k = 0; k < gs::kRepairKinds; ++k) j << (k ? ", " : "") << json_str(gs::kRepairNames[k]) << ": " << repairs.count[k];
     j << "},\n  \"repair_warnings\": [";

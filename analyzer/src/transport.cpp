@@ -19,6 +19,7 @@ class LocalTransport : public Transport {
     return in;
   }
   void sum(uint64_t*, int) override {}
+  void min(int64_t*, int) override {}
   void abort(int code) override { std::exit(code); }
 };
 
@@ -55,6 +56,10 @@ class MpiTransport : public Transport {
   void sum(uint64_t* v, int n) override {
     wait_for_all();
     MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  }
+  void min(int64_t* v, int n) override {
+    wait_for_all();
+    MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
   }
   void abort(int code) override {
     MPI_Abort(MPI_COMM_WORLD, code);

@@ -35,6 +35,7 @@ class Transport {
   // process sent here, concatenated in process order.
   virtual Bytes exchange(std::vector<Bytes>& out) = 0;
   virtual void sum(uint64_t* values, int n) = 0;
+  virtual void min(int64_t* values, int n) = 0;  // element-wise minimum over all processes, in place
   [[noreturn]] virtual void abort(int code) = 0;
 };
 

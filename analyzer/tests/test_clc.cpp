@@ -164,18 +164,27 @@ Loaded load(const std::string& spec_path, const std::string& name) {
   return l;
 }
 
-int64_t latency(const gs::Defs& d, uint32_t a, uint32_t b) {  // default ClcOptions at 1 tick = 1 us
-  return d.rank_metahost[a] != d.rank_metahost[b] ? 30 : d.rank_node[a] != d.rank_node[b] ? 3 : 1;
+// The minimum latency the correction reports for the link between two ranks.
+int64_t latency(const gs::Defs& d, const gs::ClcStats& st, uint32_t a, uint32_t b) {
+  uint32_t ha = std::min(d.rank_metahost[a], d.rank_metahost[b]), hb = std::max(d.rank_metahost[a], d.rank_metahost[b]);
+  gs::LinkClass c = ha != hb ? gs::LinkClass::Grid : d.rank_node[a] != d.rank_node[b] ? gs::LinkClass::Host
+                                                                                      : gs::LinkClass::Node;
+  for (const gs::LinkLatency& x : st.latencies)
+    if (x.host_a == ha && x.host_b == hb && x.cls == c) return x.ticks;
+  ADD_FAILURE() << "no latency reported for ranks " << a << ", " << b;
+  return 0;
 }
 
-// Every clock condition of the records: matched messages and collective logical messages.
-int violations(const Loaded& l) {
+// Every clock condition of the records (matched messages and collective logical messages)
+// with the latencies the correction used.
+int violations(const Loaded& l, const gs::ClcStats& st) {
+  auto latency = [&](uint32_t a, uint32_t b) { return ::latency(l.defs, st, a, b); };
   int bad = 0;
   std::vector<uint32_t> partner = gs::match(l.data.recvs, l.data.sends, nullptr);
   for (size_t i = 0; i < l.data.recvs.size(); ++i) {
     if (partner[i] == gs::kNone) continue;
     const gs::SendRec& s = l.data.sends[partner[i]];
-    bad += l.data.recvs[i].evt < s.evt + latency(l.defs, s.src, s.dst);
+    bad += l.data.recvs[i].evt < s.evt + latency(s.src, s.dst);
   }
   std::map<std::pair<uint32_t, uint32_t>, std::vector<const gs::CollRec*>> inst;
   for (auto& c : l.data.colls) inst[{c.comm, c.seq}].push_back(&c);
@@ -193,7 +202,7 @@ int violations(const Loaded& l) {
           case gs::CollClass::Prefix: edge = from->pos < to->pos; break;
           default: break;
         }
-        if (edge) bad += to->end < from->begin + latency(l.defs, from->rank, to->rank);
+        if (edge) bad += to->end < from->begin + latency(from->rank, to->rank);
       }
   }
   return bad;
@@ -243,11 +252,13 @@ TEST(CorrectClocks, RandomOffsetsLeaveNoViolationAndKeepOrder) {
     unsigned seed = 1 + run / 2;
     Loaded l = load(write_random_spec(seed, run % 2), "random" + std::to_string(run));
     Loaded orig = l;
-    EXPECT_GT(violations(orig), 0) << seed;
     auto t = gs::make_local_transport();
     gs::ClcStats st = gs::correct_clocks(l.defs, l.data, *t, gs::ClcOptions{});
+    EXPECT_GT(violations(orig, st), 0) << seed;
     EXPECT_TRUE(st.converged) << seed;
-    EXPECT_EQ(violations(l), 0) << seed;
+    EXPECT_EQ(violations(l, st), 0) << seed;
+    // 2 metahosts, 3 nodes: A's two nodes (a1 with two ranks), B's one node (three ranks)
+    EXPECT_EQ(st.latencies.size(), 4u) << seed;
     EXPECT_GT(st.corrected_receives + st.corrected_collectives, 0u);
     // each location's events keep their order, and no timestamp goes backwards
     for (size_t i = 0; i < l.data.sends.size(); ++i) {
@@ -275,9 +286,9 @@ TEST(CorrectClocks, ConsistentTraceIsLeftAlone) {
   Loaded l = load(GS_TEST_SPECS "/late_sender.spec", "late_sender");
   Loaded orig = l;
   auto t = gs::make_local_transport();
-  gs::ClcOptions o;  // the spec's messages take less than 30 us between metahosts: no latencies
-  o.latency_node_s = o.latency_host_s = o.latency_grid_s = 0;
-  gs::ClcStats st = gs::correct_clocks(l.defs, l.data, *t, o);
+  // minimum latencies from the trace: every message takes at least its link's minimum
+  gs::ClcStats st = gs::correct_clocks(l.defs, l.data, *t, gs::ClcOptions{});
+  for (const gs::LinkLatency& x : st.latencies) EXPECT_EQ(x.source, gs::LatencySource::Trace);
   EXPECT_EQ(st.rounds, 1u);
   EXPECT_EQ(st.corrected_receives, 0u);
   EXPECT_EQ(st.max_shift_ticks, 0);
@@ -289,10 +300,20 @@ TEST(CorrectClocks, BarrierMemberLeavingEarlyMovesToLatestBeginPlusLatency) {
   auto t = gs::make_local_transport();
   gs::ClcStats st = gs::correct_clocks(l.defs, l.data, *t, gs::ClcOptions{});
   EXPECT_EQ(st.corrected_collectives, 1u);
-  EXPECT_EQ(violations(l), 0);
-  // rank 0 (node a1) left at 30; rank 2 (node a2, same metahost) began at 40: 40 + 3 us
+  EXPECT_EQ(violations(l, st), 0);
+  // rank 0 (node a1) left at 30; rank 2 (node a2, same metahost) began at 40: no message
+  // between A's nodes, so their latency is the floor (1 tick): 40 + 1 us. The one message
+  // within node a1 took 10 us: that link's minimum.
   ASSERT_EQ(l.data.colls[0].rank, 0u);
-  EXPECT_EQ(l.data.colls[0].end, 43);
+  EXPECT_EQ(l.data.colls[0].end, 41);
+  ASSERT_EQ(st.latencies.size(), 2u);
+  EXPECT_EQ(st.latencies[0].cls, gs::LinkClass::Node);
+  EXPECT_EQ(st.latencies[0].ticks, 10);
+  EXPECT_EQ(st.latencies[0].source, gs::LatencySource::Trace);
+  EXPECT_EQ(st.latencies[1].cls, gs::LinkClass::Host);
+  EXPECT_EQ(st.latencies[1].ticks, 1);
+  EXPECT_EQ(st.latencies[1].source, gs::LatencySource::Floor);
+  EXPECT_EQ(st.latencies[1].observed_ticks, gs::kNoObservation);
 }
 
 }  // namespace
@@ -304,19 +325,19 @@ TEST(CorrectClocks, BackwardAmortisationDoesNotMoveASendPastItsReceive) {
   auto t = gs::make_local_transport();
   gs::ClcStats st = gs::correct_clocks(l.defs, l.data, *t, gs::ClcOptions{});
   EXPECT_EQ(st.corrected_receives, 2u);
-  EXPECT_EQ(violations(l), 0);
+  EXPECT_EQ(violations(l, st), 0);
   const gs::SendRec* to2 = nullptr;
   for (auto& s : l.data.sends)
     if (s.src == 1) to2 = &s;
   ASSERT_NE(to2, nullptr);
-  EXPECT_EQ(to2->evt, 10);      // pinned: its receive (moved to 11) allows no more
+  EXPECT_EQ(to2->evt, 10);      // pinned: its receive (moved to 12) allows no more
   EXPECT_EQ(to2->c_leave, 12);  // the ramp bends at the send
   const gs::RecvRec* from0 = nullptr;
   for (auto& r : l.data.recvs)
     if (r.dst == 1 && r.tag == 2) from0 = &r;
   ASSERT_NE(from0, nullptr);
-  EXPECT_EQ(from0->enter, 35);
-  EXPECT_EQ(from0->evt, 61);
+  EXPECT_EQ(from0->enter, 36);
+  EXPECT_EQ(from0->evt, 62);
 }
 
 }  // namespace
@@ -348,15 +369,115 @@ TEST(CorrectClocks, BackwardAmortisationKeepsCollectiveBeginsThatFeedABound) {
   gs::ClcStats st = gs::correct_clocks(l.defs, l.data, *t, gs::ClcOptions{});
   EXPECT_EQ(st.corrected_collectives, 2u);
   EXPECT_EQ(st.corrected_receives, 2u);
-  EXPECT_EQ(violations(l), 0);
+  EXPECT_EQ(violations(l, st), 0);
   for (auto& c : l.data.colls) {
     if (c.rank == 1 || c.rank == 2) {  // the Reduce sender and the Bcast root: pinned
       EXPECT_EQ(c.begin, 10) << c.rank;
       EXPECT_EQ(c.end, 15) << c.rank;
     } else {
-      EXPECT_EQ(c.end, 11) << c.rank;  // moved to the begin it waits for + 1 us
+      EXPECT_EQ(c.end, 12) << c.rank;  // moved to the begin it waits for + 2 us (learned)
     }
   }
+}
+
+}  // namespace
+
+namespace {
+
+// ---- minimum latencies from the trace ----
+
+TEST(MinTransfer, KeepsTheLeastPositiveTransfer) {
+  gs::MinTransfer m;
+  EXPECT_EQ(m.value, gs::kNoObservation);
+  for (int64_t d : {-1000, 0, 3700, 3500, 5000}) m.add(d);
+  EXPECT_EQ(m.value, 3500);  // violations (<= 0) do not drag it down
+  gs::MinTransfer only_violations;
+  for (int64_t d : {-5, 0}) only_violations.add(d);
+  EXPECT_EQ(only_violations.value, gs::kNoObservation);
+}
+
+TEST(FloorTicks, RoundsDownAndIsAtLeastOneTick) {
+  EXPECT_EQ(gs::floor_ticks(500, 1000000000), 500);  // ns ticks
+  EXPECT_EQ(gs::floor_ticks(100, 1000000000), 100);
+  EXPECT_EQ(gs::floor_ticks(500, 2400000000), 1200);
+  EXPECT_EQ(gs::floor_ticks(500, 3000000), 1);      // 1.5 ticks -> 1
+  EXPECT_EQ(gs::floor_ticks(500, 1000000), 1);      // 0.5 ticks -> at least 1
+  EXPECT_EQ(gs::floor_ticks(100, 1000000), 1);
+}
+
+TEST(ChooseLatency, ObservedMinimumAboveTheFloor) {
+  gs::LatencyChoice c = gs::choose_latency(3500, 500, -1);
+  EXPECT_EQ(c.ticks, 3500);
+  EXPECT_EQ(c.source, gs::LatencySource::Trace);
+  c = gs::choose_latency(500, 500, -1);  // at the floor: still the trace's
+  EXPECT_EQ(c.ticks, 500);
+  EXPECT_EQ(c.source, gs::LatencySource::Trace);
+}
+
+TEST(ChooseLatency, FloorBelowItOrWithoutMessages) {
+  gs::LatencyChoice c = gs::choose_latency(200, 500, -1);  // faster than physics: the floor
+  EXPECT_EQ(c.ticks, 500);
+  EXPECT_EQ(c.source, gs::LatencySource::Floor);
+  c = gs::choose_latency(gs::kNoObservation, 500, -1);
+  EXPECT_EQ(c.ticks, 500);
+  EXPECT_EQ(c.source, gs::LatencySource::Floor);
+}
+
+TEST(ChooseLatency, AnExplicitOptionIsForced) {
+  for (int64_t observed : {int64_t(200), int64_t(3500), gs::kNoObservation}) {
+    gs::LatencyChoice c = gs::choose_latency(observed, 500, 30000);
+    EXPECT_EQ(c.ticks, 30000);
+    EXPECT_EQ(c.source, gs::LatencySource::Option);
+  }
+  gs::LatencyChoice zero = gs::choose_latency(3500, 500, 0);  // 0 is a value too
+  EXPECT_EQ(zero.ticks, 0);
+  EXPECT_EQ(zero.source, gs::LatencySource::Option);
+}
+
+TEST(CorrectClocks, EachMetahostPairHasItsOwnLatencyInACollective) {
+  // Three metahosts, one rank each (1 tick = 1 us). A-B messages take 4 and 6 us (A-B: 4),
+  // the A-C message 50 us (A-C: 50), none between B and C (the 1-tick floor). A barrier,
+  // all begin at 100: rank 0's end >= max(100 + 4, 100 + 50) = 150 (was 120), rank 1's
+  // >= max(104, 101) (120 stays), rank 2's >= max(150, 101) = 150 (was 130).
+  std::string path = ::testing::TempDir() + "/gs_clc_pairs.spec";
+  std::ofstream(path) << "rank 0 A a1\nrank 1 B b1\nrank 2 C c1\n0 0 enter main\n1 0 enter main\n2 0 enter main\n"
+                         "0 10 11 send MPI_Send 1 0 8\n1 5 14 recv MPI_Recv 0 0 8\n"
+                         "1 20 21 send MPI_Send 0 1 8\n0 15 26 recv MPI_Recv 1 1 8\n"
+                         "0 30 31 send MPI_Send 2 2 8\n2 20 80 recv MPI_Recv 0 2 8\n"
+                         "0 100 120 coll MPI_Barrier MPI_COMM_WORLD -1 0 0\n"
+                         "1 100 120 coll MPI_Barrier MPI_COMM_WORLD -1 0 0\n"
+                         "2 100 130 coll MPI_Barrier MPI_COMM_WORLD -1 0 0\n"
+                         "0 200 leave\n1 200 leave\n2 200 leave\n";
+  Loaded l = load(path, "pairs");
+  auto t = gs::make_local_transport();
+  gs::ClcStats st = gs::correct_clocks(l.defs, l.data, *t, gs::ClcOptions{});
+  ASSERT_EQ(st.latencies.size(), 3u);  // A-B, A-C, B-C (one rank per node: no node/host keys)
+  EXPECT_EQ(latency(l.defs, st, 0, 1), 4);
+  EXPECT_EQ(latency(l.defs, st, 0, 2), 50);
+  EXPECT_EQ(latency(l.defs, st, 1, 2), 1);
+  EXPECT_EQ(st.latencies[2].source, gs::LatencySource::Floor);
+  EXPECT_EQ(st.corrected_receives, 0u);
+  EXPECT_EQ(st.corrected_collectives, 2u);
+  int64_t end[3] = {0, 0, 0};
+  for (auto& c : l.data.colls) end[c.rank] = c.end;
+  EXPECT_EQ(end[0], 150);
+  EXPECT_EQ(end[1], 120);
+  EXPECT_EQ(end[2], 150);
+  EXPECT_EQ(violations(l, st), 0);
+}
+
+TEST(CorrectClocks, ExplicitLatencyOverridesTheTrace) {
+  Loaded l = load(GS_TEST_SPECS "/clc_grid.spec", "clc_grid");
+  auto t = gs::make_local_transport();
+  gs::ClcOptions o;
+  o.latency_grid_s = 10e-6;
+  gs::ClcStats st = gs::correct_clocks(l.defs, l.data, *t, o);
+  ASSERT_EQ(st.latencies.size(), 1u);
+  EXPECT_EQ(st.latencies[0].ticks, 10);
+  EXPECT_EQ(st.latencies[0].source, gs::LatencySource::Option);
+  EXPECT_EQ(st.latencies[0].observed_ticks, 45);  // the second message: 405 - 360
+  ASSERT_EQ(l.data.recvs[0].tag, 0u);
+  EXPECT_EQ(l.data.recvs[0].evt, 30);  // 20 + 10 (specs/clc_grid.spec)
 }
 
 }  // namespace

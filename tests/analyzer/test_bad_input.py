@@ -97,3 +97,24 @@ def test_metahost_map_matching_nothing(make_trace, tmp_path):
 def test_bad_jobs(make_trace, tmp_path):
     proc = gridscope("analyze", make_trace("late_sender"), "-o", tmp_path / "o", "-j", "0")
     assert proc.returncode == 2 and "-j must be at least 1" in proc.stderr
+
+
+@pytest.mark.parametrize("option", ["--latency-node", "--latency-host", "--latency-grid"])
+def test_latency_options(make_trace, tmp_path, option):
+    trace = make_trace("clc_grid")
+    alone = gridscope("analyze", trace, "-o", tmp_path / "o", option, "1e-6")
+    assert alone.returncode == 2 and "only with --time-correct" in alone.stderr
+    negative = gridscope("analyze", trace, "-o", tmp_path / "o", "--time-correct", option, "-1e-6")
+    assert negative.returncode == 2 and "Traceback" not in negative.stderr
+
+
+@pytest.mark.parametrize("value", ["abc", "-1e-6", "nan", ""])
+def test_engine_rejects_a_bad_latency(make_trace, tmp_path, value):
+    from gridscope import native
+
+    proc = subprocess.run([str(native.binary("gridscope-replay")), "--time-correct", "--latency-grid", value,
+                           "-o", str(tmp_path / "o"), str(make_trace("clc_grid"))], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [f"gridscope-replay: --latency-grid: not a latency in seconds "
+                                        f"(a number >= 0): {value}"]

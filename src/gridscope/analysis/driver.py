@@ -24,6 +24,8 @@ class AnalyzeOptions:
     time_correct: bool = False
     latency_grid_s: float | None = None
     launcher: str | None = None  # command prefix ("srun -n 64") that starts the engine; sets the processes
+    latency_node_s: float | None = None  # explicit minimum latencies for --time-correct (None: from the trace)
+    latency_host_s: float | None = None
 
 
 def resolve_anchor(trace: Path) -> Path:
@@ -111,8 +113,9 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
         if opts.metahosts is not None:
             step("metahosts")
             per_rank, metahost_file = map_metahosts(anchor, opts.metahosts, scratch)
+        latencies = {"node": opts.latency_node_s, "host": opts.latency_host_s, "grid": opts.latency_grid_s}
         with start_engine(anchor, scratch, opts.jobs, metahost_file, time_correct=opts.time_correct,
-                          latency_grid_s=opts.latency_grid_s, launcher=launcher) as engine:
+                          latencies=latencies, launcher=launcher) as engine:
             try:
                 step("replay (--launcher)" if launcher is not None
                      else f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")

@@ -78,7 +78,7 @@ def list_ranks(anchor: Path) -> list[tuple[int, str, str]]:
 
 
 def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | None,
-                 time_correct: bool = False, latency_grid_s: float | None = None,
+                 time_correct: bool = False, latencies: dict[str, float | None] | None = None,
                  launcher: list[str] | None = None) -> "EngineRun":
     """With `launcher` (launcher_prefix's words) the engine runs as `LAUNCHER... gridscope-replay
     --mpi ...` and the launcher decides processes and hosts; `jobs` is then not used."""
@@ -86,8 +86,10 @@ def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | N
     args = [engine, "-o", str(scratch)]
     if time_correct:
         args.append("--time-correct")
-        if latency_grid_s is not None:
-            args += ["--latency-grid", repr(float(latency_grid_s))]
+        # explicit minimum latencies by link class ("node", "host", "grid"); None: from the trace
+        for link, seconds in (latencies or {}).items():
+            if seconds is not None:
+                args += [f"--latency-{link}", repr(float(seconds))]
     if metahost_file is not None:
         args += ["--metahost-file", str(metahost_file)]
     args.append(str(anchor))

@@ -17,6 +17,18 @@ def _seconds(x: float) -> str:
     return f"{x:.3f}" if x == 0 or abs(x) >= 0.001 else "<0.001"
 
 
+def _time_correction_line(tc: dict) -> str:
+    """One line: what the clock correction moved and the minimum latencies it used."""
+    def link(x: dict) -> str:
+        a, b = x["metahosts"]
+        where = f"{a}-{b}" if x["class"] == "grid" else f"{a} {'node' if x['class'] == 'node' else 'nodes'}"
+        return f"{where} {x['latency_s'] * 1e6:.3g} us ({x['source']})"
+
+    return (f"Time correction: {tc['corrected_receives']} receives, {tc['corrected_collectives']} collective ends "
+            f"moved (max {tc['max_shift_s'] * 1e6:.3g} us); minimum latencies: "
+            + (", ".join(link(x) for x in tc.get("latencies", [])) or "-"))
+
+
 def print_summary(summary: dict, console: Console | None = None, top: int = 8) -> None:
     console = console or Console()
     total = summary["total_time_s"]
@@ -24,6 +36,9 @@ def print_summary(summary: dict, console: Console | None = None, top: int = 8) -
     console.print(f"[bold]{summary['ranks']} ranks[/] on {hosts}; {summary['events']:,} events; "
                   f"time {total:.6g} s, MPI {summary['mpi_time_s']:.6g} s ({_pct(summary['mpi_time_s'], total).strip()}); "
                   f"clock violations {summary['clock_violations']}")
+    tc = summary["time_correction"]
+    if tc["enabled"]:
+        console.print(_time_correction_line(tc))
     skipped = summary["unanalysed_locations"]
     if skipped["locations"]:
         console.print(f"[yellow]Not analysed: {skipped['locations']} thread locations besides the ranks' "

@@ -29,18 +29,28 @@ def analyze(
         False, "--allow-unmatched", help="Analyse even if some messages have no partner."),
     time_correct: bool = typer.Option(
         False, "--time-correct", help="Correct clock-condition violations (controlled logical clock)."),
+    latency_node: Optional[float] = typer.Option(
+        None, "--latency-node", min=0.0,
+        help="Minimum message latency within a node for --time-correct, in s (default: from the trace)."),
+    latency_host: Optional[float] = typer.Option(
+        None, "--latency-host", min=0.0,
+        help="Minimum message latency between nodes of a metahost for --time-correct, in s (default: from the trace)."),
     latency_grid: Optional[float] = typer.Option(
-        None, "--latency-grid", help="Minimum message latency between metahosts for --time-correct, in s "
-        "(default 3e-5; within a node 1e-6, between nodes 3e-6)."),
+        None, "--latency-grid", min=0.0,
+        help="Minimum message latency between metahosts for --time-correct, in s (default: per metahost pair, the "
+        "least transfer time of its messages, at least 5e-7; docs/analyzer.md \"Clocks\")."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Do not print the summary."),
 ) -> None:
     """Replay the trace in parallel and write profile.cubex, summary.json, waitstates.feather."""
     from gridscope.analysis.driver import AnalyzeOptions, analyze as run
 
-    if latency_grid is not None and not time_correct:
-        raise typer.BadParameter("only with --time-correct", param_hint="--latency-grid")
-    opts = AnalyzeOptions(trace, output, jobs, metahosts, allow_unmatched, quiet, time_correct, latency_grid,
-                          launcher)
+    for hint, value in (("--latency-node", latency_node), ("--latency-host", latency_host),
+                        ("--latency-grid", latency_grid)):
+        if value is not None and not time_correct:
+            raise typer.BadParameter("only with --time-correct", param_hint=hint)
+    opts = AnalyzeOptions(trace, output, jobs, metahosts, allow_unmatched, quiet, time_correct,
+                          latency_grid_s=latency_grid, launcher=launcher, latency_node_s=latency_node,
+                          latency_host_s=latency_host)
     if quiet:
         summary = run(opts)
     else:
