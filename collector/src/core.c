@@ -28,6 +28,16 @@ static OTF2_Archive *archive;
 static MPI_Comm tool_comm = MPI_COMM_NULL;    /* private copy of MPI_COMM_WORLD */
 static MPI_Comm archive_comm = MPI_COMM_NULL; /* processes writing the same archive */
 static uint64_t t_program_begin;
+#ifndef GS_SMPI
+/* The program's begin is the earliest time the measurement has: when the dynamic loader
+ * runs this library's constructors, before main. Under SMPI the simulated clock only
+ * starts with MPI, so there the program begins at MPI_Init. */
+static uint64_t t_loaded;
+__attribute__((constructor)) static void note_load_time(void)
+{
+    t_loaded = gs_raw_time();
+}
+#endif
 static char trace_dir[4096];
 static int crashed;
 
@@ -483,12 +493,17 @@ void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t
     gs_run.offset_init = gs_sync_clocks(tool_comm, &gs_run.topo, rank, &gs_run.at_init);
     simulated_clock_is_global(&gs_run.offset_init);
 
-    t_program_begin = gs.skewed ? gs_skewed_time(t_begin_raw) : t_begin_raw;
+    uint64_t t_init = gs.skewed ? gs_skewed_time(t_begin_raw) : t_begin_raw;
+    uint64_t t_first = t_begin_raw;
+#ifndef GS_SMPI
+    if (t_loaded && t_loaded < t_first) t_first = t_loaded;
+#endif
+    t_program_begin = gs.skewed ? gs_skewed_time(t_first) : t_first;
     gs_defs_write_provisional(dir, tool_comm, t_program_begin);
     gs_defs_write_provisional_local(dir);
     OTF2_EvtWriter_ProgramBegin(gs.evt, NULL, t_program_begin, GS_STR_PROGRAM,
                                 (uint32_t)gs_run.nargs_shared, gs_run.arg_refs);
-    OTF2_EvtWriter_Enter(gs.evt, NULL, t_program_begin, init_region);
+    OTF2_EvtWriter_Enter(gs.evt, NULL, t_init, init_region);
     OTF2_EvtWriter_Leave(gs.evt, NULL, gs_time(), init_region);
     gs.active = 1;
 #ifndef GS_SMPI

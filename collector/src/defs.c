@@ -133,6 +133,29 @@ void gs_defs_share_cmdline(MPI_Comm comm)
     for (int i = 0; i < n; i++) gs_run.arg_refs[i] = GS_STR_ARG0 + (OTF2_StringRef)i;
 }
 
+/* The program's region, defined as Score-P defines it (SCOREP_RuntimeManagement.c,
+ * define_program_begin_end_region): display name the executable's basename, canonical name
+ * the program and its arguments joined by spaces, role ARTIFICIAL, paradigm
+ * MEASUREMENT_SYSTEM. No event names it: readers take ProgramBegin/ProgramEnd as its Enter
+ * and Leave and find it by those names (as Scalasca's PEARL does), so its id is free. */
+static void program_region(OTF2_GlobalDefWriter *w, strtab_t *st, uint32_t id)
+{
+    const char *p = gs_run.shared_cmdline, *slash = strrchr(p, '/');
+    size_t len = (size_t)gs_run.shared_cmdline_len;
+    char *canonical = malloc(len > 0 ? len : 1);
+    memcpy(canonical, p, len);
+    for (size_t i = 0; i + 1 < len; i++)
+        if (canonical[i] == '\0') canonical[i] = ' ';
+    if (len == 0) canonical[0] = '\0';
+    uint32_t display = st_add(st, slash ? slash + 1 : p), full = st_add(st, canonical);
+    free(canonical);
+    if (w)
+        OTF2_GlobalDefWriter_WriteRegion(w, id, display, full, GS_STR_EMPTY,
+                                         OTF2_REGION_ROLE_ARTIFICIAL,
+                                         OTF2_PARADIGM_MEASUREMENT_SYSTEM,
+                                         OTF2_REGION_FLAG_NONE, GS_STR_EMPTY, 0, 0);
+}
+
 /* Emits all global definitions; with w == NULL it only interns the strings, so every
  * string can be written before the first record that references it. */
 static void emit(OTF2_GlobalDefWriter *w, strtab_t *st)
@@ -210,6 +233,7 @@ static void emit(OTF2_GlobalDefWriter *w, strtab_t *st)
                                              OTF2_REGION_ROLE_FUNCTION, u->user[i].paradigm,
                                              OTF2_REGION_FLAG_NONE, empty, 0, 0);
     }
+    program_region(w, st, GS_NUM_MPI_REGIONS + u->nuser);
 
     /* Groups: all locations (rank -> location), COMM_SELF, then one per member list. */
     if (w) {

@@ -233,6 +233,7 @@ Defs read_definitions(OTF2_Reader* reader, const std::string& anchor, bool requi
     metahost[r] = !under_meta.empty() ? under_meta : !machine_name.empty() ? machine_name : node_name;
   }
   assign_metahosts(d, metahost);
+  d.strings = std::move(raw.strings);  // ProgramBegin names the program by string ref
   return d;
 }
 

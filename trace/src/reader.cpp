@@ -63,6 +63,54 @@ class Prefault {
 
 struct Prefaults { Prefault sends, recvs; };
 
+// The program's root region (events.hpp): the region Score-P defines for the program, found
+// as Scalasca's PEARL finds it (role ARTIFICIAL, paradigm MEASUREMENT_SYSTEM, display name
+// the executable's basename, canonical name the path and arguments joined by spaces); a
+// trace that lacks it gets one of that kind appended to its definitions. Without a
+// ProgramBegin the program is unnamed: "PROGRAM", Score-P's own name for an executable it
+// cannot determine.
+class ProgramRegions {
+ public:
+  explicit ProgramRegions(Defs& d) : d_(d) {}
+  uint32_t of(OTF2_StringRef name, uint32_t nargs, const OTF2_StringRef* args) {
+    std::string full = string(name), canonical = full;
+    for (uint32_t i = 0; i < nargs; ++i) canonical += " " + string(args[i]);
+    size_t slash = full.find_last_of('/');
+    return find_or_add(slash == std::string::npos ? full : full.substr(slash + 1), canonical);
+  }
+  uint32_t fallback() { return find_or_add(kUnnamed, kUnnamed); }
+
+ private:
+  static constexpr const char* kUnnamed = "PROGRAM";
+  std::string string(OTF2_StringRef ref) const {
+    auto it = d_.strings.find(ref);
+    return it == d_.strings.end() ? std::string() : it->second;
+  }
+  uint32_t find_or_add(const std::string& display, const std::string& canonical) {
+    auto key = display + '\n' + canonical;
+    auto hit = cache_.find(key);
+    if (hit != cache_.end()) return hit->second;
+    uint32_t id = 0;
+    while (id < d_.regions.size() &&
+           !(d_.regions[id].defined && d_.regions[id].role == OTF2_REGION_ROLE_ARTIFICIAL &&
+             d_.regions[id].paradigm == OTF2_PARADIGM_MEASUREMENT_SYSTEM && d_.regions[id].name == display &&
+             d_.regions[id].canonical == canonical))
+      ++id;
+    if (id == d_.regions.size()) {  // not defined: ours, after the trace's own regions
+      RegionDef r;
+      r.name = display;
+      r.canonical = canonical;
+      r.role = OTF2_REGION_ROLE_ARTIFICIAL;
+      r.paradigm = OTF2_PARADIGM_MEASUREMENT_SYSTEM;
+      r.defined = true;
+      d_.regions.push_back(r);
+    }
+    return cache_[key] = id;
+  }
+  Defs& d_;
+  std::unordered_map<std::string, uint32_t> cache_;
+};
+
 enum : uint8_t { PEND_SEND = 0, PEND_RECV = 1 };
 
 struct Frame { uint32_t cp; uint32_t instance; int64_t enter; uint32_t pend; int64_t coll_begin; };
@@ -73,9 +121,15 @@ struct Posted { int64_t enter; uint32_t seq; };  // an MPI_Irecv's region enter 
 // stack and per-call-path accumulators, communication events become compact records.
 class RecordBuilder {
  public:
-  RecordBuilder(const Defs& d, LocalData& out, Prefaults& prefault, uint32_t rank)
-      : d_(d), out_(out), prefault_(prefault), rank_(rank) {}
+  RecordBuilder(const Defs& d, LocalData& out, Prefaults& prefault, ProgramRegions& programs, uint32_t rank)
+      : d_(d), out_(out), prefault_(prefault), programs_(programs), rank_(rank) {}
   const std::string& error() const { return error_; }
+
+  static constexpr bool kProgramRoot = true;
+  uint32_t program_region(OTF2_StringRef name, uint32_t nargs, const OTF2_StringRef* args) {
+    return programs_.of(name, nargs, args);
+  }
+  uint32_t program_fallback_region() { return programs_.fallback(); }
 
   OTF2_CallbackCode enter(uint64_t t, uint32_t region) {
     int64_t now = ts(t);
@@ -165,6 +219,7 @@ class RecordBuilder {
   const Defs& d_;
   LocalData& out_;
   Prefaults& prefault_;
+  ProgramRegions& programs_;
   uint32_t rank_;
   std::vector<Frame> stack_;
   int64_t last_ = 0;
@@ -281,6 +336,7 @@ void RecordBuilder::finish_location(size_t first_recv) {
 
 void read_locations(Archive& archive, const std::vector<uint32_t>& ranks, LocalData& out) {
   const Defs& defs = archive.defs();
+  ProgramRegions programs(archive.defs());
   uint64_t announced = 0;
   std::vector<uint64_t> locations;
   for (uint32_t r : ranks) {
@@ -298,7 +354,7 @@ void read_locations(Archive& archive, const std::vector<uint32_t>& ranks, LocalD
       archive, locations, out.repairs,
       [&](size_t i) -> RecordBuilder& {
         first_recv = out.recvs.size();
-        return builder.emplace(defs, out, prefault, ranks[i]);
+        return builder.emplace(defs, out, prefault, programs, ranks[i]);
       },
       [&](size_t, uint64_t events, const Archive::LocationInfo& info) {
         out.events += events;

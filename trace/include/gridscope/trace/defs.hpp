@@ -78,6 +78,7 @@ struct Defs {
   std::vector<std::string> metahosts;
   // Locations that are not MPI ranks (the ranks' other threads): not analysed, only counted.
   uint64_t other_locations = 0, other_location_events = 0;
+  std::unordered_map<uint32_t, std::string> strings;  // String definitions (ProgramBegin's program name)
 
   uint32_t ranks() const { return rank_location.size(); }
   // World rank of `comm_rank` in `comm` as seen by `caller`; UINT32_MAX if out of range.

@@ -15,12 +15,23 @@
 //   irecv_request(t, request)  recv(t, sender, comm, tag, bytes)  irecv(..., request)
 //   coll_begin(t)  coll_end(t, op, comm, root, sent, received)
 // and `const std::string& error() const` (empty unless it interrupted the pass).
+//
+// The program's root (opt-in: a handler with `static constexpr bool kProgramRoot = true`
+// and `uint32_t program_region(name, nargs, args)` / `uint32_t program_fallback_region()`):
+// ProgramBegin and ProgramEnd become the Enter and Leave of the program region, as
+// Scalasca's PEARL reads Score-P traces (the region Score-P defines for the program, role
+// ARTIFICIAL, paradigm MEASUREMENT_SYSTEM), so every region nests inside it; without a
+// ProgramEnd it is closed at the location's last event. A location whose first event is not
+// a ProgramBegin has no such span: each stretch between a top-level Leave and the next
+// top-level Enter (or the last event) becomes one visit of the fallback program region, a
+// sibling of the top-level regions, so the time outside any region still counts.
 #pragma once
 #include <otf2/otf2.h>
 
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -62,6 +73,7 @@ class RegionBalance {
     return !open_.empty() && open_.back() == region ? 1 : leave_repairing(region, t);
   }
   uint32_t innermost() const { return open_.back(); }
+  size_t depth() const { return open_.size(); }
   void pop() { open_.pop_back(); }
   // At the location's end: how many (user) regions to close at `last`, or 0 with error()
   // set when an MPI region is still open.
@@ -80,6 +92,12 @@ class RegionBalance {
   std::string error_;
 };
 
+// Whether handler H asks for the program's root (see the top of this file).
+template <class H, class = void>
+struct WantsProgramRoot : std::false_type {};
+template <class H>
+struct WantsProgramRoot<H, std::void_t<decltype(H::kProgramRoot)>> : std::bool_constant<H::kProgramRoot> {};
+
 template <class H>
 class EventStream {
  public:
@@ -94,11 +112,15 @@ class EventStream {
   // error() set, when an MPI region is still open or the pass stopped on a problem.
   bool finish() {
     if (!error_.empty()) return false;
-    for (size_t n = balance_.finish(last_); n > 0; --n) {
-      h_.leave(last_, balance_.innermost());
-      balance_.pop();
+    if (!close_all(last_)) return false;
+    if constexpr (kRoot) {
+      if (root_open_) {
+        root_open_ = false;
+        h_.leave(last_, root_);
+      } else if (gap_from_ != kNoGap && last_ > gap_from_) {
+        gap(last_);
+      }
     }
-    if (!balance_.error().empty()) error_ = balance_.error();
     return error_.empty();
   }
   // The stream's own problem (bad nesting, undefined region); the handler keeps its own.
@@ -107,8 +129,32 @@ class EventStream {
  private:
   using Self = EventStream<H>;
   static Self& self(void* u) { return *static_cast<Self*>(u); }
+  static constexpr bool kRoot = WantsProgramRoot<H>::value;
+  static constexpr uint64_t kNoGap = UINT64_MAX;
+
+  // Closes the regions still open (user regions repaired, MPI ones an error).
+  bool close_all(uint64_t t) {
+    for (size_t n = balance_.finish(t); n > 0; --n) {
+      h_.leave(t, balance_.innermost());
+      balance_.pop();
+    }
+    if (!balance_.error().empty()) error_ = balance_.error();
+    return error_.empty();
+  }
+  // One visit of the fallback root for the time outside any region up to `t`.
+  void gap(uint64_t t) {
+    if (root_ == kNoRegion) root_ = h_.program_fallback_region();
+    h_.enter(gap_from_, root_);
+    h_.leave(t, root_);
+    gap_from_ = kNoGap;
+  }
 
   OTF2_CallbackCode enter(uint64_t t, uint32_t region) {
+    if constexpr (kRoot) {
+      if (first_) first_ = false;  // not a ProgramBegin: top-level gaps are the root's time
+      else if (gap_from_ != kNoGap && t > gap_from_ && balance_.depth() == 0) gap(t);
+      gap_from_ = kNoGap;
+    }
     last_ = t;
     if (balance_.undefined(region)) return stop();
     balance_.enter(region);
@@ -123,7 +169,24 @@ class EventStream {
       balance_.pop();
       if (rc != OTF2_CALLBACK_SUCCESS) return rc;
     }
+    if constexpr (kRoot)
+      if (balance_.depth() == 0 && !root_open_ && !program_seen_) gap_from_ = t;
     return OTF2_CALLBACK_SUCCESS;
+  }
+  OTF2_CallbackCode program_begin(uint64_t t, OTF2_StringRef name, uint32_t nargs, const OTF2_StringRef* args) {
+    if (!first_ || program_seen_) return OTF2_CALLBACK_SUCCESS;  // only as the location's first event
+    first_ = false;
+    program_seen_ = root_open_ = true;
+    last_ = t;
+    root_ = h_.program_region(name, nargs, args);
+    return h_.enter(t, root_);
+  }
+  OTF2_CallbackCode program_end(uint64_t t) {
+    last_ = t;
+    if (!root_open_) return OTF2_CALLBACK_SUCCESS;
+    if (!close_all(t)) return OTF2_CALLBACK_INTERRUPT;
+    root_open_ = false;
+    return h_.leave(t, root_);
   }
   OTF2_CallbackCode stop() {
     error_ = balance_.error();
@@ -133,6 +196,11 @@ class EventStream {
 #define GS_EVT_ARGS OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*
   static OTF2_CallbackCode on_enter(GS_EVT_ARGS, OTF2_RegionRef r) { return self(u).enter(t, r); }
   static OTF2_CallbackCode on_leave(GS_EVT_ARGS, OTF2_RegionRef r) { return self(u).leave(t, r); }
+  static OTF2_CallbackCode on_program_begin(GS_EVT_ARGS, OTF2_StringRef name, uint32_t nargs,
+                                            const OTF2_StringRef* args) {
+    return self(u).program_begin(t, name, nargs, args);
+  }
+  static OTF2_CallbackCode on_program_end(GS_EVT_ARGS, int64_t) { return self(u).program_end(t); }
   static OTF2_CallbackCode on_send(GS_EVT_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n) {
     self(u).last_ = t;
     return self(u).h_.send(t, peer, c, tag, n);
@@ -175,6 +243,11 @@ class EventStream {
   RegionBalance balance_;
   uint64_t last_ = 0;
   std::string error_;
+  // the program's root (kRoot handlers only)
+  static constexpr uint32_t kNoRegion = UINT32_MAX;
+  uint32_t root_ = kNoRegion;
+  bool first_ = true, program_seen_ = false, root_open_ = false;
+  uint64_t gap_from_ = kNoGap;  // a top-level Leave's time while outside any region
 };
 
 template <class H>
@@ -190,6 +263,10 @@ OTF2_EvtReaderCallbacks* EventStream<H>::callbacks() {
   OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, on_irecv);
   OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, on_coll_begin);
   OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, on_coll_end);
+  if constexpr (kRoot) {
+    OTF2_EvtReaderCallbacks_SetProgramBeginCallback(cb, on_program_begin);
+    OTF2_EvtReaderCallbacks_SetProgramEndCallback(cb, on_program_end);
+  }
   return cb;
 }
 
