@@ -6,8 +6,9 @@
 // Shape options (benchmarks/analyzer/bench_matrix.py); without them the output is the
 // historical --bench trace, byte for byte:
 //   --waits default   compute time varies per rank and iteration: some receives wait
-//   --waits few       equal compute: Late Senders only where collectives' staggered ends
-//                     ripple through the ring (a few per cent of the receives)
+//   --waits few       equal compute and one latency (50 ns) on every link: the ranks stay in
+//                     lockstep, Late Senders only where the collectives' staggered ends
+//                     ((r % 4) * 10 ns) ripple through the ring for an iteration or two
 //   --waits all       red-black exchange, even ranks compute longer: odd ranks receive
 //                     before their neighbours send, even ranks before the odd replies come,
 //                     so every receive is a Late Sender (RANKS must be even)
@@ -93,7 +94,11 @@ int run_bench(const std::vector<std::string>& args) {
     return 0;
   };
   auto remote = [&](uint32_t a, uint32_t b) { return (a < nranks / 2) != (b < nranks / 2); };
-  auto latency = [&](uint32_t a, uint32_t b) -> uint64_t { return remote(a, b) ? 800 : 50; };
+  auto latency = [&](uint32_t a, uint32_t b) -> uint64_t {
+    // --waits few: one latency everywhere, or the WAN links would delay their ranks every
+    // iteration and the ring would wait for them
+    return remote(a, b) && shape.waits != Waits::Few ? 800 : 50;
+  };
   auto enter_levels = [&](uint32_t r, uint64_t t) {
     for (uint64_t d = 0; d < depth; ++d) w.enter(r, t + d, R_level[d]);
   };
