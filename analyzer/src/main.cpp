@@ -16,10 +16,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
 #include "clc.hpp"
+#include "gridscope/trace/archive.hpp"
 #include "gridscope/trace/defs.hpp"
 #include "gridscope/trace/error.hpp"
 #include "gridscope/trace/reader.hpp"
@@ -67,21 +69,6 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-OTF2_ErrorCode quiet_otf2(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code, const char*, va_list) {
-  return code;  // errors are reported by the caller, once, with the file name
-}
-
-std::string anchor_of(const std::string& trace) {
-  struct stat st;
-  if (stat(trace.c_str(), &st) != 0) throw gs::Error(trace, "no such trace");
-  std::string dir = trace;
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  std::string a = S_ISDIR(st.st_mode) ? dir + "/traces.otf2" : trace;
-  if (stat(a.c_str(), &st) != 0) throw gs::Error(a, "no OTF2 anchor file (traces.otf2) here");
-  if (a.size() < 5 || a.substr(a.size() - 5) != ".otf2") throw gs::Error(a, "not an OTF2 anchor file (*.otf2)");
-  return a;
-}
-
 std::vector<std::string> read_metahost_file(const std::string& path, uint32_t ranks) {
   std::ifstream in(path);
   if (!in) throw gs::Error(path, "cannot read metahost file");
@@ -113,17 +100,15 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 int run(const Options& o, gs::Transport& t) {
   auto t0 = std::chrono::steady_clock::now();
-  std::string anchor = anchor_of(o.trace);
-  OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());
-  if (!reader) throw gs::Error(anchor, "cannot open the OTF2 archive (missing or corrupt anchor file)");
-  OTF2_Reader_SetSerialCollectiveCallbacks(reader);
-  gs::Defs defs = gs::read_definitions(reader, anchor);
+  std::optional<gs::Archive> archive;
+  archive.emplace(o.trace);
+  const std::string anchor = archive->anchor();
+  gs::Defs& defs = archive->defs();
   if (!o.metahost_file.empty()) gs::assign_metahosts(defs, read_metahost_file(o.metahost_file, defs.ranks()));
 
   if (o.list_ranks) {
     for (uint32_t r = 0; r < defs.ranks(); ++r)
       std::printf("%u\t%s\t%s\n", r, defs.rank_node[r].c_str(), defs.rank_metahost_name[r].c_str());
-    OTF2_Reader_Close(reader);
     return 0;
   }
   const int P = t.size(), me = t.rank();
@@ -132,8 +117,7 @@ int run(const Options& o, gs::Transport& t) {
     if (gs::owner_of(r, defs.ranks(), P) == uint32_t(me)) mine.push_back(r);
 
   gs::LocalData data;
-  gs::read_locations(reader, defs, mine, data);
-  OTF2_Reader_Close(reader);
+  gs::read_locations(*archive, mine, data);
   double read_s = seconds_since(t0);
   gs::ClcStats clc;
   if (o.time_correct) clc = gs::correct_clocks(defs, data, t, o.clc);
@@ -151,13 +135,15 @@ int run(const Options& o, gs::Transport& t) {
   // Per-process figures go to process 0 for the report.
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  struct Stat { double read_s, replay_s; uint64_t rss_kb, events, ranks; } st{read_s, replay_s, uint64_t(ru.ru_maxrss),
-                                                                           c.events, mine.size()};
+  struct Stat { double read_s, replay_s; uint64_t rss_kb, events, ranks; gs::RepairLog repairs; } st{
+      read_s, replay_s, uint64_t(ru.ru_maxrss), c.events, mine.size(), data.repairs};
   std::vector<gs::Bytes> out(P);
   gs::append(out[0], st);
   gs::Records<Stat> stats = gs::unpack<Stat>(t.exchange(out));
   if (me == 0) {
     if (totals[1] == 0) throw gs::Error(anchor, "no MPI events in this trace (nothing to analyse)");
+    gs::RepairLog repairs;
+    for (const Stat& s : stats) repairs.merge(s.repairs);
     std::ostringstream j;
     j << "{\n  \"trace\": " << json_str(anchor) << ",\n  \"ranks\": " << defs.ranks() << ",\n  \"processes\": " << P
       << ",\n  \"resolution\": " << defs.resolution << ",\n  \"trace_length_s\": "
@@ -174,7 +160,12 @@ int run(const Options& o, gs::Transport& t) {
       << ", \"max_shift_s\": " << double(clc.max_shift_ticks) / defs.resolution << ", \"rounds\": " << clc.rounds
       << ", \"converged\": " << (clc.converged ? "true" : "false")
       << ", \"latency_grid_s\": " << o.clc.latency_grid_s << "}"
-      << ",\n  \"metahosts\": [";
+      << ",\n  \"repaired_regions\": {";
+    for (int k = 0; k < gs::kRepairKinds; ++k) j << (k ? ", " : "") << json_str(gs::kRepairNames[k]) << ": " << repairs.count[k];
+    j << "},\n  \"repair_warnings\": [";
+    std::vector<std::string> warnings = gs::repair_warnings(repairs, defs);
+    for (size_t i = 0; i < warnings.size(); ++i) j << (i ? ", " : "") << json_str(warnings[i]);
+    j << "],\n  \"metahosts\": [";
     for (size_t i = 0; i < defs.metahosts.size(); ++i) j << (i ? ", " : "") << json_str(defs.metahosts[i]);
     j << "],\n  \"rank_metahost\": [";
     for (uint32_t r = 0; r < defs.ranks(); ++r) j << (r ? ", " : "") << defs.rank_metahost[r];
@@ -208,7 +199,6 @@ int main(int argc, char** argv) {
   // in the heap for reuse instead of returning it (re-faulting fresh zeroed pages is costly).
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  OTF2_Error_RegisterCallback(quiet_otf2, nullptr);
   std::unique_ptr<gs::Transport> t =
       (!o.list_ranks && (o.force_mpi || gs::launched_by_mpi())) ? gs::make_mpi_transport(&argc, &argv)
                                                                 : gs::make_local_transport();

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "clc.hpp"
+#include "gridscope/trace/archive.hpp"
 #include "gridscope/trace/defs.hpp"
 #include "gridscope/trace/matching.hpp"
 #include "gridscope/trace/reader.hpp"
@@ -154,15 +155,12 @@ Loaded load(const std::string& spec_path, const std::string& name) {
   std::string cmd = std::string("rm -rf ") + out + " && " GS_TRACEGEN " " + spec_path + " " + out;
   EXPECT_EQ(std::system(cmd.c_str()), 0);
   std::string anchor = out + "/traces.otf2";
-  OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());
-  EXPECT_NE(reader, nullptr);
-  OTF2_Reader_SetSerialCollectiveCallbacks(reader);
+  gs::Archive archive(anchor);
   Loaded l;
-  l.defs = gs::read_definitions(reader, anchor);
   std::vector<uint32_t> all;
-  for (uint32_t r = 0; r < l.defs.ranks(); ++r) all.push_back(r);
-  gs::read_locations(reader, l.defs, all, l.data);
-  OTF2_Reader_Close(reader);
+  for (uint32_t r = 0; r < archive.defs().ranks(); ++r) all.push_back(r);
+  gs::read_locations(archive, all, l.data);
+  l.defs = archive.defs();
   return l;
 }
 

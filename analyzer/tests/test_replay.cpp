@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "gridscope/trace/archive.hpp"
 #include "gridscope/trace/defs.hpp"
 #include "gridscope/trace/error.hpp"
 #include "gridscope/trace/reader.hpp"
@@ -29,15 +30,12 @@ double severity(const gs::ReplayResult& r, gs::MetricId m, uint8_t cls) {
 
 TEST(Replay, LateSenderAcrossMetahosts) {
   std::string anchor = make_trace("late_sender");
-  OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());
-  ASSERT_NE(reader, nullptr);
-  OTF2_Reader_SetSerialCollectiveCallbacks(reader);
-  gs::Defs defs = gs::read_definitions(reader, anchor);
+  gs::Archive archive(anchor);
+  const gs::Defs& defs = archive.defs();
   ASSERT_EQ(defs.ranks(), 4u);
   EXPECT_EQ(defs.metahosts, (std::vector<std::string>{"jsc", "brs"}));
   gs::LocalData data;
-  gs::read_locations(reader, defs, {0, 1, 2, 3}, data);
-  OTF2_Reader_Close(reader);
+  gs::read_locations(archive, {0, 1, 2, 3}, data);
   auto t = gs::make_local_transport();
   gs::WaitWriter waits;  // no path: rows are kept in memory
   gs::ReplayResult r = gs::replay(defs, data, *t, waits);
@@ -49,10 +47,6 @@ TEST(Replay, LateSenderAcrossMetahosts) {
   EXPECT_DOUBLE_EQ(severity(r, gs::M_LATE_SENDER, gs::CLS_GRID), 30e-6);
   EXPECT_NEAR(severity(r, gs::M_LATE_SENDER, gs::CLS_LOCAL), 30e-6, 1e-18);
   EXPECT_EQ(r.counters.unmatched_sends + r.counters.unmatched_receives, 0u);
-}
-
-TEST(Replay, MissingTraceIsAnError) {
-  EXPECT_EQ(OTF2_Reader_Open("/nonexistent/traces.otf2"), nullptr);
 }
 
 TEST(CallTree, ManyNodesKeepParentLinks) {

@@ -22,7 +22,8 @@ def gridscope(*args, timeout: float = 300, **env_extra: str) -> subprocess.Compl
 
 def fails_with(trace, *extra, out, expect_where, expect_problem) -> None:
     """`gridscope analyze` fails as bad input must: one line `gridscope: WHERE...PROBLEM`,
-    exit 2, no traceback."""
+    exit 2, no traceback; an output folder the run created is gone again."""
+    existed = Path(out).exists()
     proc = gridscope("analyze", trace, "-o", out, "-q", *extra, timeout=120)
     assert proc.returncode == 2, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
@@ -30,6 +31,7 @@ def fails_with(trace, *extra, out, expect_where, expect_problem) -> None:
     assert lines[0].startswith(f"gridscope: {expect_where}"), lines[0]
     assert expect_problem in lines[0], lines[0]
     assert "Traceback" not in proc.stderr
+    assert existed or not Path(out).exists(), f"{out} was left behind"
 
 
 def values(summary: dict) -> dict:

@@ -22,6 +22,7 @@ def output() -> EngineOutput:
     meta = {"ranks": 2, "events": 9, "clock_violations": 0, "unmatched_sends": 0, "unmatched_receives": 0,
             "incomplete_collectives": 0, "messages": 2, "collectives": 0, "time_correction": {"enabled": False},
             "unanalysed_locations": 0, "unanalysed_location_events": 0,
+            "repaired_regions": {"misnested": 0, "unclosed": 0, "stray_leave": 0}, "repair_warnings": [],
             "rank_node": ["n0", "n1"]}
     return EngineOutput(meta, ("main", RECV), frozenset({RECV}), tuple(sorted(sev, key=severity_order)), pairs)
 

@@ -29,7 +29,7 @@ def test_scorep_trace_dumps_every_event(scorep_traces, tmp_path, name):
     t = Trace.open(tmp_path)
     assert t.defs["events"] == otf2_print_count(anchor)
     assert len(t.columns["ev_time"]) == t.defs["events"]
-    assert t.defs["unbalanced_leaves"] == 0
+    assert t.defs["repaired_regions"] == {"misnested": 0, "unclosed": 0, "stray_leave": 0}
     assert t.defs["messages"]["unmatched_sends"] == 0
     assert t.defs["messages"]["unmatched_receives"] == 0
     # each location's segments are ordered, and the cumulative MPI time matches the segments
@@ -130,3 +130,24 @@ def test_synth_rejects_bad_options(tmp_path):
     proc = subprocess.run([str(binary("gs-tracegen")), "synth", str(tmp_path / "x"), "--ranks", "3"],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "want an even number" in proc.stderr
+
+
+def test_misnested_user_regions_are_repaired(tmp_path):
+    """The dump reads through the trace library, so it sees the analyzer's balanced regions
+    (tests/analyzer/specs/repair.spec: 2 mis-nested, 2 unclosed, 1 stray Leave on rank 0)."""
+    from pathlib import Path
+
+    from gridscope import native
+
+    spec = Path(__file__).resolve().parents[1] / "analyzer" / "specs" / "repair.spec"
+    subprocess.run([str(native.binary("gs-tracegen")), str(spec), str(tmp_path / "t")], check=True)
+    dump(tmp_path / "t" / "traces.otf2", tmp_path / "d", events=True)
+    t = Trace.open(tmp_path / "d")
+    assert t.defs["repaired_regions"] == {"misnested": 2, "unclosed": 2, "stray_leave": 1}
+    kinds = np.asarray(t.columns["ev_kind"])
+    locs = np.asarray(t.columns["ev_loc"])
+    for loc in (0, 1):  # every Enter has its Leave: the stray one is gone, the missing ones added
+        assert np.count_nonzero((kinds == 1) & (locs == loc)) == np.count_nonzero((kinds == 2) & (locs == loc))
+    # rank 0's time line ends at its last event (200 us), where the unclosed regions end
+    time, _, _ = (np.asarray(a) for a in t.segments(0))
+    assert time[-1] == 200_000

@@ -8,18 +8,24 @@ namespace gs {
 namespace {
 
 struct TreeNode { uint32_t name = 0, cls = 0; uint32_t parent = OTF2_UNDEFINED_SYSTEM_TREE_NODE; };
-struct GroupDef { OTF2_GroupType type; OTF2_Paradigm paradigm; std::vector<uint64_t> members; };
-struct RawComm { uint32_t group; };
+struct GroupDef { OTF2_GroupType type; OTF2_Paradigm paradigm; OTF2_GroupFlag flags; std::vector<uint64_t> members; };
+struct RawComm { uint32_t name, group; };
+struct RawRegion { uint32_t name, canonical, file; OTF2_RegionRole role; OTF2_Paradigm paradigm; };
+struct RawLocationGroup { uint32_t id, name; OTF2_LocationGroupType type; uint32_t parent; };
+struct RawLocation { uint64_t id; uint32_t name; OTF2_LocationType type; uint64_t events; uint32_t group; };
 
 struct Raw {
   std::unordered_map<uint32_t, std::string> strings;
   std::unordered_map<uint32_t, TreeNode> tree;
+  std::vector<uint32_t> tree_order;
   std::unordered_map<uint32_t, uint32_t> lg_parent;       // location group -> tree node
+  std::vector<RawLocationGroup> location_groups;
   std::unordered_map<uint64_t, uint32_t> location_group;  // location -> location group
   std::unordered_map<uint64_t, uint64_t> location_events;
+  std::vector<RawLocation> locations;
   std::unordered_map<uint32_t, GroupDef> groups;
   std::map<uint32_t, RawComm> comms;
-  std::unordered_map<uint32_t, std::pair<uint32_t, OTF2_Paradigm>> regions;
+  std::unordered_map<uint32_t, RawRegion> regions;
   bool have_clock = false;
   uint64_t res = 0, offset = 0, length = 0;
 };
@@ -35,34 +41,38 @@ OTF2_CallbackCode on_string(void* u, OTF2_StringRef self, const char* s) {
 }
 OTF2_CallbackCode on_tree(void* u, OTF2_SystemTreeNodeRef self, OTF2_StringRef name, OTF2_StringRef cls,
                           OTF2_SystemTreeNodeRef parent) {
-  static_cast<Raw*>(u)->tree[self] = {name, cls, parent};
+  auto* r = static_cast<Raw*>(u);
+  if (!r->tree.count(self)) r->tree_order.push_back(self);
+  r->tree[self] = {name, cls, parent};
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_lg(void* u, OTF2_LocationGroupRef self, OTF2_StringRef, OTF2_LocationGroupType,
+OTF2_CallbackCode on_lg(void* u, OTF2_LocationGroupRef self, OTF2_StringRef name, OTF2_LocationGroupType type,
                         OTF2_SystemTreeNodeRef parent, OTF2_LocationGroupRef) {
   static_cast<Raw*>(u)->lg_parent[self] = parent;
+  static_cast<Raw*>(u)->location_groups.push_back({self, name, type, parent});
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_loc(void* u, OTF2_LocationRef self, OTF2_StringRef, OTF2_LocationType, uint64_t events,
+OTF2_CallbackCode on_loc(void* u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type, uint64_t events,
                          OTF2_LocationGroupRef group) {
+  static_cast<Raw*>(u)->locations.push_back({self, name, type, events, group});
   static_cast<Raw*>(u)->location_group[self] = group;
   static_cast<Raw*>(u)->location_events[self] = events;
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_group(void* u, OTF2_GroupRef self, OTF2_StringRef, OTF2_GroupType type, OTF2_Paradigm par,
-                           OTF2_GroupFlag, uint32_t n, const uint64_t* members) {
-  static_cast<Raw*>(u)->groups[self] = {type, par, std::vector<uint64_t>(members, members + n)};
+                           OTF2_GroupFlag flags, uint32_t n, const uint64_t* members) {
+  static_cast<Raw*>(u)->groups[self] = {type, par, flags, std::vector<uint64_t>(members, members + n)};
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_comm(void* u, OTF2_CommRef self, OTF2_StringRef, OTF2_GroupRef group, OTF2_CommRef,
+OTF2_CallbackCode on_comm(void* u, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group, OTF2_CommRef,
                           OTF2_CommFlag) {
-  static_cast<Raw*>(u)->comms[self] = {group};
+  static_cast<Raw*>(u)->comms[self] = {name, group};
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_region(void* u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef, OTF2_StringRef,
-                            OTF2_RegionRole, OTF2_Paradigm paradigm, OTF2_RegionFlag, OTF2_StringRef, uint32_t,
-                            uint32_t) {
-  static_cast<Raw*>(u)->regions[self] = {name, paradigm};
+OTF2_CallbackCode on_region(void* u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
+                            OTF2_StringRef, OTF2_RegionRole role, OTF2_Paradigm paradigm, OTF2_RegionFlag,
+                            OTF2_StringRef file, uint32_t, uint32_t) {
+  static_cast<Raw*>(u)->regions[self] = {name, canonical, file, role, paradigm};
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -97,7 +107,7 @@ void assign_metahosts(Defs& d, const std::vector<std::string>& per_rank) {
   compute_grid_flags(d);
 }
 
-Defs read_definitions(OTF2_Reader* reader, const std::string& anchor) {
+Defs read_definitions(OTF2_Reader* reader, const std::string& anchor, bool require_mpi) {
   Raw raw;
   OTF2_GlobalDefReader* gdr = OTF2_Reader_GetGlobalDefReader(reader);
   if (!gdr) throw Error(anchor, "cannot open the global definitions (traces.def missing?)");
@@ -128,9 +138,9 @@ Defs read_definitions(OTF2_Reader* reader, const std::string& anchor) {
   const GroupDef* world_locs = nullptr;
   for (auto& [id, g] : raw.groups)
     if (g.type == OTF2_GROUP_TYPE_COMM_LOCATIONS && g.paradigm == OTF2_PARADIGM_MPI) world_locs = &g;
-  if (!world_locs || world_locs->members.empty())
+  if ((!world_locs || world_locs->members.empty()) && require_mpi)
     throw Error(anchor, "not an MPI trace: no MPI communicator definitions (no MPI events)");
-  d.rank_location = world_locs->members;
+  if (world_locs) d.rank_location = world_locs->members;
   for (uint32_t r = 0; r < d.ranks(); ++r) {
     d.location_rank[d.rank_location[r]] = r;
     d.rank_events.push_back(raw.location_events[d.rank_location[r]]);
@@ -142,14 +152,30 @@ Defs read_definitions(OTF2_Reader* reader, const std::string& anchor) {
       d.other_locations++;
       d.other_location_events += events;
     }
+  for (const RawLocation& l : raw.locations) {
+    auto r = d.location_rank.find(l.id);
+    d.locations.push_back({l.id, str(raw, l.name), uint8_t(l.type), l.events, l.group,
+                           r == d.location_rank.end() ? kNoRank : r->second});
+  }
+  for (uint32_t n : raw.tree_order) {
+    const TreeNode& t = raw.tree[n];
+    d.system_tree.push_back({n, str(raw, t.name), str(raw, t.cls), t.parent});
+  }
+  for (const RawLocationGroup& g : raw.location_groups)
+    d.location_groups.push_back({g.id, str(raw, g.name), uint8_t(g.type), g.parent});
 
   uint32_t max_region = 0;
   for (auto& [id, _] : raw.regions) max_region = std::max(max_region, id + 1);
   d.regions.resize(max_region);
   for (auto& [id, rp] : raw.regions) {
     RegionDef& r = d.regions[id];
-    r.name = str(raw, rp.first);
-    r.is_mpi = rp.second == OTF2_PARADIGM_MPI || r.name.rfind("MPI_", 0) == 0;
+    r.defined = true;
+    r.name = str(raw, rp.name);
+    r.canonical = str(raw, rp.canonical);
+    r.file = str(raw, rp.file);
+    r.role = uint8_t(rp.role);
+    r.paradigm = uint8_t(rp.paradigm);
+    r.is_mpi = rp.paradigm == OTF2_PARADIGM_MPI || r.name.rfind("MPI_", 0) == 0;
     r.is_test = r.name.rfind("MPI_Test", 0) == 0;
     r.lr_send = late_receiver_send(r.name);
     r.coll = collective_class(r.name);
@@ -159,15 +185,18 @@ Defs read_definitions(OTF2_Reader* reader, const std::string& anchor) {
   for (auto& [id, _] : raw.comms) max_comm = std::max(max_comm, id + 1);
   d.comms.resize(max_comm);
   for (auto& [id, rc2] : raw.comms) {
+    CommDef& c = d.comms[id];
+    c.exists = true;
+    c.name = str(raw, rc2.name);
     auto git = raw.groups.find(rc2.group);
     if (git == raw.groups.end() || git->second.paradigm != OTF2_PARADIGM_MPI) continue;
-    CommDef& c = d.comms[id];
     if (git->second.type == OTF2_GROUP_TYPE_COMM_SELF) {
       c.defined = c.is_self = true;
       continue;
     }
     if (git->second.type != OTF2_GROUP_TYPE_COMM_GROUP) continue;
     c.defined = true;
+    c.global_ranks = git->second.flags & OTF2_GROUP_FLAG_GLOBAL_MEMBERS;
     for (uint64_t m : git->second.members) {
       if (m >= d.ranks()) throw Error(anchor, "corrupt definitions: communicator " + std::to_string(id) +
                                                   " names rank " + std::to_string(m));

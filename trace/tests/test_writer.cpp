@@ -1,5 +1,5 @@
 // TraceWriter (writer.hpp) round trip: a small hand-written trace read back with the
-// library's reader (read_definitions, read_locations); every expected value below is
+// library's reader (gs::Archive's definitions, read_locations); every expected value below is
 // derived by hand from the calls in write_sample().
 #include <gtest/gtest.h>
 #include <otf2/otf2.h>
@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "gridscope/trace/archive.hpp"
 #include "gridscope/trace/defs.hpp"
 #include "gridscope/trace/error.hpp"
 #include "gridscope/trace/reader.hpp"
@@ -69,24 +70,13 @@ Sample write_sample(const std::string& dir) {
   return {dir + "/traces.otf2", w.finish(), pair};
 }
 
-struct Opened {
-  OTF2_Reader* reader;
-  gs::Defs defs;
-  explicit Opened(const std::string& anchor) : reader(OTF2_Reader_Open(anchor.c_str())) {
-    if (!reader) throw std::runtime_error("cannot open " + anchor);
-    OTF2_Reader_SetSerialCollectiveCallbacks(reader);
-    defs = gs::read_definitions(reader, anchor);
-  }
-  ~Opened() { OTF2_Reader_Close(reader); }
-};
-
 int64_t rank2(int64_t local) { return local + 100 + local / 5 - 10; }  // corrected, minus global offset 10
 
 TEST(TraceWriter, DefinitionsReadBack) {
   Sample s = write_sample(temp_dir());
   EXPECT_EQ(s.events, 9u + 12u + 15u);
-  Opened o(s.anchor);
-  const gs::Defs& d = o.defs;
+  gs::Archive archive(s.anchor);
+  const gs::Defs& d = archive.defs();
   EXPECT_EQ(d.resolution, 1000000u);
   EXPECT_EQ(d.global_offset, 10u);   // earliest event
   EXPECT_EQ(d.trace_length, 490u);   // latest (500, raw) - earliest
@@ -114,9 +104,9 @@ TEST(TraceWriter, DefinitionsReadBack) {
 
 TEST(TraceWriter, RecordsReadBackWithClockOffsets) {
   Sample s = write_sample(temp_dir());
-  Opened o(s.anchor);
+  gs::Archive archive(s.anchor);
   gs::LocalData data;
-  gs::read_locations(o.reader, o.defs, {0, 1, 2}, data);
+  gs::read_locations(archive, {0, 1, 2}, data);
   EXPECT_EQ(data.events, 36u);
   EXPECT_EQ(data.clock_offsets_applied, 1u);  // rank 2 only
 

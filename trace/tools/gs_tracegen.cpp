@@ -9,7 +9,7 @@
 //   rank R METAHOST NODE                  (ranks 0..n-1, in order)
 //   comm NAME R0 R1 ...                   (extra communicator over world ranks; MPI_COMM_WORLD implicit)
 //   offset R TIME OFFSET                  (ClockOffset definition for rank R)
-//   R T enter REGION | R T leave
+//   R T enter REGION | R T leave [REGION]   (a named Leave may break the nesting: repair tests)
 //   R T0 T1 region NAME                   (Enter/Leave)
 //   R T0 T1 send NAME DST TAG BYTES [COMM]          (MpiSend at T0)
 //   R T0 T1 isend NAME DST TAG BYTES REQ [COMM]     (MpiIsend at T0)
@@ -18,6 +18,7 @@
 //   R T0 T1 wait NAME ITEM...   ITEM = s:REQ (MpiIsendComplete) | r:REQ:SRC:TAG:BYTES[:COMM] (MpiIrecv), at T1
 //   R T0 T1 coll NAME COMM ROOT SENT RECV            (CollectiveBegin T0 / End T1; ROOT -1 = none)
 // DST/SRC/ROOT are ranks in the communicator (world = world ranks).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -121,6 +122,14 @@ int run_spec(const std::string& spec_path, const std::string& out) {
     if (arg(2) == "enter") {
       stack[r].push_back(w.region(arg(3)));
       w.enter(r, t0, stack[r].back());
+      continue;
+    }
+    if (arg(2) == "leave" && t.size() > 3) {  // a named region: may be mis-nested or not open (repair tests)
+      uint32_t reg = w.region(t[3]);
+      w.leave(r, t0, reg);
+      auto& open = stack[r];
+      auto it = std::find(open.rbegin(), open.rend(), reg);
+      if (it != open.rend()) open.erase(std::next(it).base());
       continue;
     }
     if (arg(2) == "leave") {

@@ -9,6 +9,8 @@
 //   ev_*    (with --events) every Enter/Leave/MPI record, for the parquet and Perfetto exports.
 // Times are nanoseconds since the global offset of ClockProperties, after the reader applied
 // the ClockOffset corrections (OTF2 does that when a location has two or more of them).
+// The trace is read through the trace library (trace/): its definitions, and every
+// location's events with balanced regions (user regions repaired, counted in defs.json).
 #include <otf2/otf2.h>
 
 #include <algorithm>
@@ -21,6 +23,10 @@
 #include <vector>
 
 #include "common.hpp"
+#include "gridscope/trace/archive.hpp"
+#include "gridscope/trace/error.hpp"
+#include "gridscope/trace/events.hpp"
+#include "gridscope/trace/records.hpp"
 
 namespace gs {
 namespace {
@@ -28,29 +34,6 @@ namespace {
 enum EventKind : uint8_t {
   kEnter = 1, kLeave, kMpiSend, kMpiIsend, kMpiIsendComplete, kMpiIrecvRequest,
   kMpiRecv, kMpiIrecv, kMpiCollectiveBegin, kMpiCollectiveEnd,
-};
-
-struct SystemNode { std::string name, cls; uint64_t parent; };
-struct LocGroup { std::string name; uint8_t type; uint64_t parent; };
-struct Location { uint64_t id; std::string name; uint8_t type; uint64_t events; uint64_t group; };
-struct Region { std::string name, canonical, file; uint8_t role; uint8_t paradigm; };
-struct Group { std::string name; uint8_t type; uint8_t paradigm; uint32_t flags; std::vector<uint64_t> members; };
-struct Comm { std::string name; uint64_t group; uint64_t parent; };
-
-struct Defs {
-  std::unordered_map<uint64_t, std::string> strings;
-  std::map<uint64_t, SystemNode> nodes;
-  std::map<uint64_t, LocGroup> groups_loc;
-  std::vector<Location> locations;
-  std::map<uint64_t, Region> regions;
-  std::map<uint64_t, Group> groups;
-  std::map<uint64_t, Comm> comms;
-  uint64_t resolution = 1, offset = 0, length = 0;
-  bool have_clock = false;
-  std::string str(uint64_t ref) const {
-    auto it = strings.find(ref);
-    return it == strings.end() ? std::string() : it->second;
-  }
 };
 
 // Buffered writer of one raw column file.
@@ -98,17 +81,13 @@ struct MsgKeyHash {
 };
 
 struct State {
-  Defs defs;
+  const gs::Defs* defs = nullptr;
   std::string anchor;
-  std::unordered_map<uint64_t, int32_t> loc_index;   // OTF2 location id -> dense index
   std::vector<int32_t> world_to_loc;                  // MPI COMM_WORLD rank -> location index
-  // call path tree: (parent, region) -> id
-  std::unordered_map<uint64_t, int32_t> cp_ids;       // (parent + 1) << 32 | region -> id
-  std::vector<int32_t> cp_parent;
-  std::vector<uint64_t> cp_region;
-  std::vector<char> cp_mpi;                           // per call path: its region is MPI
+  gs::CallTree tree;                                  // call paths of all locations
   // per-location replay state
   int32_t cur_loc = 0;
+  uint32_t cur_rank = gs::kNoRank;
   std::vector<int32_t> stack;
   int64_t last_time = 0, seg_start = 0, mpi_cum = 0;
   int32_t seg_cp = -1;
@@ -125,86 +104,21 @@ struct State {
   Column<int64_t> ev_time;
   Column<uint8_t> ev_kind;
   Column<uint64_t> ev_bytes_sent, ev_bytes_recv, ev_request;
-  uint64_t events_total = 0, unbalanced = 0;
+  uint64_t events_total = 0;
+  gs::RepairLog repairs;
   int64_t min_time = INT64_MAX, max_time = INT64_MIN;
 };
 
 int64_t to_ns(const State& s, OTF2_TimeStamp t) {
-  __int128 d = static_cast<__int128>(t) - static_cast<__int128>(s.defs.offset);
-  return static_cast<int64_t>(d * 1000000000 / static_cast<__int128>(s.defs.resolution));
-}
-
-// ---------------------------------------------------------------- definitions
-OTF2_CallbackCode def_string(void* u, OTF2_StringRef self, const char* str) {
-  static_cast<State*>(u)->defs.strings[self] = str ? str : "";
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode def_clock(void* u, uint64_t res, uint64_t off, uint64_t len, uint64_t) {
-  auto& d = static_cast<State*>(u)->defs;
-  d.resolution = res ? res : 1;
-  d.offset = off;
-  d.length = len;
-  d.have_clock = true;
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode def_node(void* u, OTF2_SystemTreeNodeRef self, OTF2_StringRef name,
-                           OTF2_StringRef cls, OTF2_SystemTreeNodeRef parent) {
-  auto& d = static_cast<State*>(u)->defs;
-  d.nodes[self] = {d.str(name), d.str(cls), parent};
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode def_lgroup(void* u, OTF2_LocationGroupRef self, OTF2_StringRef name,
-                             OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
-                             OTF2_LocationGroupRef) {
-  auto& d = static_cast<State*>(u)->defs;
-  d.groups_loc[self] = {d.str(name), type, parent};
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode def_location(void* u, OTF2_LocationRef self, OTF2_StringRef name,
-                               OTF2_LocationType type, uint64_t events, OTF2_LocationGroupRef group) {
-  auto& d = static_cast<State*>(u)->defs;
-  d.locations.push_back({self, d.str(name), type, events, group});
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode def_region(void* u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canon,
-                             OTF2_StringRef, OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                             OTF2_RegionFlag, OTF2_StringRef file, uint32_t, uint32_t) {
-  auto& d = static_cast<State*>(u)->defs;
-  d.regions[self] = {d.str(name), d.str(canon), d.str(file), role, paradigm};
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode def_group(void* u, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
-                            OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n,
-                            const uint64_t* members) {
-  auto& d = static_cast<State*>(u)->defs;
-  d.groups[self] = {d.str(name), type, paradigm, flags, std::vector<uint64_t>(members, members + n)};
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode def_comm(void* u, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
-                           OTF2_CommRef parent, OTF2_CommFlag) {
-  auto& d = static_cast<State*>(u)->defs;
-  d.comms[self] = {d.str(name), group, parent};
-  return OTF2_CALLBACK_SUCCESS;
-}
-
-bool is_mpi_region(const Region& r) {
-  return r.paradigm == OTF2_PARADIGM_MPI || r.name.rfind("MPI_", 0) == 0;
+  __int128 d = static_cast<__int128>(t) - static_cast<__int128>(s.defs->global_offset);
+  return static_cast<int64_t>(d * 1000000000 / static_cast<__int128>(s.defs->resolution));
 }
 
 // Rank `rank` of communicator `comm` as a location index (-1 when unknown).
 int32_t partner_location(const State& s, OTF2_CommRef comm, uint32_t rank) {
-  auto c = s.defs.comms.find(comm);
-  if (c == s.defs.comms.end()) return -1;
-  auto g = s.defs.groups.find(c->second.group);
-  if (g == s.defs.groups.end()) return -1;
-  if (g->second.type == OTF2_GROUP_TYPE_COMM_SELF) return s.cur_loc;
-  uint64_t world;
-  if (g->second.flags & OTF2_GROUP_FLAG_GLOBAL_MEMBERS) {
-    world = rank;
-  } else {
-    if (rank >= g->second.members.size()) return -1;
-    world = g->second.members[rank];
-  }
+  const gs::Defs& d = *s.defs;
+  if (comm < d.comms.size() && d.comms[comm].is_self) return s.cur_loc;
+  uint32_t world = d.world_rank(comm, rank, s.cur_rank);
   if (world >= s.world_to_loc.size()) return -1;
   return s.world_to_loc[world];
 }
@@ -219,7 +133,7 @@ void emit_segment(State& s, int64_t t, int32_t cp) {
     s.seg_time.push(s.seg_start);
     s.seg_cp_col.push(s.seg_cp);
     s.seg_mpicum.push(s.mpi_cum);
-    if (s.seg_cp >= 0 && s.cp_mpi[s.seg_cp]) s.mpi_cum += t - s.seg_start;
+    if (s.seg_cp >= 0 && s.defs->regions[s.tree.nodes[s.seg_cp].region].is_mpi) s.mpi_cum += t - s.seg_start;
   }
   s.seg_open = true;
   s.seg_start = t;
@@ -248,188 +162,144 @@ void record(State& s, int64_t t, EventKind kind, int32_t region, int32_t partner
   s.ev_request.push(request);
 }
 
-OTF2_CallbackCode ev_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* u,
-                           OTF2_AttributeList*, OTF2_RegionRef region) {
-  auto& s = *static_cast<State*>(u);
-  int64_t t = to_ns(s, time);
-  note_time(s, t);
-  int32_t parent = s.stack.empty() ? -1 : s.stack.back();
-  uint64_t key = (static_cast<uint64_t>(parent + 1) << 32) | region;
-  auto it = s.cp_ids.find(key);
-  int32_t cp;
-  if (it == s.cp_ids.end()) {
-    cp = static_cast<int32_t>(s.cp_parent.size());
-    s.cp_ids.emplace(key, cp);
-    s.cp_parent.push_back(parent);
-    s.cp_region.push_back(region);
-    auto r = s.defs.regions.find(region);
-    s.cp_mpi.push_back(r != s.defs.regions.end() && is_mpi_region(r->second));
-  } else {
-    cp = it->second;
-  }
-  s.stack.push_back(cp);
-  emit_segment(s, t, cp);
-  record(s, t, kEnter, static_cast<int32_t>(region), -1, -1, -1, 0, 0, 0);
-  return OTF2_CALLBACK_SUCCESS;
-}
+// The handler of one location's balanced events (trace/include/gridscope/trace/events.hpp).
+class Dumper {
+ public:
+  explicit Dumper(State& s) : s_(s) {}
+  const std::string& error() const { return error_; }
 
-OTF2_CallbackCode ev_leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* u,
-                           OTF2_AttributeList*, OTF2_RegionRef region) {
-  auto& s = *static_cast<State*>(u);
-  int64_t t = to_ns(s, time);
-  note_time(s, t);
-  if (s.stack.empty() || s.cp_region[s.stack.back()] != region) {
-    ++s.unbalanced;  // a Leave that does not match the innermost Enter
+  OTF2_CallbackCode enter(uint64_t time, uint32_t region) {
+    int64_t t = to_ns(s_, time);
+    note_time(s_, t);
+    int32_t cp = static_cast<int32_t>(s_.tree.child(s_.stack.empty() ? gs::kNone : uint32_t(s_.stack.back()), region));
+    s_.stack.push_back(cp);
+    emit_segment(s_, t, cp);
+    record(s_, t, kEnter, static_cast<int32_t>(region), -1, -1, -1, 0, 0, 0);
+    return OTF2_CALLBACK_SUCCESS;
   }
-  if (!s.stack.empty()) s.stack.pop_back();
-  emit_segment(s, t, s.stack.empty() ? -1 : s.stack.back());
-  record(s, t, kLeave, static_cast<int32_t>(region), -1, -1, -1, 0, 0, 0);
-  return OTF2_CALLBACK_SUCCESS;
-}
-
-void p2p(State& s, int64_t t, bool is_send, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
-         uint64_t bytes, EventKind kind, uint64_t request) {
-  note_time(s, t);
-  ++s.p2p_events;
-  int32_t other = partner_location(s, comm, peer);
-  if (other < 0) {
-    ++s.unknown_partner;
-  } else if (is_send) {
-    s.sends[MsgKey(s.cur_loc, other, comm, tag)].push_back({t, bytes});
-  } else {
-    s.recvs[MsgKey(other, s.cur_loc, comm, tag)].push_back({t, bytes});
+  OTF2_CallbackCode leave(uint64_t time, uint32_t region) {
+    int64_t t = to_ns(s_, time);
+    note_time(s_, t);
+    s_.stack.pop_back();
+    emit_segment(s_, t, s_.stack.empty() ? -1 : s_.stack.back());
+    record(s_, t, kLeave, static_cast<int32_t>(region), -1, -1, -1, 0, 0, 0);
+    return OTF2_CALLBACK_SUCCESS;
   }
-  record(s, t, kind, -1, other, static_cast<int32_t>(comm), static_cast<int32_t>(tag),
-         is_send ? bytes : 0, is_send ? 0 : bytes, request);
-}
+  OTF2_CallbackCode send(uint64_t t, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len) {
+    return p2p(t, true, peer, comm, tag, len, kMpiSend, 0);
+  }
+  OTF2_CallbackCode isend(uint64_t t, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req) {
+    return p2p(t, true, peer, comm, tag, len, kMpiIsend, req);
+  }
+  OTF2_CallbackCode recv(uint64_t t, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len) {
+    return p2p(t, false, peer, comm, tag, len, kMpiRecv, 0);
+  }
+  OTF2_CallbackCode irecv(uint64_t t, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req) {
+    return p2p(t, false, peer, comm, tag, len, kMpiIrecv, req);
+  }
+  OTF2_CallbackCode isend_complete(uint64_t time, uint64_t req) { return marker(time, kMpiIsendComplete, req); }
+  OTF2_CallbackCode irecv_request(uint64_t time, uint64_t req) { return marker(time, kMpiIrecvRequest, req); }
+  OTF2_CallbackCode coll_begin(uint64_t time) { return marker(time, kMpiCollectiveBegin, 0); }
+  OTF2_CallbackCode coll_end(uint64_t time, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
+                             uint64_t received) {
+    int64_t t = to_ns(s_, time);
+    note_time(s_, t);
+    int32_t root_loc = root == OTF2_UNDEFINED_UINT32 ? -1 : partner_location(s_, comm, root);
+    // the collective operation goes in the tag column (an OTF2_CollectiveOp value)
+    record(s_, t, kMpiCollectiveEnd, -1, root_loc, static_cast<int32_t>(comm), op, sent, received, 0);
+    return OTF2_CALLBACK_SUCCESS;
+  }
 
-OTF2_CallbackCode ev_send(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* u,
-                          OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm,
-                          uint32_t tag, uint64_t len) {
-  auto& s = *static_cast<State*>(u);
-  p2p(s, to_ns(s, time), true, receiver, comm, tag, len, kMpiSend, 0);
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode ev_isend(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* u,
-                           OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm,
-                           uint32_t tag, uint64_t len, uint64_t req) {
-  auto& s = *static_cast<State*>(u);
-  p2p(s, to_ns(s, time), true, receiver, comm, tag, len, kMpiIsend, req);
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode ev_recv(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* u,
-                          OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm,
-                          uint32_t tag, uint64_t len) {
-  auto& s = *static_cast<State*>(u);
-  p2p(s, to_ns(s, time), false, sender, comm, tag, len, kMpiRecv, 0);
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode ev_irecv(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* u,
-                           OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm,
-                           uint32_t tag, uint64_t len, uint64_t req) {
-  auto& s = *static_cast<State*>(u);
-  p2p(s, to_ns(s, time), false, sender, comm, tag, len, kMpiIrecv, req);
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode ev_isend_complete(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* u,
-                                    OTF2_AttributeList*, uint64_t req) {
-  auto& s = *static_cast<State*>(u);
-  int64_t t = to_ns(s, time);
-  note_time(s, t);
-  record(s, t, kMpiIsendComplete, -1, -1, -1, -1, 0, 0, req);
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode ev_irecv_request(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* u,
-                                   OTF2_AttributeList*, uint64_t req) {
-  auto& s = *static_cast<State*>(u);
-  int64_t t = to_ns(s, time);
-  note_time(s, t);
-  record(s, t, kMpiIrecvRequest, -1, -1, -1, -1, 0, 0, req);
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode ev_coll_begin(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* u,
-                                OTF2_AttributeList*) {
-  auto& s = *static_cast<State*>(u);
-  int64_t t = to_ns(s, time);
-  note_time(s, t);
-  record(s, t, kMpiCollectiveBegin, -1, -1, -1, -1, 0, 0, 0);
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode ev_coll_end(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* u,
-                              OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
-                              uint32_t root, uint64_t sent, uint64_t received) {
-  auto& s = *static_cast<State*>(u);
-  int64_t t = to_ns(s, time);
-  note_time(s, t);
-  int32_t root_loc = root == OTF2_UNDEFINED_UINT32 ? -1 : partner_location(s, comm, root);
-  // the collective operation goes in the tag column (an OTF2_CollectiveOp value)
-  record(s, t, kMpiCollectiveEnd, -1, root_loc, static_cast<int32_t>(comm), op, sent, received, 0);
-  return OTF2_CALLBACK_SUCCESS;
-}
+ private:
+  OTF2_CallbackCode marker(uint64_t time, EventKind kind, uint64_t req) {
+    int64_t t = to_ns(s_, time);
+    note_time(s_, t);
+    record(s_, t, kind, -1, -1, -1, -1, 0, 0, req);
+    return OTF2_CALLBACK_SUCCESS;
+  }
+  OTF2_CallbackCode p2p(uint64_t time, bool is_send, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
+                        EventKind kind, uint64_t request) {
+    int64_t t = to_ns(s_, time);
+    note_time(s_, t);
+    ++s_.p2p_events;
+    int32_t other = partner_location(s_, comm, peer);
+    if (other < 0) {
+      ++s_.unknown_partner;
+    } else if (is_send) {
+      s_.sends[MsgKey(s_.cur_loc, other, comm, tag)].push_back({t, bytes});
+    } else {
+      s_.recvs[MsgKey(other, s_.cur_loc, comm, tag)].push_back({t, bytes});
+    }
+    record(s_, t, kind, -1, other, static_cast<int32_t>(comm), static_cast<int32_t>(tag), is_send ? bytes : 0,
+           is_send ? 0 : bytes, request);
+    return OTF2_CALLBACK_SUCCESS;
+  }
+  State& s_;
+  std::string error_;
+};
 
 // ---------------------------------------------------------------- output
 void write_defs_json(const State& s, const std::string& path, uint64_t matched,
                      uint64_t unmatched_sends, uint64_t unmatched_recvs) {
   std::ofstream o(path);
   if (!o) fail(path, "cannot create file");
-  const Defs& d = s.defs;
+  const gs::Defs& d = *s.defs;
+  auto parent = [](uint32_t p) {
+    return p == OTF2_UNDEFINED_SYSTEM_TREE_NODE ? std::string("null") : std::to_string(p);
+  };
   o << "{\"format\": 1, \"anchor\": " << json_string(s.anchor)
-    << ", \"clock\": {\"resolution\": " << d.resolution << ", \"offset\": " << d.offset
-    << ", \"length\": " << d.length << "}"
+    << ", \"clock\": {\"resolution\": " << d.resolution << ", \"offset\": " << d.global_offset
+    << ", \"length\": " << d.trace_length << "}"
     << ", \"time_range_ns\": [" << (s.events_total ? s.min_time : 0) << ", "
     << (s.events_total ? s.max_time : 0) << "]"
-    << ", \"events\": " << s.events_total << ", \"unbalanced_leaves\": " << s.unbalanced
-    << ", \"messages\": {\"matched\": " << matched << ", \"unmatched_sends\": " << unmatched_sends
+    << ", \"events\": " << s.events_total << ", \"repaired_regions\": {";
+  for (int k = 0; k < gs::kRepairKinds; ++k)
+    o << (k ? ", " : "") << json_string(gs::kRepairNames[k]) << ": " << s.repairs.count[k];
+  o << "}, \"messages\": {\"matched\": " << matched << ", \"unmatched_sends\": " << unmatched_sends
     << ", \"unmatched_receives\": " << unmatched_recvs << ", \"unknown_partner\": "
     << s.unknown_partner << "}";
+  std::vector<gs::SystemTreeNodeDef> nodes = d.system_tree;
+  std::sort(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   o << ", \"system_tree\": [";
-  bool first = true;
-  for (const auto& [id, n] : d.nodes) {
-    o << (first ? "" : ", ") << "{\"id\": " << id << ", \"name\": " << json_string(n.name)
-      << ", \"class\": " << json_string(n.cls) << ", \"parent\": "
-      << (n.parent == OTF2_UNDEFINED_SYSTEM_TREE_NODE ? std::string("null") : std::to_string(n.parent))
-      << "}";
-    first = false;
-  }
+  for (size_t i = 0; i < nodes.size(); ++i)
+    o << (i ? ", " : "") << "{\"id\": " << nodes[i].id << ", \"name\": " << json_string(nodes[i].name)
+      << ", \"class\": " << json_string(nodes[i].cls) << ", \"parent\": " << parent(nodes[i].parent) << "}";
+  std::vector<gs::LocationGroupDef> groups = d.location_groups;
+  std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   o << "], \"location_groups\": [";
-  first = true;
-  for (const auto& [id, g] : d.groups_loc) {
-    o << (first ? "" : ", ") << "{\"id\": " << id << ", \"name\": " << json_string(g.name)
-      << ", \"type\": " << int(g.type) << ", \"parent\": "
-      << (g.parent == OTF2_UNDEFINED_SYSTEM_TREE_NODE ? std::string("null") : std::to_string(g.parent))
-      << "}";
-    first = false;
-  }
-  std::vector<int32_t> loc_world(d.locations.size(), -1);
-  for (size_t w = 0; w < s.world_to_loc.size(); ++w)
-    if (s.world_to_loc[w] >= 0) loc_world[s.world_to_loc[w]] = static_cast<int32_t>(w);
+  for (size_t i = 0; i < groups.size(); ++i)
+    o << (i ? ", " : "") << "{\"id\": " << groups[i].id << ", \"name\": " << json_string(groups[i].name)
+      << ", \"type\": " << int(groups[i].type) << ", \"parent\": " << parent(groups[i].parent) << "}";
   o << "], \"locations\": [";
   for (size_t i = 0; i < d.locations.size(); ++i) {
-    const auto& l = d.locations[i];
-    int32_t world = i < loc_world.size() ? loc_world[i] : -1;
+    const gs::LocationDef& l = d.locations[i];
     o << (i ? ", " : "") << "{\"id\": " << l.id << ", \"name\": " << json_string(l.name)
-      << ", \"type\": " << int(l.type) << ", \"group\": " << l.group << ", \"world_rank\": " << world
-      << ", \"events\": " << l.events << "}";
+      << ", \"type\": " << int(l.type) << ", \"group\": " << l.group
+      << ", \"world_rank\": " << (l.rank == gs::kNoRank ? -1 : int64_t(l.rank)) << ", \"events\": " << l.events << "}";
   }
   o << "], \"regions\": [";
-  first = true;
-  for (const auto& [id, r] : d.regions) {
+  bool first = true;
+  for (size_t id = 0; id < d.regions.size(); ++id) {
+    const gs::RegionDef& r = d.regions[id];
+    if (!r.defined) continue;
     o << (first ? "" : ", ") << "{\"id\": " << id << ", \"name\": " << json_string(r.name)
       << ", \"canonical\": " << json_string(r.canonical) << ", \"file\": " << json_string(r.file)
       << ", \"role\": " << int(r.role) << ", \"paradigm\": " << int(r.paradigm)
-      << ", \"mpi\": " << (is_mpi_region(r) ? "true" : "false") << "}";
+      << ", \"mpi\": " << (r.is_mpi ? "true" : "false") << "}";
     first = false;
   }
   o << "], \"comms\": [";
   first = true;
-  for (const auto& [id, c] : d.comms) {
-    o << (first ? "" : ", ") << "{\"id\": " << id << ", \"name\": " << json_string(c.name) << "}";
+  for (size_t id = 0; id < d.comms.size(); ++id) {
+    if (!d.comms[id].exists) continue;
+    o << (first ? "" : ", ") << "{\"id\": " << id << ", \"name\": " << json_string(d.comms[id].name) << "}";
     first = false;
   }
   o << "], \"callpaths\": {\"parent\": [";
-  for (size_t i = 0; i < s.cp_parent.size(); ++i) o << (i ? ", " : "") << s.cp_parent[i];
+  const auto& cps = s.tree.nodes;
+  for (size_t i = 0; i < cps.size(); ++i) o << (i ? ", " : "") << (cps[i].parent == gs::kNone ? -1 : int64_t(cps[i].parent));
   o << "], \"region\": [";
-  for (size_t i = 0; i < s.cp_region.size(); ++i) o << (i ? ", " : "") << s.cp_region[i];
+  for (size_t i = 0; i < cps.size(); ++i) o << (i ? ", " : "") << cps[i].region;
   o << "]}, \"seg_offsets\": [";
   for (size_t i = 0; i < s.seg_offsets.size(); ++i) o << (i ? ", " : "") << s.seg_offsets[i];
   o << "], \"columns\": {";
@@ -490,70 +360,21 @@ std::vector<Message> match_messages(const State& s, uint64_t& unmatched_sends, u
   return out;
 }
 
-void check(OTF2_ErrorCode rc, const std::string& where, const char* what) {
-  if (rc != OTF2_SUCCESS)
-    fail(where, std::string(what) + ": " + OTF2_Error_GetName(rc) + " (" +
-                    OTF2_Error_GetDescription(rc) + ")");
-}
-
-}  // namespace
-
-int run_dump(int argc, char** argv) {
-  if (argc < 2) fail("dump", "usage: dump ANCHOR OUTDIR [--events]");
-  static State s;  // large; lives for the whole run
-  s.anchor = argv[0];
-  std::string outdir = argv[1];
-  s.want_events = argc > 2 && !std::strcmp(argv[2], "--events");
-
-  OTF2_Reader* reader = OTF2_Reader_Open(s.anchor.c_str());
-  if (!reader) fail(s.anchor, "cannot open OTF2 archive");
-  check(OTF2_Reader_SetSerialCollectiveCallbacks(reader), s.anchor, "serial mode");
-
-  OTF2_GlobalDefReader* gdr = OTF2_Reader_GetGlobalDefReader(reader);
-  if (!gdr) fail(s.anchor, "cannot read global definitions");
-  OTF2_GlobalDefReaderCallbacks* gcb = OTF2_GlobalDefReaderCallbacks_New();
-  OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
-  OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, def_clock);
-  OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(gcb, def_node);
-  OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(gcb, def_lgroup);
-  OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
-  OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, def_region);
-  OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
-  OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
-  check(OTF2_Reader_RegisterGlobalDefCallbacks(reader, gdr, gcb, &s), s.anchor, "definitions");
-  OTF2_GlobalDefReaderCallbacks_Delete(gcb);
-  uint64_t ndefs = 0;
-  check(OTF2_Reader_ReadAllGlobalDefinitions(reader, gdr, &ndefs), s.anchor, "reading global definitions");
-  if (!s.defs.have_clock) fail(s.anchor, "no ClockProperties definition");
-  if (s.defs.locations.empty()) fail(s.anchor, "the trace defines no locations");
-
-  for (size_t i = 0; i < s.defs.locations.size(); ++i)
-    s.loc_index[s.defs.locations[i].id] = static_cast<int32_t>(i);
-  for (const auto& [id, g] : s.defs.groups) {
-    if (g.type == OTF2_GROUP_TYPE_COMM_LOCATIONS && g.paradigm == OTF2_PARADIGM_MPI) {
-      s.world_to_loc.assign(g.members.size(), -1);
-      for (size_t r = 0; r < g.members.size(); ++r) {
-        auto it = s.loc_index.find(g.members[r]);
-        if (it != s.loc_index.end()) s.world_to_loc[r] = it->second;
-      }
-    }
+void dump(gs::Archive& archive, State& s, const std::string& outdir) {
+  const gs::Defs& d = archive.defs();
+  s.defs = &d;
+  if (d.locations.empty()) fail(s.anchor, "the trace defines no locations");
+  std::vector<uint64_t> locations;
+  std::unordered_map<uint64_t, int32_t> loc_index;  // OTF2 location id -> dense index
+  for (size_t i = 0; i < d.locations.size(); ++i) {
+    locations.push_back(d.locations[i].id);
+    loc_index[d.locations[i].id] = static_cast<int32_t>(i);
   }
-
-  for (const auto& l : s.defs.locations) OTF2_Reader_SelectLocation(reader, l.id);
-  bool def_files = OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS;
-  check(OTF2_Reader_OpenEvtFiles(reader), s.anchor, "opening event files");
-  for (const auto& l : s.defs.locations) {
-    if (def_files) {
-      OTF2_DefReader* dr = OTF2_Reader_GetDefReader(reader, l.id);
-      if (dr) {
-        uint64_t n = 0;
-        check(OTF2_Reader_ReadAllLocalDefinitions(reader, dr, &n), s.anchor, "reading local definitions");
-        OTF2_Reader_CloseDefReader(reader, dr);
-      }
-    }
-    OTF2_Reader_GetEvtReader(reader, l.id);
+  s.world_to_loc.assign(d.ranks(), -1);
+  for (uint32_t r = 0; r < d.ranks(); ++r) {
+    auto it = loc_index.find(d.rank_location[r]);
+    if (it != loc_index.end()) s.world_to_loc[r] = it->second;
   }
-  if (def_files) OTF2_Reader_CloseDefFiles(reader);
 
   s.seg_time.open(outdir + "/seg_time.bin");
   s.seg_cp_col.open(outdir + "/seg_cp.bin");
@@ -571,44 +392,28 @@ int run_dump(int argc, char** argv) {
     s.ev_request.open(outdir + "/ev_request.bin");
   }
 
-  OTF2_EvtReaderCallbacks* ecb = OTF2_EvtReaderCallbacks_New();
-  OTF2_EvtReaderCallbacks_SetEnterCallback(ecb, ev_enter);
-  OTF2_EvtReaderCallbacks_SetLeaveCallback(ecb, ev_leave);
-  OTF2_EvtReaderCallbacks_SetMpiSendCallback(ecb, ev_send);
-  OTF2_EvtReaderCallbacks_SetMpiIsendCallback(ecb, ev_isend);
-  OTF2_EvtReaderCallbacks_SetMpiRecvCallback(ecb, ev_recv);
-  OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(ecb, ev_irecv);
-  OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(ecb, ev_isend_complete);
-  OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(ecb, ev_irecv_request);
-  OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(ecb, ev_coll_begin);
-  OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(ecb, ev_coll_end);
-
-  for (size_t i = 0; i < s.defs.locations.size(); ++i) {
-    const auto& l = s.defs.locations[i];
-    s.cur_loc = static_cast<int32_t>(i);
-    s.stack.clear();
-    s.seg_open = false;
-    s.mpi_cum = 0;
-    s.seg_offsets.push_back(s.seg_time.size());
-    OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(reader, l.id);
-    if (!er) fail(s.anchor, "no event reader for location " + std::to_string(l.id));
-    check(OTF2_Reader_RegisterEvtCallbacks(reader, er, ecb, &s), s.anchor, "event callbacks");
-    uint64_t n = 0;
-    check(OTF2_Reader_ReadAllLocalEvents(reader, er, &n), s.anchor,
-          ("reading events of location " + std::to_string(l.id)).c_str());
-    // close the location's time line: a final state "no region" at its last event
-    if (s.seg_open) {
-      if (s.seg_cp >= 0) emit_segment(s, s.last_time, -1);
-      s.seg_time.push(s.seg_start);
-      s.seg_cp_col.push(-1);
-      s.seg_mpicum.push(s.mpi_cum);
-    }
-    OTF2_Reader_CloseEvtReader(reader, er);
-  }
+  Dumper dumper(s);
+  gs::read_balanced<Dumper>(
+      archive, locations, s.repairs,
+      [&](size_t i) -> Dumper& {
+        s.cur_loc = static_cast<int32_t>(i);
+        s.cur_rank = d.locations[i].rank;
+        s.stack.clear();
+        s.seg_open = false;
+        s.mpi_cum = 0;
+        s.seg_offsets.push_back(s.seg_time.size());
+        return dumper;
+      },
+      [&](size_t, uint64_t, const gs::Archive::LocationInfo&) {
+        // close the location's time line: a final state "no region" at its last event
+        if (s.seg_open) {
+          if (s.seg_cp >= 0) emit_segment(s, s.last_time, -1);
+          s.seg_time.push(s.seg_start);
+          s.seg_cp_col.push(-1);
+          s.seg_mpicum.push(s.mpi_cum);
+        }
+      });
   s.seg_offsets.push_back(s.seg_time.size());
-  OTF2_EvtReaderCallbacks_Delete(ecb);
-  OTF2_Reader_CloseEvtFiles(reader);
-  OTF2_Reader_Close(reader);
 
   s.seg_time.close();
   s.seg_cp_col.close();
@@ -640,6 +445,22 @@ int run_dump(int argc, char** argv) {
     from.close(); to.close(); ts.close(); tr.close(); bytes.close(); tag.close(); comm.close();
   }
   write_defs_json(s, outdir + "/defs.json", msgs.size(), us, ur);
+}
+
+}  // namespace
+
+int run_dump(int argc, char** argv) {
+  if (argc < 2) fail("dump", "usage: dump ANCHOR OUTDIR [--events]");
+  static State s;  // large; lives for the whole run
+  s.anchor = argv[0];
+  std::string outdir = argv[1];
+  s.want_events = argc > 2 && !std::strcmp(argv[2], "--events");
+  try {
+    gs::Archive archive(s.anchor, /*require_mpi=*/false);
+    dump(archive, s, outdir);
+  } catch (const gs::Error& e) {
+    fail(e.where, e.what());
+  }
   return 0;
 }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,7 +62,7 @@ def check_unmatched(meta: dict, anchor: Path, allow: bool) -> None:
 
 def analyze(opts: AnalyzeOptions, progress=None) -> dict:
     """Runs the whole analysis; returns the summary that was written."""
-    from gridscope.analysis.engine import launcher_prefix, start_engine
+    from gridscope.analysis.engine import launcher_prefix
 
     def step(text: str) -> None:
         if progress is not None:
@@ -77,6 +78,30 @@ def analyze(opts: AnalyzeOptions, progress=None) -> dict:
     out = Path(opts.output).absolute()
     if out.exists() and not out.is_dir():
         raise GridscopeError(out, "exists and is not a folder")
+    with _removed_on_failure(out):
+        return _analyze(opts, anchor, out, launcher, step)
+
+
+@contextmanager
+def _removed_on_failure(out: Path):
+    """A failed analysis leaves no half-written folder behind: one it created is removed.
+    (An existing folder keeps its files: the outputs are only written once the engine is done.)"""
+    created = None  # the outermost folder this run creates (out itself, or a missing parent)
+    for folder in (out, *out.parents):
+        if folder.exists():
+            break
+        created = folder
+    try:
+        yield
+    except BaseException:
+        if created is not None:
+            shutil.rmtree(created, ignore_errors=True)
+        raise
+
+
+def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> dict:
+    from gridscope.analysis.engine import start_engine
+
     scratch = out / N.ENGINE_DIR
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)

@@ -102,6 +102,9 @@ def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> di
         # threads besides the ranks' master threads: counted, not analysed
         "unanalysed_locations": {"locations": int(meta["unanalysed_locations"]),
                                  "events": int(meta["unanalysed_location_events"])},
+        # user regions repaired while reading (mis-nested, never left, stray Leaves): docs/analyzer.md
+        "repaired_regions": {**{k: int(v) for k, v in meta["repaired_regions"].items()},
+                             "warnings": list(meta["repair_warnings"])},
         "patterns": pattern_totals,
         "by_callpath": _by(patterns, lambda r: r.callpath, N.CALLPATH),
         "by_metahost": _by(patterns, lambda r: rank_metahost[r.rank], N.METAHOST),

@@ -42,10 +42,13 @@ def analyze(
     opts = AnalyzeOptions(trace, output, jobs, metahosts, allow_unmatched, quiet, time_correct, latency_grid,
                           launcher)
     if quiet:
-        run(opts)
+        summary = run(opts)
     else:
         with ExitStack() as stack:
             summary = run(opts, progress=_spinner(stack))
+    for line in summary["repaired_regions"]["warnings"]:  # also with -q: the numbers rest on them
+        typer.echo(f"gridscope: warning: {trace}: {line}", err=True)
+    if not quiet:
         from rich.console import Console
 
         from gridscope.analysis.terminal import print_summary

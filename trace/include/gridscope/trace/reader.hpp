@@ -6,7 +6,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gridscope/trace/archive.hpp"
 #include "gridscope/trace/defs.hpp"
+#include "gridscope/trace/events.hpp"
 #include "gridscope/trace/records.hpp"
 
 namespace gs {
@@ -21,8 +23,10 @@ struct LocalData {
   uint64_t events = 0;
   uint64_t mpi_events = 0;
   uint64_t clock_offsets_applied = 0;
+  RepairLog repairs;              // user regions repaired while reading
 };
 
-void read_locations(OTF2_Reader* reader, const Defs& defs, const std::vector<uint32_t>& ranks, LocalData& out);
+// Reads the owned ranks' events (in `ranks` order) into `out`; throws gs::Error.
+void read_locations(Archive& archive, const std::vector<uint32_t>& ranks, LocalData& out);
 
 }  // namespace gs

@@ -1,0 +1,224 @@
+// The events of one location, handed to a tool's handler with balanced regions.
+//
+// Real traces are not always well nested: hand-placed user regions are left while inner
+// ones are still open, or never closed. Those are repaired the way a call tree tolerates:
+// a Leave closes the user regions still open inside it (at its own time), a Leave of a
+// user region that is not open is dropped, and user regions open at the location's end
+// are closed at its last event. Each repair is counted (RepairLog). MPI regions are never
+// repaired: a Leave that does not match an open MPI region, or a stream that ends inside
+// one, is an error naming the region, the rank and the time.
+//
+// A handler H provides (all return OTF2_CallbackCode; OTF2_CALLBACK_INTERRUPT stops the
+// pass, the handler keeps its own message):
+//   enter(t, region)  leave(t, region)
+//   send(t, receiver, comm, tag, bytes)  isend(..., request)  isend_complete(t, request)
+//   irecv_request(t, request)  recv(t, sender, comm, tag, bytes)  irecv(..., request)
+//   coll_begin(t)  coll_end(t, op, comm, root, sent, received)
+// and `const std::string& error() const` (empty unless it interrupted the pass).
+#pragma once
+#include <otf2/otf2.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gridscope/trace/archive.hpp"
+#include "gridscope/trace/defs.hpp"
+#include "gridscope/trace/error.hpp"
+
+namespace gs {
+
+enum class Repair : uint8_t { Misnested = 0, Unclosed = 1, StrayLeave = 2 };
+constexpr int kRepairKinds = 3;
+extern const char* const kRepairNames[kRepairKinds];  // "misnested", "unclosed", "stray_leave"
+
+// Repairs of user regions, with the first instance of each kind (lowest rank, then
+// earliest in that rank's stream): what a warning line names.
+struct RepairLog {
+  struct Example { uint32_t region = UINT32_MAX, rank = UINT32_MAX; uint64_t location = 0, time = 0; };
+  uint64_t count[kRepairKinds] = {};
+  Example first[kRepairKinds];
+  void add(Repair kind, const Example& where);
+  void merge(const RepairLog& other);  // keeps the example of the lower rank
+  uint64_t total() const { return count[0] + count[1] + count[2]; }
+};
+
+// One warning line per kind of repair, e.g. "2 mis-nested user regions closed at the Leave
+// of an enclosing region (first: 'inner' on rank 0 at 0.001250 s)".
+std::vector<std::string> repair_warnings(const RepairLog& log, const Defs& defs);
+
+// The open regions of one location and the repairs above (not a template: the tools share it).
+class RegionBalance {
+ public:
+  RegionBalance(const Defs& defs, uint64_t location, uint32_t rank, RepairLog& log)
+      : defs_(defs), location_(location), rank_(rank), log_(log) {}
+  void enter(uint32_t region) { open_.push_back(region); }
+  // How many open regions a Leave of `region` closes, innermost first: 1 when it matches
+  // the innermost one; more when user regions were left open inside it; 0 when it is a
+  // dropped stray user-region Leave, or an error (then error() is set).
+  size_t leave(uint32_t region, uint64_t t) {
+    return !open_.empty() && open_.back() == region ? 1 : leave_repairing(region, t);
+  }
+  uint32_t innermost() const { return open_.back(); }
+  void pop() { open_.pop_back(); }
+  // At the location's end: how many (user) regions to close at `last`, or 0 with error()
+  // set when an MPI region is still open.
+  size_t finish(uint64_t last);
+  const std::string& error() const { return error_; }
+  bool undefined(uint32_t region);  // sets error() when `region` is not defined
+
+ private:
+  size_t leave_repairing(uint32_t region, uint64_t t);
+  std::string where(uint64_t t) const;  // "on rank R at T s" (or "on location L")
+  const Defs& defs_;
+  uint64_t location_;
+  uint32_t rank_;
+  RepairLog& log_;
+  std::vector<uint32_t> open_;
+  std::string error_;
+};
+
+template <class H>
+class EventStream {
+ public:
+  EventStream(const Defs& defs, uint64_t location, uint32_t rank, H& handler, RepairLog& log)
+      : defs_(defs), h_(handler), balance_(defs, location, rank, log) {}
+
+  // The callbacks of this handler type (delete with OTF2_EvtReaderCallbacks_Delete); the
+  // user data of each location's pass is its EventStream.
+  static OTF2_EvtReaderCallbacks* callbacks();
+
+  // After the pass: closes the user regions still open at the last event. False, with
+  // error() set, when an MPI region is still open or the pass stopped on a problem.
+  bool finish() {
+    if (!error_.empty()) return false;
+    for (size_t n = balance_.finish(last_); n > 0; --n) {
+      h_.leave(last_, balance_.innermost());
+      balance_.pop();
+    }
+    if (!balance_.error().empty()) error_ = balance_.error();
+    return error_.empty();
+  }
+  // The stream's own problem (bad nesting, undefined region); the handler keeps its own.
+  const std::string& error() const { return error_; }
+
+ private:
+  using Self = EventStream<H>;
+  static Self& self(void* u) { return *static_cast<Self*>(u); }
+
+  OTF2_CallbackCode enter(uint64_t t, uint32_t region) {
+    last_ = t;
+    if (balance_.undefined(region)) return stop();
+    balance_.enter(region);
+    return h_.enter(t, region);
+  }
+  OTF2_CallbackCode leave(uint64_t t, uint32_t region) {
+    last_ = t;
+    size_t n = balance_.leave(region, t);
+    if (n == 0 && !balance_.error().empty()) return stop();
+    for (; n > 0; --n) {
+      OTF2_CallbackCode rc = h_.leave(t, balance_.innermost());
+      balance_.pop();
+      if (rc != OTF2_CALLBACK_SUCCESS) return rc;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+  }
+  OTF2_CallbackCode stop() {
+    error_ = balance_.error();
+    return OTF2_CALLBACK_INTERRUPT;
+  }
+
+#define GS_EVT_ARGS OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*
+  static OTF2_CallbackCode on_enter(GS_EVT_ARGS, OTF2_RegionRef r) { return self(u).enter(t, r); }
+  static OTF2_CallbackCode on_leave(GS_EVT_ARGS, OTF2_RegionRef r) { return self(u).leave(t, r); }
+  static OTF2_CallbackCode on_send(GS_EVT_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n) {
+    self(u).last_ = t;
+    return self(u).h_.send(t, peer, c, tag, n);
+  }
+  static OTF2_CallbackCode on_isend(GS_EVT_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n,
+                                    uint64_t req) {
+    self(u).last_ = t;
+    return self(u).h_.isend(t, peer, c, tag, n, req);
+  }
+  static OTF2_CallbackCode on_isend_complete(GS_EVT_ARGS, uint64_t req) {
+    self(u).last_ = t;
+    return self(u).h_.isend_complete(t, req);
+  }
+  static OTF2_CallbackCode on_irecv_request(GS_EVT_ARGS, uint64_t req) {
+    self(u).last_ = t;
+    return self(u).h_.irecv_request(t, req);
+  }
+  static OTF2_CallbackCode on_recv(GS_EVT_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n) {
+    self(u).last_ = t;
+    return self(u).h_.recv(t, peer, c, tag, n);
+  }
+  static OTF2_CallbackCode on_irecv(GS_EVT_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n,
+                                    uint64_t req) {
+    self(u).last_ = t;
+    return self(u).h_.irecv(t, peer, c, tag, n, req);
+  }
+  static OTF2_CallbackCode on_coll_begin(GS_EVT_ARGS) {
+    self(u).last_ = t;
+    return self(u).h_.coll_begin(t);
+  }
+  static OTF2_CallbackCode on_coll_end(GS_EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root,
+                                       uint64_t sent, uint64_t received) {
+    self(u).last_ = t;
+    return self(u).h_.coll_end(t, op, c, root, sent, received);
+  }
+#undef GS_EVT_ARGS
+
+  const Defs& defs_;
+  H& h_;
+  RegionBalance balance_;
+  uint64_t last_ = 0;
+  std::string error_;
+};
+
+template <class H>
+OTF2_EvtReaderCallbacks* EventStream<H>::callbacks() {
+  OTF2_EvtReaderCallbacks* cb = OTF2_EvtReaderCallbacks_New();
+  OTF2_EvtReaderCallbacks_SetEnterCallback(cb, on_enter);
+  OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, on_leave);
+  OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, on_send);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, on_isend);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, on_isend_complete);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, on_irecv_request);
+  OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, on_recv);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, on_irecv);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, on_coll_begin);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, on_coll_end);
+  return cb;
+}
+
+// Reads `locations` of `archive` with balanced regions: `handler_for(i)` gives the handler of
+// the i-th location, `done(i, events, info)` runs after it was read and balanced. Any problem
+// (the stream's or the handler's) is a gs::Error naming the location's event file.
+template <class H>
+void read_balanced(Archive& archive, const std::vector<uint64_t>& locations, RepairLog& log,
+                   const std::function<H&(size_t)>& handler_for,
+                   const std::function<void(size_t, uint64_t, const Archive::LocationInfo&)>& done) {
+  const Defs& defs = archive.defs();
+  OTF2_EvtReaderCallbacks* cb = EventStream<H>::callbacks();
+  struct Free { OTF2_EvtReaderCallbacks* cb; ~Free() { OTF2_EvtReaderCallbacks_Delete(cb); } } free_cb{cb};
+  std::optional<EventStream<H>> stream;
+  H* handler = nullptr;
+  archive.read_events(
+      locations, cb,
+      [&](size_t i) -> void* {
+        handler = &handler_for(i);
+        auto rank = defs.location_rank.find(locations[i]);
+        stream.emplace(defs, locations[i], rank == defs.location_rank.end() ? kNoRank : rank->second, *handler, log);
+        return &*stream;
+      },
+      [&](size_t i, uint64_t events, const Archive::LocationInfo& info) {
+        const std::string& problem = !stream->error().empty() ? stream->error() : handler->error();
+        if (!problem.empty() || !stream->finish())
+          throw Error(archive.event_file(locations[i]), problem.empty() ? stream->error() : problem);
+        done(i, events, info);
+      });
+}
+
+}  // namespace gs
