@@ -30,7 +30,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from benchlib import CPU, GRIDSCOPE, MPI_ENV, median, native_bin, raw_read, timed
+from benchlib import CPU, GRIDSCOPE, MPI_ENV, cpu_seconds, median, native_bin, raw_read, timed
 
 MEMORY_BYTES_PER_EVENT = 16
 WAIT_INSTANCE_BYTES = 32  # one WaitRow in the engine's wait-state files (analyzer/src/rows.hpp)
@@ -87,17 +87,20 @@ def trace_for(shape: Shape, events: int, work: Path) -> tuple[Path, float | None
     return folder, seconds
 
 
-def engine_run(anchor: Path, scratch: Path, jobs: int) -> dict:
-    """The engine alone, started as the driver starts it; wall time to its 'output written'."""
+def engine_run(anchor: Path, scratch: Path, jobs: int, label: str) -> dict:
+    """The engine alone, started as the driver starts it; wall time to its 'output written',
+    CPU time (all its processes, until they exit) to CPU[label]."""
     from gridscope.analysis.engine import start_engine
 
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
     os.environ.update(MPI_ENV)
+    cpu0 = cpu_seconds()
     started = time.perf_counter()
     with start_engine(anchor, scratch, jobs, None) as engine:
         engine.wait()
         wall = time.perf_counter() - started
+    CPU.setdefault(label, []).append(cpu_seconds() - cpu0)
     meta = json.loads((scratch / "meta.json").read_text())
     wait_bytes = sum(f.stat().st_size for f in scratch.glob("waits.*.bin"))
     shutil.rmtree(scratch, ignore_errors=True)
@@ -121,8 +124,8 @@ def measure(shape: Shape, folder: Path, work: Path, repeat: int) -> dict:
         whole.append(t)
         analysis = json.loads((out / "summary.json").read_text())["analysis"]
         after.append(analysis["total_s"] - analysis["engine_s"])
-        e1.append(engine_run(anchor, work / "engine-j1", 1))
-        e2.append(engine_run(anchor, work / "engine-j2", 2))
+        e1.append(engine_run(anchor, work / "engine-j1", 1, f"{shape.name}/engine-j1"))
+        e2.append(engine_run(anchor, work / "engine-j2", 2, f"{shape.name}/engine-j2"))
     size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
     wait_bytes = e1[-1]["wait_bytes"]
     row = {
@@ -134,6 +137,10 @@ def measure(shape: Shape, folder: Path, work: Path, repeat: int) -> dict:
         "peak_rss_bytes_j1": 1024 * median(r["peak_rss_kb"] for r in e1),
         "wait_instances": wait_bytes // WAIT_INSTANCE_BYTES, "wait_bytes": wait_bytes,
     }
+    cpu = {k: median(CPU[f"{shape.name}/{k}"]) for k in ("raw", "analyze-j1", "engine-j1", "engine-j2")}
+    row["cpu_s"] = cpu
+    # CPU time is what a busy shared machine disturbs least: analyze -j 1 against the raw read
+    row["cpu_ratio_raw"] = cpu["analyze-j1"] / cpu["raw"]
     row["ratio_raw"] = row["analyze_j1_s"] / row["raw_s"]
     row["speedup_j2"] = row["engine_j1_s"] / row["engine_j2_s"]
     row["memory_budget_bytes"] = MEMORY_BYTES_PER_EVENT * events + wait_bytes
@@ -150,12 +157,11 @@ def table(rows: list[dict]) -> str:
     lines = [
         f"| row | events | raw read | analyze -j 1 (<= {RATIO_RAW_TARGET}x raw) | engine -j 1 (read + replay) "
         f"| engine -j 2 (>= {SPEEDUP_TARGET}x) | peak RSS -j 1 (<= {MEMORY_BYTES_PER_EVENT} B/event + waits) "
-        "| wait-state instances | Python after engine |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| wait-state instances | Python after engine | CPU: raw / analyze -j 1 (ratio) / engine -j 1 / -j 2 |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        ev = r["events"]
-        p = r["pass"]
+        ev, p, c = r["events"], r["pass"], r["cpu_s"]
         lines.append(
             f"| {r['shape']['name']} | {ev / 1e6:.1f} M ({r['shape']['ranks']} ranks, {r['trace_bytes'] / 2**20:.0f} MiB) "
             f"| {r['raw_s']:.2f} s | {r['analyze_j1_s']:.2f} s = {r['ratio_raw']:.2f}x {verdict(p['ratio_raw'])} "
@@ -163,7 +169,9 @@ def table(rows: list[dict]) -> str:
             f"| {r['engine_j2_s']:.2f} s = {r['speedup_j2']:.2f}x {verdict(p['speedup_j2'])} "
             f"| {r['peak_rss_bytes_j1'] / 2**20:.0f} MiB = {r['peak_rss_bytes_j1'] / ev:.1f} B/event "
             f"(budget {r['memory_budget_bytes'] / ev:.1f}) {verdict(p['memory'])} "
-            f"| {r['wait_instances']:,} ({r['wait_bytes'] / 2**20:.0f} MiB) | {r['python_after_engine_s']:.3f} s |")
+            f"| {r['wait_instances']:,} ({r['wait_bytes'] / 2**20:.0f} MiB) | {r['python_after_engine_s']:.3f} s "
+            f"| {c['raw']:.2f} / {c['analyze-j1']:.2f} ({r['cpu_ratio_raw']:.2f}x) / {c['engine-j1']:.2f} / "
+            f"{c['engine-j2']:.2f} s |")
     return "\n".join(lines)
 
 
