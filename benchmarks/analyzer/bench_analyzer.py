@@ -20,47 +20,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from benchlib import CPU, GRIDSCOPE, MPI_ENV, native_bin, raw_read, timed
 
 # every command, for the start-up figures (`gridscope CMD --help`)
 COMMANDS = ("analyze", "cc", "compare", "demo", "diff", "export", "merge", "platform", "record", "report",
             "version", "view")
-MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-           "OMPI_MCA_rmaps_base_oversubscribe": "1"}
-
-
-def native_bin(name: str) -> str:
-    from gridscope import native
-
-    return str(native.binary(name))
-
-
-CPU = {}  # command label -> CPU seconds (user + system) of the last run, children included
-
-
-def cpu_seconds() -> float:
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
-
-
-def timed(cmd: list[str], env: dict | None = None, label: str | None = None) -> tuple[float, subprocess.CompletedProcess]:
-    """Wall time of a command; its CPU time (robust against a busy machine) goes to CPU[label]."""
-    cpu0 = cpu_seconds()
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    elapsed = time.perf_counter() - start
-    if label:
-        CPU.setdefault(label, []).append(cpu_seconds() - cpu0)
-    if proc.returncode != 0:
-        sys.exit(f"benchmark: {' '.join(cmd)} failed:\n{proc.stderr}")
-    return elapsed, proc
 
 
 def main() -> int:
@@ -89,7 +59,7 @@ def main() -> int:
     base_times: dict[int, list[float]] = {1: [], 2: []}
     base_engine: dict[int, list[float]] = {1: [], 2: []}
     base_after: dict[int, list[float]] = {1: [], 2: []}
-    gridscope = [sys.executable, "-m", "gridscope"]
+    gridscope = GRIDSCOPE
     try:
         gen_s = None
         if args.trace is None:
@@ -101,8 +71,7 @@ def main() -> int:
         summaries = {}
         engine_runs: dict[int, list[dict]] = {1: [], 2: []}
         for _ in range(args.repeat):  # interleaved, so machine load hits all alike
-            t, proc = timed([native_bin("gs-rawread"), str(trace / "traces.otf2")], label="raw")
-            events = int(proc.stdout.split()[0])
+            t, events = raw_read(str(trace / "traces.otf2"))
             raw.append(t)
             for jobs, times in ((1, one), (2, two)):
                 out = work / f"out-j{jobs}"

@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchlib import MPI_ENV
+
 WRAPPER = """#!/bin/bash
 s=$(date +%s.%N)
 {engine} "$@"
@@ -40,8 +42,6 @@ tf=$(mktemp); times > "$tf"; cpu=$(tail -1 "$tf"); rm -f "$tf"
 echo "$s $e $cpu" >> "$GS_PHASES_LOG"
 exit $rc
 """
-MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-           "OMPI_MCA_rmaps_base_oversubscribe": "1"}
 COLUMNS = ("total", "before", "engine", "after", "exit", "python_cpu")
 
 

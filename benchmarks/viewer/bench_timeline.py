@@ -1,6 +1,6 @@
 """Viewer responsiveness on a trace of millions of events.
 
-Synthesises a Score-P-layout trace (gridscope-tracetool synth), then measures in the same
+Synthesises a Score-P-layout trace (gs-tracegen synth), then measures in the same
 run: the one-time native dump (events/s) against `otf2-print --silent` reading the same
 archive (baseline), and the latency and size of /api/timeline answers for the whole run
 and for zoomed windows (the level-of-detail path), served in-process.

@@ -127,7 +127,7 @@ def test_synthetic_trace_is_valid_otf2(tmp_path):
 def test_synth_rejects_bad_options(tmp_path):
     from gridscope.native import binary
 
-    proc = subprocess.run([str(binary("gridscope-tracetool")), "synth", str(tmp_path / "x"), "--ranks", "3"],
+    proc = subprocess.run([str(binary("gs-tracegen")), "synth", str(tmp_path / "x"), "--ranks", "3"],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "want an even number" in proc.stderr
 

@@ -28,7 +28,8 @@ XSS_NAME = "<img src=x onerror=window.__xss=1;alert(1)>"
 
 def synth_trace(out: Path, ranks: int = 8, metahosts: int = 2, iterations: int = 6,
                 region_name: str = "compute") -> Path:
-    subprocess.run([str(binary("gridscope-tracetool")), "synth", str(out), "--ranks", str(ranks),
+    """A synthetic ring + Allreduce trace on a metacomputer (`gs-tracegen synth`)."""
+    subprocess.run([str(binary("gs-tracegen")), "synth", str(out), "--ranks", str(ranks),
                     "--metahosts", str(metahosts), "--iterations", str(iterations),
                     "--region-name", region_name], check=True, capture_output=True)
     return out / "traces.otf2"

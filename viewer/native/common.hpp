@@ -39,6 +39,5 @@ inline std::string json_string(const std::string& s) {
 
 int run_dump(int argc, char** argv);
 int run_markers(int argc, char** argv);
-int run_synth(int argc, char** argv);
 
 }  // namespace gs

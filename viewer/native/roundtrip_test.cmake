@@ -1,8 +1,8 @@
-# ctest: synthesise a trace, dump it, and check the dump holds every event and message.
+# ctest: synthesise a trace (gs-tracegen synth), dump it, and check the dump holds every event and message.
 # 6 ranks x 4 iterations: per rank 2 (main) + 4 x (2 compute + 3 send + 3 recv + 4 allreduce).
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK}/dump)
-execute_process(COMMAND ${TOOL} synth ${WORK}/trace --ranks 6 --metahosts 2 --iterations 4
+execute_process(COMMAND ${TRACEGEN} synth ${WORK}/trace --ranks 6 --metahosts 2 --iterations 4
                 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "synth failed: ${rc}")

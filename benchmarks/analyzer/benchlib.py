@@ -1,0 +1,51 @@
+"""Helpers shared by the analyzer benchmarks (bench_analyzer.py, bench_matrix.py):
+native binaries, the MPI environment, timed commands with their CPU time, medians."""
+
+from __future__ import annotations
+
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+GRIDSCOPE = [sys.executable, "-m", "gridscope"]
+
+CPU: dict[str, list[float]] = {}  # command label -> CPU seconds (user + system) of each run, children included
+
+
+def native_bin(name: str) -> str:
+    from gridscope import native
+
+    return str(native.binary(name))
+
+
+def cpu_seconds() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def timed(cmd: list[str], env: dict | None = None, label: str | None = None) -> tuple[float, subprocess.CompletedProcess]:
+    """Wall time of a command; its CPU time (robust against a busy machine) goes to CPU[label].
+    A failing command ends the benchmark with its stderr."""
+    cpu0 = cpu_seconds()
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    elapsed = time.perf_counter() - start
+    if label:
+        CPU.setdefault(label, []).append(cpu_seconds() - cpu0)
+    if proc.returncode != 0:
+        sys.exit(f"benchmark: {' '.join(cmd)} failed:\n{proc.stderr}")
+    return elapsed, proc
+
+
+def median(values) -> float:
+    return statistics.median(list(values))
+
+
+def raw_read(anchor: str, label: str | None = "raw") -> tuple[float, int]:
+    """The baseline: gs-rawread visiting every event; (wall seconds, events)."""
+    t, proc = timed([native_bin("gs-rawread"), anchor], label=label)
+    return t, int(proc.stdout.split()[0])
