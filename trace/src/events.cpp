@@ -52,8 +52,7 @@ std::vector<std::string> repair_warnings(const RepairLog& log, const Defs& defs)
 
 std::string RegionBalance::where(uint64_t t) const { return place(defs_, rank_, location_, t); }
 
-bool RegionBalance::undefined(uint32_t region) {
-  if (region < defs_.regions.size() && defs_.regions[region].defined) return false;
+bool RegionBalance::report_undefined(uint32_t region) {
   error_ = "Enter of undefined region " + std::to_string(region) + " (corrupt event stream)";
   return true;
 }

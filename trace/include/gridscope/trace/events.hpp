@@ -79,10 +79,14 @@ class RegionBalance {
   // set when an MPI region is still open.
   size_t finish(uint64_t last);
   const std::string& error() const { return error_; }
-  bool undefined(uint32_t region);  // sets error() when `region` is not defined
+  // sets error() when `region` is not defined (inline: it runs on every Enter)
+  bool undefined(uint32_t region) {
+    return (region >= defs_.regions.size() || !defs_.regions[region].defined) && report_undefined(region);
+  }
 
  private:
   size_t leave_repairing(uint32_t region, uint64_t t);
+  bool report_undefined(uint32_t region);
   std::string where(uint64_t t) const;  // "on rank R at T s" (or "on location L")
   const Defs& defs_;
   uint64_t location_;
