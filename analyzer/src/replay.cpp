@@ -215,18 +215,19 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   waits.end_phase(PHASE_LATE_RECEIVER);
 }
 
-void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {
-  const int P = t.size();
+// At the owner of the communicator's first rank: the waiting times of every complete
+// instance, addressed to each member's owner. RECS is freed on return.
+std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int P, ReplayResult& res) {
   const uint32_t N = d.ranks();
-  std::vector<Bytes> out(P);
-  for (size_t k = 0; k < data.colls.size(); ++k) {
-    const CollRec& c = data.colls[k];
-    append(out[owner_of(d.comms[c.comm].members[0], N, P)], CollMsg{c, uint32_t(k), 0});
-  }
-  Records<CollMsg> recs = unpack<CollMsg>(t.exchange(out));
   std::sort(recs.begin(), recs.end(), [](const CollMsg& a, const CollMsg& b) {
     return std::tie(a.rec.comm, a.rec.seq, a.rec.pos) < std::tie(b.rec.comm, b.rec.seq, b.rec.pos);
   });
+  // at most two results (waiting, completion) per record: reserved address space, the
+  // pages are touched only as results are written
+  std::vector<Bytes> out(P);
+  std::vector<size_t> count(P, 0);
+  for (const CollMsg& m : recs) count[owner_of(m.rec.rank, N, P)] += 2;
+  for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(ResMsg));
   std::vector<CollMember> members;
   for (size_t i = 0; i < recs.size();) {
     size_t j = i;
@@ -272,14 +273,34 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
         if (m.end < latest_begin) res.counters.clock_violations++;
     i = j;
   }
+  return out;
+}
+
+// Collective records go to the owner of the communicator's first rank, which computes the
+// instances' waiting times and sends them back to the members' owners. data.colls is
+// freed once sent (the memory serves the steps after it).
+void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {
+  const int P = t.size();
+  const uint32_t N = d.ranks();
+  const size_t owned = data.colls.size();
+  std::vector<Bytes> out(P);
+  std::vector<size_t> count(P, 0);  // sized exactly first, as in point_to_point
+  for (const CollRec& c : data.colls) count[owner_of(d.comms[c.comm].members[0], N, P)]++;
+  for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(CollMsg));
+  for (size_t k = 0; k < owned; ++k) {
+    const CollRec& c = data.colls[k];
+    append(out[owner_of(d.comms[c.comm].members[0], N, P)], CollMsg{c, uint32_t(k), 0});
+  }
+  std::vector<CollRec>().swap(data.colls);
+  out = collective_results(d, unpack<CollMsg>(t.exchange(out)), P, res);
   // The results arrive grouped by computing process; they are charged (and written) in
   // the order of the members' own records instead, which no -j changes: rank, then event
-  // order, the results of one record in the order computed (wait before completion). A
-  // stable counting sort by record index: O(n), 4 bytes per result and record.
+  // order, the results of one record in the order computed (waiting before completion).
+  // A stable counting sort by record index: O(n), 4 bytes per result and record.
   Records<ResMsg> results = unpack<ResMsg>(t.exchange(out));
-  std::vector<uint32_t> slot(data.colls.size() + 1, 0);
+  std::vector<uint32_t> slot(owned + 1, 0);
   for (const ResMsg& r : results) {
-    if (r.index >= data.colls.size()) throw std::logic_error("collective result for an unknown record");
+    if (r.index >= owned) throw std::logic_error("collective result for an unknown record");
     slot[r.index + 1]++;
   }
   for (size_t k = 1; k < slot.size(); ++k) slot[k] += slot[k - 1];
