@@ -9,12 +9,13 @@ process, ... is the order of docs/analyzer.md (phase, rank, the order the engine
 rank's instances): the same sequence of rows whatever the number of processes, and batches
 cut at the same rows.
 
-Rows are read piece by piece straight into one batch's arrays (no mapping of whole files,
-no concatenation), so memory holds one batch however many rows there are.
+Only one batch's window of the files is mapped at a time (not the whole files), so memory
+holds about one batch however many rows there are.
 """
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -84,99 +85,104 @@ def wait_schema(head: EngineHead) -> pa.Schema:
     return pa.schema([(name, types[name]) for name in N.WAITSTATE_COLUMNS])
 
 
-class _Batch:
-    """The arrays of one record batch, filled piece by piece (raw columns read in place)."""
+def batch_plan(segments: list[Segment], batch_rows: int) -> list[list[Segment]]:
+    """SEGMENTS cut into batches of BATCH_ROWS rows (the last one shorter): each batch a list
+    of pieces in row order, adjacent rows of one process's files in one piece. The cuts
+    depend on the row sequence alone, not on the processes."""
+    plan: list[list[Segment]] = [[]]
+    filled = 0
+    for seg in segments:
+        done = 0
+        while done < seg.rows:
+            if filled == batch_rows:
+                plan.append([])
+                filled = 0
+            take = min(seg.rows - done, batch_rows - filled)
+            last = plan[-1][-1] if plan[-1] else None
+            if last and last.process == seg.process and last.first + last.rows == seg.first + done:
+                plan[-1][-1] = last._replace(rows=last.rows + take)  # the rows go on in the same files
+            else:
+                plan[-1].append(Segment(seg.process, seg.first + done, take))
+            done += take
+            filled += take
+    return plan if filled else []
 
-    def __init__(self, rows: int, schema: pa.Schema) -> None:
-        def codes(name: str) -> np.ndarray:
-            return np.empty(rows, schema.field(name).type.index_type.to_pandas_dtype())
 
-        self.raw = {"start": np.empty(rows, "<f8"), "end": np.empty(rows, "<f8"), "cp": np.empty(rows, "<u4"),
-                    "rank": np.empty(rows, np.int32), "metric": np.empty(rows, "<u2"), "cls": np.empty(rows, np.int8)}
-        self.callpath = codes(N.CALLPATH)
-        self.pattern = codes(N.PATTERN)
-        self.severity = np.empty(rows, "<f8")
-        self.filled = 0
-
-
-def _read_exactly(f, offset: int, into: memoryview, where: Path) -> None:
-    f.seek(offset)
-    done = 0
-    while done < len(into):
-        n = f.readinto(into[done:])
-        if not n:
-            raise GridscopeError(where, "truncated engine output")
-        done += n
+def _window(f, dtype: str, first: int, rows: int) -> np.ndarray:
+    """Rows FIRST .. FIRST+ROWS-1 of a column file, as a read-only array over the page cache
+    (unmapped again once nothing refers to it)."""
+    size = np.dtype(dtype).itemsize
+    start = first * size
+    base = start - start % mmap.ALLOCATIONGRANULARITY
+    # MAP_POPULATE maps the window at once instead of faulting page by page
+    m = mmap.mmap(f.fileno(), start - base + rows * size, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
+                  prot=mmap.PROT_READ, offset=base)
+    return np.frombuffer(m, dtype, count=rows, offset=start - base)
 
 
 class WaitBatches:
     """Iterates over the engine's wait states as record batches of BATCH_ROWS rows (the last
-    one shorter), with the schema `schema`. Each batch has arrays of its own."""
+    one shorter) with the schema `schema`, in canonical order.
+
+    A batch's number columns are zero-copy views of its window of the column files when
+    the batch lies in one process's files (a batch that spans processes is copied
+    together); so memory and mappings hold about one batch.
+    """
 
     def __init__(self, folder: Path, head: EngineHead, batch_rows: int = N.WAIT_BATCH_ROWS) -> None:
         if batch_rows < 1:
             raise ValueError("batch_rows must be at least 1")
-        self.folder, self.head, self.batch_rows = folder, head, batch_rows
-        self.segments = wait_segments(folder, head)
-        self.rows = sum(s.rows for s in self.segments)
+        self.folder, self.head = folder, head
+        self.plan = batch_plan(wait_segments(folder, head), batch_rows)
+        self.rows = sum(piece.rows for batch in self.plan for piece in batch)
         self.schema = wait_schema(head)
         self._dictionaries = {N.PATTERN: pa.array(ENGINE_METRICS, pa.string()),
                               N.CLASS: pa.array(CLASSES_BY_CODE, pa.string()),
                               N.CALLPATH: pa.array(head.callpaths, pa.string())}
+        self._codes = {name: np.dtype(f"int{self.schema.field(name).type.index_type.bit_width}")
+                       for name in self._dictionaries}
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
         files: dict[int, list] = {}
         try:
-            batch, left = None, self.rows
-            for seg in self.segments:
-                if seg.process not in files:
-                    files[seg.process] = [open(path, "rb", buffering=0)
-                                          for path in wait_column_files(_prefix(self.folder, seg.process))]
-                done = 0
-                while done < seg.rows:
-                    if batch is None:
-                        batch = _Batch(min(self.batch_rows, left), self.schema)
-                        left -= len(batch.severity)
-                    take = min(seg.rows - done, len(batch.severity) - batch.filled)
-                    self._fill(batch, files[seg.process], seg.process, seg.first + done, take)
-                    done += take
-                    if batch.filled == len(batch.severity):
-                        yield self._finish(batch)
-                        batch = None
+            for pieces in self.plan:
+                columns: dict[str, list[np.ndarray]] = {name: [] for name, _ in WAIT_COLUMNS}
+                callpaths = []
+                for piece in pieces:
+                    if piece.process not in files:
+                        files[piece.process] = [open(path, "rb") for path in
+                                                wait_column_files(_prefix(self.folder, piece.process))]
+                    for (name, dtype), f in zip(WAIT_COLUMNS, files[piece.process]):
+                        columns[name].append(_window(f, dtype, piece.first, piece.rows))
+                    callpaths.append(self._callpaths(columns["cp"][-1], piece.process))
+                whole = {name: parts[0] if len(parts) == 1 else np.concatenate(parts) for name, parts in columns.items()}
+                del columns
+                yield self._batch(whole, callpaths[0] if len(callpaths) == 1 else np.concatenate(callpaths))
         finally:
             for fs in files.values():
                 for f in fs:
                     f.close()
 
-    def _fill(self, batch: _Batch, files: list, process: int, first: int, rows: int) -> None:
-        at = slice(batch.filled, batch.filled + rows)
-        for (name, dtype), f in zip(WAIT_COLUMNS, files):
-            size = np.dtype(dtype).itemsize
-            _read_exactly(f, first * size, memoryview(batch.raw[name][at]).cast("B"), Path(f.name))
-        # call-path ids are per process: to the merged list's index
+    def _callpaths(self, cps: np.ndarray, process: int) -> np.ndarray:
+        """Call-path ids are per process: to the merged list's index."""
         remap = self.head.remaps[process]
-        cps = batch.raw["cp"][at]
-        if rows and int(cps.max()) >= len(remap):
+        if int(cps.max()) >= len(remap):
             raise GridscopeError(_prefix(self.folder, process), "engine output refers to an unknown call path")
-        np.take(remap, cps, out=batch.callpath[at])
-        batch.filled += rows
+        return remap[cps].astype(self._codes[N.CALLPATH], copy=False)
 
-    def _finish(self, batch: _Batch) -> pa.RecordBatch:
-        n = batch.filled
-        metric, cls = batch.raw["metric"][:n], batch.raw["cls"][:n]
-        if n and (int(metric.max()) >= len(ENGINE_METRICS) or int(cls.view(np.uint8).max()) >= len(CLASSES_BY_CODE)):
+    def _batch(self, raw: dict[str, np.ndarray], callpath: np.ndarray) -> pa.RecordBatch:
+        metric, cls = raw["metric"], raw["cls"]
+        if int(metric.max()) >= len(ENGINE_METRICS) or int(cls.max()) >= len(CLASSES_BY_CODE):
             raise GridscopeError(self.folder / "waits.*.bin", "engine output refers to an unknown metric or class")
-        np.copyto(batch.pattern[:n], metric, casting="unsafe")  # checked to fit
-        start, end = batch.raw["start"][:n], batch.raw["end"][:n]
-        np.subtract(end, start, out=batch.severity[:n])
 
         def labels(name: str, codes: np.ndarray) -> pa.DictionaryArray:
-            return pa.DictionaryArray.from_arrays(pa.array(codes), self._dictionaries[name])
+            codes = codes.astype(self._codes[name], copy=False)  # checked to fit
+            return pa.DictionaryArray.from_arrays(pa.array(codes), self._dictionaries[name], safe=False)
 
-        columns = {N.PATTERN: labels(N.PATTERN, batch.pattern[:n]), N.CLASS: labels(N.CLASS, cls),
-                   N.RANK: pa.array(batch.raw["rank"][:n]), N.START_S: pa.array(start), N.END_S: pa.array(end),
-                   N.SEVERITY_S: pa.array(batch.severity[:n]),
-                   N.CALLPATH: labels(N.CALLPATH, batch.callpath[:n])}
+        columns = {N.PATTERN: labels(N.PATTERN, metric), N.CLASS: labels(N.CLASS, cls),
+                   N.RANK: pa.array(raw["rank"].view(np.int32)), N.START_S: pa.array(raw["start"]),
+                   N.END_S: pa.array(raw["end"]), N.SEVERITY_S: pa.array(raw["end"] - raw["start"]),
+                   N.CALLPATH: labels(N.CALLPATH, callpath)}
         return pa.RecordBatch.from_arrays([columns[name] for name in self.schema.names], schema=self.schema)
 
 

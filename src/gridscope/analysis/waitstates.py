@@ -31,8 +31,10 @@ def write_waitstate_batches(schema, batches: Iterable, path: Path) -> None:
         # 0.12-0.17 s instead of 0.03 s to write.
         options = pa.ipc.IpcWriteOptions(compression=None)
         with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, schema, options=options) as writer:
-            for batch in batches:
+            batches = iter(batches)
+            while (batch := next(batches, None)) is not None:
                 writer.write_batch(batch)
+                del batch  # before the next one is made: one batch in memory, not two
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
