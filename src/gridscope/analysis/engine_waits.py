@@ -146,22 +146,30 @@ class WaitBatches:
         files: dict[int, list] = {}
         try:
             for pieces in self.plan:
-                columns: dict[str, list[np.ndarray]] = {name: [] for name, _ in WAIT_COLUMNS}
-                callpaths = []
-                for piece in pieces:
-                    if piece.process not in files:
-                        files[piece.process] = [open(path, "rb") for path in
-                                                wait_column_files(_prefix(self.folder, piece.process))]
-                    for (name, dtype), f in zip(WAIT_COLUMNS, files[piece.process]):
-                        columns[name].append(_window(f, dtype, piece.first, piece.rows))
-                    callpaths.append(self._callpaths(columns["cp"][-1], piece.process))
-                whole = {name: parts[0] if len(parts) == 1 else np.concatenate(parts) for name, parts in columns.items()}
-                del columns
-                yield self._batch(whole, callpaths[0] if len(callpaths) == 1 else np.concatenate(callpaths))
+                # (no local keeps a batch's arrays across the yield: one batch alive at a time)
+                yield self._batch(*self._read(pieces, files))
         finally:
             for fs in files.values():
                 for f in fs:
                     f.close()
+
+    def _read(self, pieces: list[Segment], files: dict[int, list]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """The raw columns of one batch and its call-path codes."""
+        columns: dict[str, list[np.ndarray]] = {name: [] for name, _ in WAIT_COLUMNS}
+        callpaths = []
+        for piece in pieces:
+            if piece.process not in files:
+                files[piece.process] = [open(path, "rb") for path in
+                                        wait_column_files(_prefix(self.folder, piece.process))]
+            for (name, dtype), f in zip(WAIT_COLUMNS, files[piece.process]):
+                columns[name].append(_window(f, dtype, piece.first, piece.rows))
+            callpaths.append(self._callpaths(columns["cp"][-1], piece.process))
+        if len(pieces) == 1:
+            return {name: parts[0] for name, parts in columns.items()}, callpaths[0]
+        raw = {}
+        for name in list(columns):  # copied together column by column, each window unmapped once copied
+            raw[name] = np.concatenate(columns.pop(name))
+        return raw, np.concatenate(callpaths)
 
     def _callpaths(self, cps: np.ndarray, process: int) -> np.ndarray:
         """Call-path ids are per process: to the merged list's index."""
