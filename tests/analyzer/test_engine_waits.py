@@ -119,3 +119,10 @@ def test_unknown_call_path_is_one_clear_error(tmp_path):
     np.asarray([1, 1, 7], "<u4").tofile(cp)
     with pytest.raises(GridscopeError, match="unknown call path"):
         list(WaitBatches(tmp_path, head))
+
+
+def test_engine_output_without_row_counts_is_one_clear_error(tmp_path):
+    head = write_engine_output(tmp_path)
+    del head.meta["process_stats"][1]["wait_rows"]
+    with pytest.raises(GridscopeError, match=r"meta\.json: engine output lacks the wait-state row counts"):
+        WaitBatches(tmp_path, head)

@@ -50,17 +50,17 @@ def _prefix(folder: Path, process: int) -> Path:
     return folder / f"waits.{process}"
 
 
-def _phase_rows(head: EngineHead) -> list[list[int]]:
+def _phase_rows(folder: Path, head: EngineHead) -> list[list[int]]:
     stats = head.meta["process_stats"]
     rows = [[int(n) for n in p.get("wait_rows", ())] for p in stats]
     if len(rows) != head.processes or any(len(r) != WAIT_PHASES or min(r) < 0 for r in rows):
-        raise GridscopeError(None, "engine output (meta.json) lacks the wait-state row counts")
+        raise GridscopeError(folder / "meta.json", "engine output lacks the wait-state row counts")
     return rows
 
 
 def wait_segments(folder: Path, head: EngineHead) -> list[Segment]:
     """The pieces of the engine's column files in canonical row order (sizes checked)."""
-    rows = _phase_rows(head)
+    rows = _phase_rows(folder, head)
     for p, counts in enumerate(rows):
         for (_, dtype), path in zip(WAIT_COLUMNS, wait_column_files(_prefix(folder, p))):
             try:
