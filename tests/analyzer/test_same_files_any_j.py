@@ -96,3 +96,20 @@ def test_synthetic_trace_in_small_batches(tracegen, tmp_path):
         reader = pa.ipc.open_file(source)
         sizes = [reader.get_batch(i).num_rows for i in range(reader.num_record_batches)]
     assert sizes == [1000] * (rows // 1000) + ([rows % 1000] if rows % 1000 else [])
+
+
+def test_collective_results_in_the_members_event_order(make_trace, tmp_path):
+    """specs/coll_order.spec: rank 2's barrier waits are charged in its event order (x, y,
+    x), not grouped by communicator or computing process, so the sum is (a + b) + c."""
+    from gridscope.analysis.waitstates import read_waitstates
+
+    out = analyse_to(make_trace("coll_order"), tmp_path / "j1", 1)
+    summary = json.loads((out / N.SUMMARY_FILE).read_text())
+    a, b, c = 1e-6, 1e-6, 11e-6
+    assert (a + b) + c != (a + c) + b  # the two orders differ in the last bit
+    assert summary["patterns"]["wait_at_barrier"] == {"grid": 0.0, "local": (a + b) + c}
+    # only rank 2 ever waits (the others begin last, and all members leave together)
+    waits = read_waitstates(out)
+    assert list(waits[N.RANK]) == [2, 2, 2]
+    assert list(waits[N.START_S].round(9)) == [100e-6, 200e-6, 300e-6]
+    assert list(waits[N.SEVERITY_S].round(9)) == [a, b, c]
