@@ -178,8 +178,12 @@ int run(const Options& o, gs::Transport& t) {
   // Per-process figures go to process 0 for the report.
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  struct Stat { double read_s, replay_s; uint64_t rss_kb, events, ranks; gs::RepairLog repairs; } st{
-      read_s, replay_s, uint64_t(ru.ru_maxrss), c.events, mine.size(), data.repairs};
+  struct Stat {
+    double read_s, replay_s;
+    uint64_t rss_kb, events, ranks, wait_rows[gs::kWaitPhases];
+    gs::RepairLog repairs;
+  } st{read_s, replay_s, uint64_t(ru.ru_maxrss), c.events, mine.size(), {}, data.repairs};
+  for (int p = 0; p < gs::kWaitPhases; ++p) st.wait_rows[p] = waits.phase_rows()[p];
   std::vector<gs::Bytes> out(P);
   gs::append(out[0], st);
   gs::Records<Stat> stats = gs::unpack<Stat>(t.exchange(out));
@@ -220,7 +224,8 @@ int run(const Options& o, gs::Transport& t) {
     for (size_t p = 0; p < stats.size(); ++p)
       j << (p ? ", " : "") << "{\"read_s\": " << stats[p].read_s << ", \"replay_s\": " << stats[p].replay_s
         << ", \"peak_rss_kb\": " << stats[p].rss_kb << ", \"events\": " << stats[p].events
-        << ", \"ranks\": " << stats[p].ranks << "}";
+        << ", \"ranks\": " << stats[p].ranks << ", \"wait_rows\": [" << stats[p].wait_rows[0] << ", "
+        << stats[p].wait_rows[1] << ", " << stats[p].wait_rows[2] << "]}";
     j << "]\n}\n";
     std::string text = j.str();
     std::string path = o.out + "/meta.json";

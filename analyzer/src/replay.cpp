@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <stdexcept>
 #include <tuple>
 
 #include "gridscope/trace/error.hpp"
@@ -17,7 +18,11 @@ namespace {
 // sent back instead of being computed again from the other end.
 struct SendMsg { uint32_t src, dst, comm, tag, index, pad; int64_t enter, evt; };
 struct PostMsg { uint32_t index, pad; int64_t req_enter; };  // when a send's receive was posted
-struct ResMsg { uint16_t metric; uint8_t cls, pad; uint32_t cp, rank, pad2; int64_t start, value; };
+// A collective record on its way to the instance's computing process; `index`: its position
+// in the member's owner's records, so the results can be put back in that order.
+struct CollMsg { CollRec rec; uint32_t index, pad; };
+// A member's waiting time in a collective instance, sent back to the member's owner.
+struct ResMsg { uint16_t metric; uint8_t cls, pad; uint32_t cp, rank, index; int64_t start, value; };
 
 
 class Accumulator {
@@ -166,15 +171,18 @@ class SendsSeen {
   Records<SendMsg> remote_;
 };
 
-void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {
+void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc,
+                    WaitWriter& waits) {
   const int P = t.size();
   const uint32_t N = d.ranks();
   std::vector<int64_t> posted(data.sends.size(), kUnposted);
   if (P == 1) {  // everything is local: match against our own records, no copies
     std::vector<uint32_t> partner = receiver_side(d, data, data.sends, res, acc);
+    waits.end_phase(PHASE_RECEIVER);
     for (size_t k = 0; k < partner.size(); ++k)
       if (partner[k] != kNone) posted[partner[k]] = data.recvs[k].req_enter;
     sender_side(d, data, posted, acc);
+    waits.end_phase(PHASE_LATE_RECEIVER);
     return;
   }
   // Senders tell the receivers' owners when each send started ...
@@ -195,6 +203,7 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   }
   SendsSeen sends(data.sends, std::move(own), unpack<SendMsg>(t.exchange(out)));
   std::vector<uint32_t> partner = receiver_side(d, data, sends, res, acc);
+  waits.end_phase(PHASE_RECEIVER);
   // ... and the receivers' owners tell the senders' owners when the matched receive was posted.
   for (size_t k = 0; k < partner.size(); ++k) {
     if (partner[k] == kNone) continue;
@@ -203,43 +212,48 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   }
   for (const PostMsg& m : unpack<PostMsg>(t.exchange(out))) posted[m.index] = m.req_enter;
   sender_side(d, data, posted, acc);
+  waits.end_phase(PHASE_LATE_RECEIVER);
 }
 
-void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {
-  const int P = t.size();
+// At the owner of the communicator's first rank: the waiting times of every complete
+// instance, addressed to each member's owner. RECS is freed on return.
+std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int P, ReplayResult& res) {
   const uint32_t N = d.ranks();
+  std::sort(recs.begin(), recs.end(), [](const CollMsg& a, const CollMsg& b) {
+    return std::tie(a.rec.comm, a.rec.seq, a.rec.pos) < std::tie(b.rec.comm, b.rec.seq, b.rec.pos);
+  });
+  // at most two results (waiting, completion) per record: reserved address space, the
+  // pages are touched only as results are written
   std::vector<Bytes> out(P);
-  for (auto& c : data.colls) append(out[owner_of(d.comms[c.comm].members[0], N, P)], c);
-  Records<CollRec> recs = unpack<CollRec>(t.exchange(out));
-  std::sort(recs.begin(), recs.end(),
-            [](const CollRec& a, const CollRec& b) { return std::tie(a.comm, a.seq, a.pos) < std::tie(b.comm, b.seq, b.pos); });
+  std::vector<size_t> count(P, 0);
+  for (const CollMsg& m : recs) count[owner_of(m.rec.rank, N, P)] += 2;
+  for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(ResMsg));
   std::vector<CollMember> members;
   for (size_t i = 0; i < recs.size();) {
     size_t j = i;
-    while (j < recs.size() && recs[j].comm == recs[i].comm && recs[j].seq == recs[i].seq) ++j;
-    const CommDef& comm = d.comms[recs[i].comm];
+    while (j < recs.size() && recs[j].rec.comm == recs[i].rec.comm && recs[j].rec.seq == recs[i].rec.seq) ++j;
+    const CommDef& comm = d.comms[recs[i].rec.comm];
     bool complete = j - i == comm.members.size();
-    for (size_t k = i; complete && k < j; ++k) complete = recs[k].cls == recs[i].cls && recs[k].pos == k - i;
+    for (size_t k = i; complete && k < j; ++k) complete = recs[k].rec.cls == recs[i].rec.cls && recs[k].rec.pos == k - i;
     if (!complete) { res.counters.incomplete_collectives++; i = j; continue; }
     res.counters.collectives++;
     members.clear();
     int64_t latest_begin = INT64_MIN;
     for (size_t k = i; k < j; ++k) {
-      members.push_back({recs[k].begin, recs[k].end, recs[k].sent, recs[k].received, recs[k].rank == recs[k].root});
-      latest_begin = std::max(latest_begin, recs[k].begin);
+      const CollRec& c = recs[k].rec;
+      members.push_back({c.begin, c.end, c.sent, c.received, c.rank == c.root});
+      latest_begin = std::max(latest_begin, c.begin);
     }
     auto send = [&](uint16_t metric, const std::vector<int64_t>& w, bool completion) {
-      int64_t earliest_end = INT64_MAX;
-      for (auto& m : members) earliest_end = std::min(earliest_end, m.end);
       for (size_t k = 0; k < w.size(); ++k) {
         if (w[k] <= 0) continue;
-        const CollRec& c = recs[i + k];
+        const CollRec& c = recs[i + k].rec;
         int64_t start = completion ? c.end - w[k] : c.begin;
-        append(out[owner_of(c.rank, N, P)],
-               ResMsg{metric, uint8_t(comm.grid ? CLS_GRID : CLS_LOCAL), 0, c.cp, c.rank, 0, start, w[k]});
+        append(out[owner_of(c.rank, N, P)], ResMsg{metric, uint8_t(comm.grid ? CLS_GRID : CLS_LOCAL), 0, c.cp, c.rank,
+                                                   recs[i + k].index, start, w[k]});
       }
     };
-    switch (CollClass(recs[i].cls)) {
+    switch (CollClass(recs[i].rec.cls)) {
       case CollClass::Barrier:
         send(M_WAIT_AT_BARRIER, wait_at_barrier(members), false);
         send(M_BARRIER_COMPLETION, completion(members), true);
@@ -253,14 +267,49 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
       case CollClass::Prefix: send(M_EARLY_SCAN, early_scan(members), false); break;
       default: break;
     }
-    CollClass cls = CollClass(recs[i].cls);
+    CollClass cls = CollClass(recs[i].rec.cls);
     if (cls == CollClass::Barrier || cls == CollClass::NxN)
       for (auto& m : members)
         if (m.end < latest_begin) res.counters.clock_violations++;
     i = j;
   }
-  for (auto& r : unpack<ResMsg>(t.exchange(out)))
+  return out;
+}
+
+// Collective records go to the owner of the communicator's first rank, which computes the
+// instances' waiting times and sends them back to the members' owners. data.colls is
+// freed once sent (the memory serves the steps after it).
+void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {
+  const int P = t.size();
+  const uint32_t N = d.ranks();
+  const size_t owned = data.colls.size();
+  std::vector<Bytes> out(P);
+  std::vector<size_t> count(P, 0);  // sized exactly first, as in point_to_point
+  for (const CollRec& c : data.colls) count[owner_of(d.comms[c.comm].members[0], N, P)]++;
+  for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(CollMsg));
+  for (size_t k = 0; k < owned; ++k) {
+    const CollRec& c = data.colls[k];
+    append(out[owner_of(d.comms[c.comm].members[0], N, P)], CollMsg{c, uint32_t(k), 0});
+  }
+  std::vector<CollRec>().swap(data.colls);
+  out = collective_results(d, unpack<CollMsg>(t.exchange(out)), P, res);
+  // The results arrive grouped by computing process; they are charged (and written) in
+  // the order of the members' own records instead, which no -j changes: rank, then event
+  // order, the results of one record in the order computed (waiting before completion).
+  // A stable counting sort by record index: O(n), 4 bytes per result and record.
+  Records<ResMsg> results = unpack<ResMsg>(t.exchange(out));
+  std::vector<uint32_t> slot(owned + 1, 0);
+  for (const ResMsg& r : results) {
+    if (r.index >= owned) throw std::logic_error("collective result for an unknown record");
+    slot[r.index + 1]++;
+  }
+  for (size_t k = 1; k < slot.size(); ++k) slot[k] += slot[k - 1];
+  std::vector<uint32_t> order(results.size());
+  for (size_t i = 0; i < results.size(); ++i) order[slot[results[i].index]++] = uint32_t(i);
+  for (uint32_t i : order) {
+    const ResMsg& r = results[i];
     acc.add(r.metric, r.cls == CLS_GRID, r.cp, r.rank, r.start, r.value);
+  }
 }
 
 void write_file(const std::string& path, const void* data, size_t bytes) {
@@ -319,6 +368,14 @@ void WaitWriter::flush() {
   buf_.clear();
 }
 
+void WaitWriter::end_phase(WaitPhase phase) {
+  if (phase != phases_ended_) throw std::logic_error("wait-state phases out of order");
+  uint64_t before = 0;
+  for (int p = 0; p < phase; ++p) before += phase_rows_[p];
+  phase_rows_[phase] = count_ - before;
+  ++phases_ended_;
+}
+
 void WaitWriter::close() {
   flush();
   bool bad = failed_;
@@ -330,12 +387,26 @@ void WaitWriter::close() {
   if (bad) throw Error(prefix_ + ".*.bin", "write failed (disk full?)");
 }
 
+// The canonical wait-state order needs each kind of record grouped by rank in ascending
+// order (the reader reads the owned locations one after the other, in rank order).
+void check_rank_order(const LocalData& data) {
+  bool ok = std::is_sorted(data.sends.begin(), data.sends.end(),
+                           [](const SendRec& a, const SendRec& b) { return a.src < b.src; }) &&
+            std::is_sorted(data.recvs.begin(), data.recvs.end(),
+                           [](const RecvRec& a, const RecvRec& b) { return a.dst < b.dst; }) &&
+            std::is_sorted(data.colls.begin(), data.colls.end(),
+                           [](const CollRec& a, const CollRec& b) { return a.rank < b.rank; });
+  if (!ok) throw std::logic_error("records are not grouped by rank in ascending order");
+}
+
 ReplayResult replay(const Defs& defs, LocalData& data, Transport& t, WaitWriter& waits) {
+  check_rank_order(data);
   ReplayResult res;
   res.waits = &waits;
   Accumulator acc(defs, res);
-  point_to_point(defs, data, t, res, acc);
+  point_to_point(defs, data, t, res, acc, waits);
   collectives(defs, data, t, res, acc);
+  waits.end_phase(PHASE_COLLECTIVE);
   res.counters.events = data.events;
   res.counters.mpi_events = data.mpi_events;
   res.counters.clock_offset_locations = data.clock_offsets_applied;
@@ -364,7 +435,12 @@ void write_engine_files(const std::string& dir, const Defs& defs, const LocalDat
     if (c.bytes_sent) rows.push_back({M_BYTES_SENT, CLS_NONE, 0, c.cp, c.rank, 0, double(c.bytes_sent)});
     if (c.bytes_received) rows.push_back({M_BYTES_RECEIVED, CLS_NONE, 0, c.cp, c.rank, 0, double(c.bytes_received)});
   }
+  // in key order, not the hash table's (which depends on how many keys this process has)
+  size_t first_wait = rows.size();
   for (auto& [k, v] : res.severities) rows.push_back({k.metric, k.cls, 0, k.cp, k.rank, 0, v});
+  std::sort(rows.begin() + first_wait, rows.end(), [](const SevRow& a, const SevRow& b) {
+    return std::tie(a.metric, a.cls, a.cp, a.rank) < std::tie(b.metric, b.cls, b.cp, b.rank);
+  });
   write_file(dir + "/severities" + suffix + ".bin", rows.data(), rows.size() * sizeof(SevRow));
   write_file(dir + "/pairs" + suffix + ".bin", res.pairs.data(), res.pairs.size() * sizeof(PairRow));
 }

@@ -20,6 +20,13 @@ uint32_t owner_of(uint32_t rank, uint32_t ranks, int processes);
 
 // Wait-state instances go straight to a file through a small buffer: on big traces they
 // are millions of rows nobody needs in memory.
+//
+// Canonical row order (docs/analyzer.md): by phase (WaitPhase), then rank, then the order
+// in which the rank's instances are found. A process owns a contiguous block of ranks, so
+// each process writes its rows phase by phase and counts them (phase_rows); the driver
+// reads phase 0 of every process in process order, then phase 1, ...: the same rows in
+// the same order for any number of processes.
+enum WaitPhase : int { PHASE_RECEIVER = 0, PHASE_LATE_RECEIVER = 1, PHASE_COLLECTIVE = 2, kWaitPhases = 3 };
 
 class WaitWriter {
  public:
@@ -37,6 +44,9 @@ class WaitWriter {
   }
   void close();  // throws gs::Error on a write failure
   uint64_t count() const { return count_; }
+  // Ends phase `phase` (phases end in order): its rows are those added since the last one.
+  void end_phase(WaitPhase phase);
+  const uint64_t* phase_rows() const { return phase_rows_; }
   std::vector<WaitRow> kept;  // rows, when constructed without a path (unit tests)
 
  private:
@@ -47,6 +57,8 @@ class WaitWriter {
   std::vector<WaitRow> buf_;
   std::vector<char> col_;
   uint64_t count_ = 0;
+  uint64_t phase_rows_[kWaitPhases] = {};
+  int phases_ended_ = 0;
   bool failed_ = false;
 };
 
@@ -57,7 +69,8 @@ struct ReplayResult {
   Counters counters;
 };
 
-// `waits` receives every wait-state instance.
+// `waits` receives every wait-state instance. Frees data.colls (sent to their instances'
+// owners on the way).
 ReplayResult replay(const Defs& defs, LocalData& data, Transport& t, WaitWriter& waits);
 
 void write_engine_files(const std::string& dir, const Defs& defs, const LocalData& data, const ReplayResult& res,

@@ -26,6 +26,7 @@ class AnalyzeOptions:
     launcher: str | None = None  # command prefix ("srun -n 64") that starts the engine; sets the processes
     latency_node_s: float | None = None  # explicit minimum latencies for --time-correct (None: from the trace)
     latency_host_s: float | None = None
+    wait_batch_rows: int = N.WAIT_BATCH_ROWS  # rows per record batch of waitstates.feather
 
 
 def resolve_anchor(trace: Path) -> Path:
@@ -121,10 +122,9 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
                      else f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
                 # The engine runs in its own process(es): load the Python side meanwhile.
                 from concurrent.futures import ThreadPoolExecutor  # noqa: F401
-                from gridscope.analysis import cube_export, engine_files, summary, waitstates  # noqa: F401
+                from gridscope.analysis import cube_export, engine_files, engine_waits, summary  # noqa: F401
+                from gridscope.analysis import waitstates  # noqa: F401
                 import gridscope.cube  # noqa: F401
-                import pyarrow.compute  # noqa: F401
-                import pyarrow.feather  # noqa: F401
             finally:
                 engine.wait()
             engine_s = time.perf_counter() - started
@@ -133,7 +133,7 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
             check_unmatched(head.meta, anchor, opts.allow_unmatched)
             if per_rank is None:
                 per_rank = [head.meta["metahosts"][i] for i in head.meta["rank_metahost"]]
-            summary = write_outputs(scratch, head, out, str(anchor), per_rank)
+            summary = write_outputs(scratch, head, out, str(anchor), per_rank, opts.wait_batch_rows)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     stats = head.meta["process_stats"]
@@ -148,38 +148,42 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
     return summary
 
 
-def write_outputs(scratch: Path, head, out: Path, trace: str, per_rank: list[str]) -> dict:
+def write_outputs(scratch: Path, head, out: Path, trace: str, per_rank: list[str],
+                  wait_batch_rows: int = N.WAIT_BATCH_ROWS) -> dict:
     """Writes profile.cubex and the wait-state file from the engine's output; returns the summary."""
     from concurrent.futures import ThreadPoolExecutor
 
     from gridscope.analysis.cube_export import build_experiment
-    from gridscope.analysis.engine_files import read_profile, read_wait_table
+    from gridscope.analysis.engine_files import read_profile
+    from gridscope.analysis.engine_waits import WaitBatches
     from gridscope.analysis.summary import build_summary
     from gridscope.cube import write_cubex
 
     # a wait-state file of an earlier version's analysis into the same folder is stale now
     (out / N.LEGACY_WAITSTATES_FILE).unlink(missing_ok=True)
-    waits = read_wait_table(scratch, head)
+    waits = WaitBatches(scratch, head, wait_batch_rows)  # checks the files before anything is written
     with ThreadPoolExecutor(max_workers=1) as pool:
-        # Writing the millions of wait states is one long call that does not hold the GIL,
-        # so the profile (hundreds of rows), summary and Cube file are done meanwhile on
-        # the other core. (The table is built before: many short numpy steps in a thread
-        # would each wait for the GIL behind the main thread, up to 5 ms a time.)
+        # Reading and writing the millions of wait states is mostly calls that do not hold
+        # the GIL, so the profile (hundreds of rows), summary and Cube file are done
+        # meanwhile on the other core.
         written = pool.submit(_write_waits, waits, scratch, head, out / N.WAITSTATES_FILE)
-        del waits  # the thread holds the only reference: the mapping ends with the write
         result = read_profile(scratch, head)
         summary = build_summary(result, trace, per_rank)
-        write_cubex(build_experiment(result, per_rank, trace), out / N.PROFILE_FILE)
+        write_cubex(build_experiment(result, per_rank, trace), out / N.PROFILE_FILE, mtime=_trace_mtime(trace))
         written.result()
     return summary
 
 
-def _write_waits(waits, scratch: Path, head, path: Path) -> None:
-    from gridscope.analysis.engine_files import remove_wait_columns, with_severity
-    from gridscope.analysis.waitstates import write_waitstates
+def _trace_mtime(trace: str) -> int:
+    """The Cube file's member times: the trace's, so that the file depends on nothing else."""
+    return int(Path(trace).stat().st_mtime)
 
-    write_waitstates(with_severity(waits), path)
-    del waits
-    # Delete the column files (the bulk of the scratch folder, unmapped now) here, beside
-    # the profile work, rather than in the scratch clean-up afterwards.
+
+def _write_waits(waits, scratch: Path, head, path: Path) -> None:
+    from gridscope.analysis.engine_waits import remove_wait_columns
+    from gridscope.analysis.waitstates import write_waitstate_batches
+
+    write_waitstate_batches(waits.schema, waits, path)
+    # Delete the column files (the bulk of the scratch folder) here, beside the profile
+    # work, rather than in the scratch clean-up afterwards.
     remove_wait_columns(scratch, head)

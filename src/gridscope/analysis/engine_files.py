@@ -1,22 +1,20 @@
 """Reads the raw files the engine writes (one set per analysis process).
 
-Layouts mirror analyzer/src/records.hpp (SevRow, WaitRow, PairRow); call-path ids are
-local to each engine process and are merged here by their region-name path. The wait
-states (millions of rows) become an Arrow table over the mapped files; the profile
-(severities, message pairs: hundreds of rows) becomes plain Python rows, which the
-summary and the Cube export go through far quicker than through pandas.
+Layouts mirror analyzer/src/rows.hpp (SevRow, PairRow); call-path ids are local to each
+engine process and are merged here by their region-name path. The profile (severities,
+message pairs: hundreds of rows) becomes plain Python rows, which the summary and the Cube
+export go through far quicker than through pandas. The wait states (millions of rows) are
+read in batches by engine_waits.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-import pyarrow as pa
 
 from gridscope.analysis import names as N
 from gridscope.analysis.metric_tree import ENGINE_METRICS
@@ -24,8 +22,6 @@ from gridscope.errors import GridscopeError
 
 SEV_DTYPE = np.dtype([("metric", "<u2"), ("cls", "u1"), ("pad", "u1"), ("cp", "<u4"), ("rank", "<u4"),
                       ("pad2", "<u4"), ("value", "<f8")])
-# One raw file per wait-state column, `waits.P.<name>.bin` (replay.cpp kWaitColumns).
-WAIT_COLUMNS = (("start", "<f8"), ("end", "<f8"), ("cp", "<u4"), ("rank", "<u4"), ("metric", "<u2"), ("cls", "u1"))
 PAIR_DTYPE = np.dtype([("from", "<u4"), ("to", "<u4"), ("bytes", "<u8"), ("messages", "<u8"),
                        ("max_rate", "<f8"), ("min_duration", "<f8")])
 CLASSES_BY_CODE = tuple(N.CLASS_BY_CODE[c] for c in range(len(N.CLASS_BY_CODE)))  # local, grid, ""
@@ -51,8 +47,10 @@ class Pair(NamedTuple):
 
 
 def severity_order(row: Severity) -> tuple:
-    """Sort key of the severities: metric, class in engine code order, call path, rank."""
-    return row.metric, CLASSES_BY_CODE.index(row.cls), row.callpath, row.rank
+    """Sort key of the severities: metric, class in engine code order, call path, rank, and
+    the value: two engine call paths with the same region-name path (regions of equal
+    names) give two rows of one key, whose engine ids, and so file order, depend on -j."""
+    return row.metric, CLASSES_BY_CODE.index(row.cls), row.callpath, row.rank, row.value
 
 
 @dataclass(frozen=True)
@@ -98,66 +96,6 @@ def index_type(labels: int) -> type:
     return next(t for t in (np.int8, np.int16, np.int32) if labels <= np.iinfo(t).max)
 
 
-def _dictionary(codes: np.ndarray, labels, where: Path) -> pa.DictionaryArray:
-    if codes.size and int(codes.max()) >= len(labels):
-        raise GridscopeError(where, "engine output refers to an unknown call path or metric")
-    kind = index_type(len(labels))
-    # same width: reinterpret (the codes were just checked to fit) rather than copy
-    codes = codes.view(kind) if codes.dtype.itemsize == np.dtype(kind).itemsize else codes.astype(kind)
-    return pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(list(labels), pa.string()))
-
-
-def _map_column(path: Path, dtype: str) -> np.ndarray:
-    """A raw column file as a read-only array over the page cache (no read copy)."""
-    import mmap
-
-    try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if size == 0:
-                return np.empty(0, dtype)
-            # MAP_POPULATE maps the whole file at once instead of faulting page by page
-            buf = mmap.mmap(f.fileno(), size, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
-                            prot=mmap.PROT_READ)
-    except OSError as err:
-        raise GridscopeError(path, f"engine output missing or unreadable: {err.strerror}") from None
-    if size % np.dtype(dtype).itemsize:
-        raise GridscopeError(path, "truncated engine output")
-    return np.frombuffer(buf, dtype=dtype)
-
-
-def wait_column_files(prefix: Path) -> list[Path]:
-    """The engine's wait-state column files PREFIX.<column>.bin, in WAIT_COLUMNS order."""
-    return [prefix.with_name(f"{prefix.name}.{name}.bin") for name, _ in WAIT_COLUMNS]
-
-
-def read_wait_columns(prefix: Path) -> dict[str, np.ndarray]:
-    """The engine's wait-state columns (files PREFIX.<column>.bin), one array each."""
-    cols = {name: _map_column(path, dtype) for (name, dtype), path in zip(WAIT_COLUMNS, wait_column_files(prefix))}
-    if len({c.size for c in cols.values()}) > 1:
-        raise GridscopeError(prefix.with_name(f"{prefix.name}.*.bin"), "truncated engine output (columns differ in length)")
-    return cols
-
-
-def _wait_table(waits: dict[str, np.ndarray], callpath: np.ndarray, callpaths: tuple[str, ...],
-                where: Path) -> pa.Table:
-    return pa.table({
-        N.PATTERN: _dictionary(waits["metric"], ENGINE_METRICS, where),
-        N.CLASS: _dictionary(waits["cls"], CLASSES_BY_CODE, where),
-        N.RANK: pa.array(waits["rank"].view(np.int32)),
-        N.START_S: pa.array(waits["start"]), N.END_S: pa.array(waits["end"]),
-        N.CALLPATH: _dictionary(callpath, callpaths, where),
-    })
-
-
-def with_severity(table: pa.Table) -> pa.Table:
-    """TABLE with its severity_s column (end_s - start_s) added where names.WAITSTATE_COLUMNS has it."""
-    import pyarrow.compute as pc
-
-    severity = pc.subtract(table[N.END_S], table[N.START_S])  # one call, without the GIL
-    return table.add_column(N.WAITSTATE_COLUMNS.index(N.SEVERITY_S), N.SEVERITY_S, severity)
-
-
 def read_head(folder: Path) -> EngineHead:
     meta_path = folder / "meta.json"
     try:
@@ -179,28 +117,6 @@ def _checked_callpaths(cps: np.ndarray, remap: np.ndarray, where: Path) -> np.nd
     if cps.size and int(cps.max()) >= len(remap):
         raise GridscopeError(where, "engine output refers to an unknown call path")
     return remap[cps]
-
-
-def read_wait_table(folder: Path, head: EngineHead) -> pa.Table:
-    """Every process's wait states as one Arrow table, engine order: names.WAITSTATE_COLUMNS
-    but severity_s, which with_severity() adds.
-
-    Millions of rows on big traces: numbers stay over the mapped files (no pandas copy).
-    """
-    parts = []
-    for p, remap in enumerate(head.remaps):
-        prefix = folder / f"waits.{p}"
-        waits = read_wait_columns(prefix)
-        callpath = _checked_callpaths(waits["cp"], remap, folder / f"waits.{p}.cp.bin")
-        parts.append(_wait_table(waits, callpath, head.callpaths, prefix))
-    return pa.concat_tables(parts)
-
-
-def remove_wait_columns(folder: Path, head: EngineHead) -> None:
-    """Deletes the wait-state column files (the bulk of the engine's output)."""
-    for p in range(head.processes):
-        for path in wait_column_files(folder / f"waits.{p}"):
-            path.unlink(missing_ok=True)
 
 
 def _labels(codes: np.ndarray, labels, where: Path) -> list[str]:

@@ -10,6 +10,9 @@ LEGACY_WAITSTATES_FILE = "waitstates.parquet"
 ENGINE_DIR = ".engine"          # scratch folder for the engine's raw output
 ENGINE_BINARY = "gridscope-replay"
 ENGINE_DONE = "gridscope-replay: output written"  # the engine's stdout line once all is on disk
+# Rows per record batch of the wait-state file (engine_waits): ~2.5 MB of columns per batch,
+# as many rows as pyarrow.feather.write_feather puts in one (docs/perf-analyzer.md).
+WAIT_BATCH_ROWS = 1 << 16
 
 GRID = "grid"
 LOCAL = "local"

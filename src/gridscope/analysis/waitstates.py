@@ -1,28 +1,49 @@
 """The wait-state table of an analysis folder: one row per wait-state instance
 (names.WAITSTATE_COLUMNS).
 
-Stored as `waitstates.feather` (Arrow IPC, uncompressed): for 2.7 M rows it is written
-in 0.02-0.04 s where snappy Parquet took ~0.19 s (docs/perf-analyzer.md), and read by
-memory mapping. pandas (`pd.read_feather`), pyarrow, polars and R's arrow read it as is.
+Stored as `waitstates.feather` (Arrow IPC file, uncompressed, written batch by batch: see
+engine_waits): for 2.7 M rows it is written in 0.02-0.04 s where snappy Parquet took
+~0.19 s (docs/perf-analyzer.md), and read by memory mapping. pandas (`pd.read_feather`), pyarrow, polars and R's arrow read it as is.
 Everything in gridscope reads it through read_waitstates(), which also reads the
 `waitstates.parquet` of folders written by earlier versions.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from gridscope.analysis import names as N
 from gridscope.errors import GridscopeError
 
 
-def write_waitstates(table, path: Path) -> None:
-    """Writes a pyarrow Table of names.WAITSTATE_COLUMNS (engine_files.read_wait_table + with_severity)."""
-    import pyarrow.feather as feather
+def write_waitstate_batches(schema, batches: Iterable, path: Path) -> None:
+    """Writes record BATCHES (pyarrow, SCHEMA: names.WAITSTATE_COLUMNS) one after the other
+    as the Feather file PATH: only the batch being written is in memory. PATH is replaced
+    once complete (a failure leaves no half-written file behind)."""
+    import pyarrow as pa
 
-    # No compression: LZ4 makes the benchmark's file 48 instead of 80 MiB but takes
-    # 0.12-0.17 s instead of 0.03 s to write.
-    feather.write_feather(table, str(path), compression="uncompressed")
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.part")
+    try:
+        # No compression: LZ4 makes the benchmark's file 48 instead of 80 MiB but takes
+        # 0.12-0.17 s instead of 0.03 s to write.
+        options = pa.ipc.IpcWriteOptions(compression=None)
+        with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, schema, options=options) as writer:
+            batches = iter(batches)
+            while (batch := next(batches, None)) is not None:
+                writer.write_batch(batch)
+                del batch  # before the next one is made: one batch in memory, not two
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_waitstates(table, path: Path) -> None:
+    """Writes a pyarrow Table of names.WAITSTATE_COLUMNS (its record batches as they are)."""
+    write_waitstate_batches(table.schema, table.to_batches(), path)
 
 
 def waitstates_file(folder: str | Path) -> Path | None:

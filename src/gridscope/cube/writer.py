@@ -64,8 +64,10 @@ def _single_root(exp: Experiment, where) -> Experiment:
                       exp.locations, severities, {**exp.attrs, ARTIFICIAL_ROOT_ATTR: root})
 
 
-def write_cubex(exp: Experiment, path: str | os.PathLike) -> None:
-    """Write EXP to PATH (replaced atomically)."""
+def write_cubex(exp: Experiment, path: str | os.PathLike, mtime: float | None = None) -> None:
+    """Write EXP to PATH (replaced atomically). MTIME: the members' modification time in
+    the tar (seconds since the epoch; default now): a fixed one makes the file a function
+    of EXP alone."""
     path = Path(path)
     exp = _single_root(exp, path)
     layout = layout_of(exp, where=path)
@@ -85,11 +87,11 @@ def write_cubex(exp: Experiment, path: str | os.PathLike) -> None:
     try:
         with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w",
                                                       format=tarfile.USTAR_FORMAT) as tar:
-            now = time.time()
+            stamp = time.time() if mtime is None else mtime
             for name, payload in members:
                 info = tarfile.TarInfo(name)
                 info.size = len(payload)
-                info.mtime = now
+                info.mtime = stamp
                 info.mode = 0o644
                 tar.addfile(info, io.BytesIO(payload))
         os.replace(tmp, path)
