@@ -54,6 +54,15 @@ def test_cube_values_are_exclusive_and_add_up_to_time():
     assert seconds == pytest.approx(11.0)
 
 
+def test_cube_time_adds_call_paths_of_the_same_name():
+    """Two engine call paths with one name path (same-named regions) are one Cube call path."""
+    out = output()
+    sev = tuple(sorted(out.severities + (Severity("time", "", "main", 0, 0.5),), key=severity_order))
+    frame = cube_severities(EngineOutput(out.meta, out.callpaths, out.mpi_callpaths, sev, out.pairs))
+    main = frame[(frame.callpath == "main") & (frame["rank"] == 0)]
+    assert main.value.tolist() == [2.5]
+
+
 def test_metric_tree_splits_every_pattern():
     names = set()
 

@@ -50,7 +50,9 @@ def cube_severities(out: EngineOutput) -> pd.DataFrame:
     sev = out.severities
     patterns = [r for r in sev if r.metric in PATTERNS]
     waiting = group_sums(patterns, lambda r: (r.callpath, r.rank))
-    time = {(r.callpath, r.rank): r.value for r in sev if r.metric == N.TIME}
+    # two call paths of one name path (regions of the same name, e.g. from two source files)
+    # are one Cube call path: their times add up, as in summary.json
+    time = group_sums([r for r in sev if r.metric == N.TIME], lambda r: (r.callpath, r.rank))
     rows = []
     for callpath, rank in sorted(time.keys() | waiting.keys()):
         # time minus the wait states inside it is what stays in `time` or `mpi`
