@@ -134,3 +134,12 @@ gs_bytes_t gs_bytes_exscan(int n, int me, uint64_t block)
     /* Exscan never sends to itself: counted like an in-place Scan. */
     return gs_bytes_scan(n, me, block, 1);
 }
+
+gs_bytes_t gs_bytes_neighbor(int nsend, const uint64_t *send_blocks, int nrecv,
+                             const uint64_t *recv_blocks)
+{
+    gs_bytes_t b = {0, 0};
+    for (int i = 0; i < nsend; i++) b.sent += send_blocks[i];
+    for (int i = 0; i < nrecv; i++) b.recvd += recv_blocks[i];
+    return b;
+}

@@ -34,5 +34,9 @@ gs_bytes_t gs_bytes_reduce_scatter(int n, int me, const uint64_t *recv_blocks, i
 gs_bytes_t gs_bytes_reduce_scatter_block(int n, uint64_t block, int inplace);
 gs_bytes_t gs_bytes_scan(int n, int me, uint64_t block, int inplace);
 gs_bytes_t gs_bytes_exscan(int n, int me, uint64_t block);
+/* Neighbourhood collectives: the blocks sent to and received from the neighbours that
+ * exist (which ones is the topology's business, see mpi_bytes.c), summed. */
+gs_bytes_t gs_bytes_neighbor(int nsend, const uint64_t *send_blocks, int nrecv,
+                             const uint64_t *recv_blocks);
 
 #endif

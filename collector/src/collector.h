@@ -143,6 +143,13 @@ static inline void gs_coll_begin(uint64_t t)
 void gs_coll_end(uint64_t t, OTF2_CollectiveOp op, MPI_Comm comm, int root, uint64_t sent,
                  uint64_t recvd);
 
+/* Non-blocking collectives (Score-P's sequence): NonBlockingCollectiveRequest(id) at the
+ * call (Enter's time), then the request is tracked; the Wait/Test that completes it writes
+ * NonBlockingCollectiveComplete(op, comm, root, sent, received, id) (gs_ev_complete). */
+uint64_t gs_icoll_request(uint64_t t);
+void gs_icoll_started(MPI_Request req, uint64_t id, OTF2_CollectiveOp op, MPI_Comm comm,
+                      int root, uint64_t sent, uint64_t recvd);
+
 /* Init / finalize / abort (core.c) */
 void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t init_region);
 void gs_measurement_finalize_begin(void);

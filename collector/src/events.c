@@ -63,6 +63,10 @@ void gs_ev_complete(uint64_t t, uint64_t handle, const MPI_Status *st)
     if (r.cancelled) PMPI_Test_cancelled(st, &cancelled);
     if (cancelled) {
         OTF2_EvtWriter_MpiRequestCancelled(gs.evt, NULL, t, r.id);
+    } else if (r.kind == GS_REQ_ICOLL) {
+        OTF2_EvtWriter_NonBlockingCollectiveComplete(
+            gs.evt, NULL, t, (OTF2_CollectiveOp)r.op, r.comm,
+            r.root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)r.root, r.bytes, r.recvd, r.id);
     } else if (r.kind == GS_REQ_ISEND) {
         OTF2_EvtWriter_MpiIsendComplete(gs.evt, NULL, t, r.id);
     } else {
@@ -114,4 +118,18 @@ void gs_ev_request_free(MPI_Request req)
     uint64_t key = GS_REQ_KEY(req);
     gs_reqtab_take(&gs.requests, key, NULL);
     gs_reqtab_take(&gs.persistent, key, NULL);
+}
+
+uint64_t gs_icoll_request(uint64_t t)
+{
+    uint64_t id = ++gs.next_request_id;
+    OTF2_EvtWriter_NonBlockingCollectiveRequest(gs.evt, NULL, t, id);
+    return id;
+}
+
+void gs_icoll_started(MPI_Request req, uint64_t id, OTF2_CollectiveOp op, MPI_Comm comm,
+                      int root, uint64_t sent, uint64_t recvd)
+{
+    gs_req_t r = gs_req_icoll(GS_REQ_KEY(req), id, gs_comm_ref(comm), op, root, sent, recvd);
+    gs_reqtab_put(&gs.requests, &r);
 }

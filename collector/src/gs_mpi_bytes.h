@@ -34,4 +34,14 @@ gs_bytes_t gs_cb_reduce_scatter_block(const void *sendbuf, int rcount, MPI_Datat
                                       MPI_Comm comm);
 gs_bytes_t gs_cb_scan(const void *sendbuf, int count, MPI_Datatype type, MPI_Comm comm);
 gs_bytes_t gs_cb_exscan(int count, MPI_Datatype type, MPI_Comm comm);
+/* Neighbourhood collectives (allgather shares alltoall's rule, as in Score-P). */
+gs_bytes_t gs_cb_neighbor_alltoall(int scount, MPI_Datatype stype, int rcount,
+                                   MPI_Datatype rtype, MPI_Comm comm);
+gs_bytes_t gs_cb_neighbor_allgatherv(int scount, MPI_Datatype stype, const int *rcounts,
+                                     MPI_Datatype rtype, MPI_Comm comm);
+gs_bytes_t gs_cb_neighbor_alltoallv(const int *scounts, MPI_Datatype stype, const int *rcounts,
+                                    MPI_Datatype rtype, MPI_Comm comm);
+gs_bytes_t gs_cb_neighbor_alltoallw(const int *scounts, const MPI_Datatype *stypes,
+                                    const int *rcounts, const MPI_Datatype *rtypes,
+                                    MPI_Comm comm);
 #endif

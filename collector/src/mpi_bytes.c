@@ -199,3 +199,101 @@ gs_bytes_t gs_cb_exscan(int count, MPI_Datatype type, MPI_Comm comm)
     shape(comm, &n, &me);
     return gs_bytes_exscan(n, me, (uint64_t)count * tsize(type));
 }
+
+/* Which slots of a neighbourhood collective's per-neighbour arrays move data (Score-P's
+ * rule, scorep_mpi_coll.inc.c): on a Cartesian communicator the 2*ndims slots (dimension
+ * by dimension, negative direction first) whose neighbour exists, for sending and
+ * receiving alike; on a graph its neighbours; on a distributed graph the outdegree send
+ * and indegree receive slots; none without a topology. *out and *in are malloc'ed. */
+static void nb_slots(MPI_Comm comm, int **out, int *nout, int **in, int *nin)
+{
+    int topo = MPI_UNDEFINED, indeg = 0, outdeg = 0;
+    PMPI_Topo_test(comm, &topo);
+    if (topo == MPI_CART) {
+        int ndims = 0;
+        PMPI_Cartdim_get(comm, &ndims);
+        *out = malloc((size_t)(2 * ndims + 1) * sizeof **out);
+        *in = malloc((size_t)(2 * ndims + 1) * sizeof **in);
+        *nout = *nin = 0;
+        for (int d = 0; d < ndims; d++) {
+            int nb[2];
+            PMPI_Cart_shift(comm, d, 1, &nb[0], &nb[1]);
+            for (int i = 0; i < 2; i++)
+                if (nb[i] != MPI_PROC_NULL) {
+                    (*out)[(*nout)++] = 2 * d + i;
+                    (*in)[(*nin)++] = 2 * d + i;
+                }
+        }
+        return;
+    }
+    if (topo == MPI_GRAPH) {
+        int me = 0;
+        PMPI_Comm_rank(comm, &me);
+        PMPI_Graph_neighbors_count(comm, me, &indeg);
+        outdeg = indeg;
+    } else if (topo == MPI_DIST_GRAPH) {
+        int weighted = 0;
+        PMPI_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted);
+    }
+    *out = malloc((size_t)(outdeg + 1) * sizeof **out);
+    *in = malloc((size_t)(indeg + 1) * sizeof **in);
+    for (int i = 0; i < outdeg; i++) (*out)[i] = i;
+    for (int i = 0; i < indeg; i++) (*in)[i] = i;
+    *nout = outdeg;
+    *nin = indeg;
+}
+
+/* Per-slot bytes: counts (NULL = `count` for every slot) times the type's size (types
+ * NULL = `type` for every slot). */
+static uint64_t *nb_blocks(const int *slots, int n, const int *counts, int count,
+                           const MPI_Datatype *types, MPI_Datatype type)
+{
+    uint64_t *b = malloc((size_t)(n > 0 ? n : 1) * sizeof *b);
+    for (int i = 0; i < n; i++) {
+        int s = slots[i];
+        b[i] = (uint64_t)(counts ? counts[s] : count) * tsize(types ? types[s] : type);
+    }
+    return b;
+}
+
+static gs_bytes_t nb_bytes(MPI_Comm comm, const int *scounts, int scount,
+                           const MPI_Datatype *stypes, MPI_Datatype stype, const int *rcounts,
+                           int rcount, const MPI_Datatype *rtypes, MPI_Datatype rtype)
+{
+    int *out, *in, nout, nin;
+    nb_slots(comm, &out, &nout, &in, &nin);
+    uint64_t *s = nb_blocks(out, nout, scounts, scount, stypes, stype);
+    uint64_t *r = nb_blocks(in, nin, rcounts, rcount, rtypes, rtype);
+    gs_bytes_t b = gs_bytes_neighbor(nout, s, nin, r);
+    free(s);
+    free(r);
+    free(out);
+    free(in);
+    return b;
+}
+
+gs_bytes_t gs_cb_neighbor_alltoall(int scount, MPI_Datatype stype, int rcount,
+                                   MPI_Datatype rtype, MPI_Comm comm)
+{
+    return nb_bytes(comm, NULL, scount, NULL, stype, NULL, rcount, NULL, rtype);
+}
+
+gs_bytes_t gs_cb_neighbor_allgatherv(int scount, MPI_Datatype stype, const int *rcounts,
+                                     MPI_Datatype rtype, MPI_Comm comm)
+{
+    return nb_bytes(comm, NULL, scount, NULL, stype, rcounts, 0, NULL, rtype);
+}
+
+gs_bytes_t gs_cb_neighbor_alltoallv(const int *scounts, MPI_Datatype stype, const int *rcounts,
+                                    MPI_Datatype rtype, MPI_Comm comm)
+{
+    return nb_bytes(comm, scounts, 0, NULL, stype, rcounts, 0, NULL, rtype);
+}
+
+gs_bytes_t gs_cb_neighbor_alltoallw(const int *scounts, const MPI_Datatype *stypes,
+                                    const int *rcounts, const MPI_Datatype *rtypes,
+                                    MPI_Comm comm)
+{
+    return nb_bytes(comm, scounts, 0, stypes, MPI_DATATYPE_NULL, rcounts, 0, rtypes,
+                    MPI_DATATYPE_NULL);
+}

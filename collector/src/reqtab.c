@@ -94,3 +94,11 @@ int gs_reqtab_take(gs_reqtab_t *t, uint64_t handle, gs_req_t *out)
     t->tombs++;
     return 1;
 }
+
+gs_req_t gs_req_icoll(uint64_t handle, uint64_t id, uint32_t comm, int op, int root,
+                      uint64_t sent, uint64_t recvd)
+{
+    gs_req_t r = {.handle = handle, .id = id, .comm = comm, .kind = GS_REQ_ICOLL,
+                  .bytes = sent, .recvd = recvd, .op = op, .root = root};
+    return r;
+}

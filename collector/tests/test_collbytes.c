@@ -72,5 +72,13 @@ int main(void)
     /* Edge: a communicator of one. */
     B(blk, blk, gs_bytes_one_to_all(1, 0, 0, blk, blk, 0));
     B(0, 0, gs_bytes_all_to_all(1, 0, blk, 1));
+    /* Neighbourhood collectives: only the blocks of existing neighbours are counted, with
+     * different numbers of send and receive slots (distributed graphs). */
+    {
+        const uint64_t send[3] = {8, 16, 24}, recv[2] = {40, 4};
+        B(48, 44, gs_bytes_neighbor(3, send, 2, recv));
+        B(0, 44, gs_bytes_neighbor(0, send, 2, recv));
+        B(8, 0, gs_bytes_neighbor(1, send, 0, recv));
+    }
     CHECK_DONE();
 }

@@ -1,26 +1,48 @@
-"""The MPI functions the collector wraps, described once as typed data.
+"""The MPI functions the collector wraps: one line each.
 
-Each entry: C name, arguments (C type and name; `@role` marks the arguments a family's
-template needs), family (which event sequence the wrapper records, see generate.py),
-OTF2 region role, and for collectives the OTF2 collective operation, the byte-count rule
-(a gs_cb_* adapter in src/mpi_bytes.c applied to the named arguments) and whether the
-call goes to a topology-aware implementation `GSColl_<Op>` when one is linked.
+Signatures (parameter names and C types) come from mpi_std.py, which import_standard.py
+generates from the MPI Forum's machine-readable standard (pympistandard) filtered by the
+MPI library's mpi.h; a function the library does not provide cannot be listed here.
+Each entry names the function, its family (which event sequence the wrapper records, see
+generate.py), its OTF2 region role (Score-P's), and for collectives the OTF2 collective
+operation, the byte-count rule (a gs_cb_* adapter in src/mpi_bytes.c applied to the named
+parameters) and whether the call goes to a topology-aware `GSColl_<Op>` when one is linked.
 
-Roles: peer (destination/source rank), tag, count, type, comm, req (MPI_Request*),
-status (MPI_Status*), newcomm (MPI_Comm* created), root, flag (int* completion flag),
-reqs/statuses/index/outcount/indices/n for the Wait/Test families.
+A family's template reaches parameters by role; ROLE_NAMES lists, per role, the standard's
+parameter names that play it (the first one present wins); `roles=` overrides per entry.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mpi_std import NOT_IN_SMPI, SIGNATURES
+
+ROLE_NAMES: dict[str, tuple[str, ...]] = {
+    "peer": ("dest", "source"),
+    "tag": ("tag", "sendtag"),
+    "count": ("count", "sendcount"),
+    "type": ("datatype", "sendtype"),
+    "comm": ("comm",),
+    "req": ("request",),
+    "status": ("status",),
+    "newcomm": ("newcomm", "comm_cart", "comm_graph", "comm_dist_graph", "newintercomm",
+                "newintracomm"),
+    "root": ("root",),
+    "flag": ("flag",),
+    "n": ("count", "incount"),
+    "reqs": ("array_of_requests",),
+    "statuses": ("array_of_statuses",),
+    "index": ("index",),
+    "outcount": ("outcount",),
+    "indices": ("array_of_indices",),
+}
+
 
 @dataclass(frozen=True)
 class Arg:
     ctype: str
     name: str
-    role: str = ""
 
 
 @dataclass(frozen=True)
@@ -32,222 +54,252 @@ class Fn:
     coll_op: str = ""
     bytes_rule: str = ""
     hook: bool = False
-    root: str = ""
+    roles: tuple[tuple[str, str], ...] = ()
+    smpi: bool = True  # SimGrid SMPI declares it
     notes: str = field(default="", compare=False)
 
+    def has(self, role: str) -> bool:
+        try:
+            self.arg(role)
+            return True
+        except KeyError:
+            return False
+
     def arg(self, role: str) -> str:
-        for a in self.args:
-            if a.role == role:
-                return a.name.removesuffix("[]")
-        raise KeyError(f"{self.name}: no argument with role {role!r}")
+        """The parameter (name without brackets) that plays `role`."""
+        names = [a.name.removesuffix("[]") for a in self.args]
+        wanted = dict(self.roles).get(role)
+        for cand in (wanted,) if wanted else ROLE_NAMES.get(role, ()):
+            if cand in names:
+                return cand
+        raise KeyError(f"{self.name}: no parameter with role {role!r}")
 
 
 def _args(text: str) -> tuple[Arg, ...]:
-    """'const void* buf, int dest@peer' -> Args. Array brackets stay in the name."""
+    """'const void* buf, int count' -> Args. Array brackets stay in the name."""
     out = []
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        decl, _, role = part.partition("@")
-        decl = decl.strip()
+    for decl in filter(None, (p.strip() for p in text.split(","))):
         split = max(decl.rfind(" "), decl.rfind("*"))
-        ctype, name = decl[: split + 1].strip(), decl[split + 1:].strip()
-        out.append(Arg(ctype, name, role.strip()))
+        out.append(Arg(decl[: split + 1].strip(), decl[split + 1:].strip()))
     return tuple(out)
 
 
-def fn(name: str, args: str, family: str, role: str = "UNKNOWN", **kw) -> Fn:
-    return Fn(name, _args(args), family, role, **kw)
+def fn(name: str, family: str, role: str = "UNKNOWN", roles: dict[str, str] | None = None,
+       **kw) -> Fn:
+    if name not in SIGNATURES:
+        raise KeyError(f"{name}: not a C procedure of the standard that the MPI library "
+                       "provides (mpi_std.py; rerun import_standard.py after an MPI upgrade)")
+    return Fn(name, _args(SIGNATURES[name]), family, role,
+              roles=tuple(sorted((roles or {}).items())), smpi=name not in NOT_IN_SMPI, **kw)
+
+
+def coll(name: str, role: str, op: str, rule: str, family: str = "coll", **kw) -> Fn:
+    return fn(name, family, role, coll_op=op, bytes_rule=rule, **kw)
 
 
 P2P = "POINT2POINT"
-SEND = "const void* buf, int count@count, MPI_Datatype datatype@type, int dest@peer, int tag@tag, MPI_Comm comm@comm"
-ISEND = SEND + ", MPI_Request* request@req"
-RECV = "void* buf, int count, MPI_Datatype datatype, int source@peer, int tag, MPI_Comm comm@comm"
-PRECV = ("void* buf, int count@count, MPI_Datatype datatype@type, int source@peer, int tag@tag, "
-         "MPI_Comm comm@comm, MPI_Request* request@req")
+A2A, A2O, O2A = "COLL_ALL2ALL", "COLL_ALL2ONE", "COLL_ONE2ALL"
+IO, IO_META = "FILE_IO", "FILE_IO_METADATA"
+FUNC = "FUNCTION"  # Score-P's SCOREP_REGION_NONE for MPI functions that do not communicate
+
+# Byte rules shared by a collective and its non-blocking form (parameter names of the standard).
+R_BARRIER = "barrier(comm)"
+R_BCAST = "bcast(count, datatype, root, comm)"
+R_REDUCE = "reduce(sendbuf, count, datatype, root, comm)"
+R_ALLREDUCE = "allreduce(sendbuf, count, datatype, comm)"
+R_GATHER = "gather(sendbuf, sendcount, sendtype, recvcount, recvtype, root, comm)"
+R_GATHERV = "gatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, root, comm)"
+R_SCATTER = "scatter(sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)"
+R_SCATTERV = "scatterv(sendcounts, sendtype, recvbuf, recvcount, recvtype, root, comm)"
+R_ALLGATHER = "allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm)"
+R_ALLGATHERV = "allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm)"
+R_ALLTOALL = "alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm)"
+R_ALLTOALLV = "alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm)"
+R_ALLTOALLW = "alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm)"
+R_RS = "reduce_scatter(sendbuf, recvcounts, datatype, comm)"
+R_RSB = "reduce_scatter_block(sendbuf, recvcount, datatype, comm)"
+R_SCAN = "scan(sendbuf, count, datatype, comm)"
+R_EXSCAN = "exscan(count, datatype, comm)"
+R_NB_A2A = "neighbor_alltoall(sendcount, sendtype, recvcount, recvtype, comm)"
+R_NB_A2AV = "neighbor_alltoallv(sendcounts, sendtype, recvcounts, recvtype, comm)"
+R_NB_A2AW = "neighbor_alltoallw(sendcounts, sendtypes, recvcounts, recvtypes, comm)"
+R_NB_AGV = "neighbor_allgatherv(sendcount, sendtype, recvcounts, recvtype, comm)"
 
 API: tuple[Fn, ...] = (
     # --- environment: hand-shaped families, the measurement starts and ends here
-    fn("MPI_Init", "int* argc, char*** argv", "init"),
-    fn("MPI_Init_thread", "int* argc, char*** argv, int required, int* provided", "init"),
-    fn("MPI_Finalize", "", "finalize"),
-    fn("MPI_Abort", "MPI_Comm comm, int errorcode", "abort"),
+    fn("MPI_Init", "init"),
+    fn("MPI_Init_thread", "init"),
+    fn("MPI_Finalize", "finalize"),
+    fn("MPI_Abort", "abort"),
     # --- blocking point-to-point
-    fn("MPI_Send", SEND, "send", P2P),
-    fn("MPI_Bsend", SEND, "send", P2P),
-    fn("MPI_Ssend", SEND, "send", P2P),
-    fn("MPI_Rsend", SEND, "send", P2P),
-    fn("MPI_Recv", RECV + ", MPI_Status* status@status", "recv", P2P),
-    fn("MPI_Sendrecv",
-       "const void* sendbuf, int sendcount@count, MPI_Datatype sendtype@type, int dest@peer, "
-       "int sendtag@tag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, "
-       "int recvtag, MPI_Comm comm@comm, MPI_Status* status@status", "sendrecv", P2P),
-    fn("MPI_Sendrecv_replace",
-       "void* buf, int count@count, MPI_Datatype datatype@type, int dest@peer, int sendtag@tag, "
-       "int source, int recvtag, MPI_Comm comm@comm, MPI_Status* status@status",
-       "sendrecv", P2P),
-    fn("MPI_Probe", "int source, int tag, MPI_Comm comm, MPI_Status* status", "plain", P2P),
-    fn("MPI_Iprobe", "int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status",
-       "plain", P2P),
+    fn("MPI_Send", "send", P2P),
+    fn("MPI_Bsend", "send", P2P),
+    fn("MPI_Ssend", "send", P2P),
+    fn("MPI_Rsend", "send", P2P),
+    fn("MPI_Recv", "recv", P2P),
+    fn("MPI_Sendrecv", "sendrecv", P2P),
+    fn("MPI_Sendrecv_replace", "sendrecv", P2P),
+    fn("MPI_Probe", "plain", P2P),
+    fn("MPI_Iprobe", "plain", P2P),
     # --- non-blocking point-to-point
-    fn("MPI_Isend", ISEND, "isend", P2P),
-    fn("MPI_Ibsend", ISEND, "isend", P2P),
-    fn("MPI_Issend", ISEND, "isend", P2P),
-    fn("MPI_Irsend", ISEND, "isend", P2P),
-    fn("MPI_Irecv", RECV + ", MPI_Request* request@req", "irecv", P2P),
+    fn("MPI_Isend", "isend", P2P),
+    fn("MPI_Ibsend", "isend", P2P),
+    fn("MPI_Issend", "isend", P2P),
+    fn("MPI_Irsend", "isend", P2P),
+    fn("MPI_Irecv", "irecv", P2P),
     # --- persistent point-to-point: each MPI_Start(all) records a new Isend / Irecv
-    fn("MPI_Send_init", ISEND, "psend_init", P2P),
-    fn("MPI_Bsend_init", ISEND, "psend_init", P2P),
-    fn("MPI_Ssend_init", ISEND, "psend_init", P2P),
-    fn("MPI_Rsend_init", ISEND, "psend_init", P2P),
-    fn("MPI_Recv_init", PRECV, "precv_init", P2P),
-    fn("MPI_Start", "MPI_Request* request@req", "start", P2P),
-    fn("MPI_Startall", "int count@n, MPI_Request requests[]@reqs", "startall", P2P),
+    fn("MPI_Send_init", "psend_init", P2P),
+    fn("MPI_Bsend_init", "psend_init", P2P),
+    fn("MPI_Ssend_init", "psend_init", P2P),
+    fn("MPI_Rsend_init", "psend_init", P2P),
+    fn("MPI_Recv_init", "precv_init", P2P),
+    fn("MPI_Start", "start", P2P),
+    fn("MPI_Startall", "startall", P2P),
     # --- completion
-    fn("MPI_Wait", "MPI_Request* request@req, MPI_Status* status@status", "wait"),
-    fn("MPI_Test", "MPI_Request* request@req, int* flag@flag, MPI_Status* status@status",
-       "test"),
-    fn("MPI_Waitall", "int count@n, MPI_Request requests[]@reqs, MPI_Status statuses[]@statuses",
-       "waitall"),
-    fn("MPI_Testall",
-       "int count@n, MPI_Request requests[]@reqs, int* flag@flag, MPI_Status statuses[]@statuses",
-       "testall"),
-    fn("MPI_Waitany",
-       "int count@n, MPI_Request requests[]@reqs, int* index@index, MPI_Status* status@status",
-       "waitany"),
-    fn("MPI_Testany",
-       "int count@n, MPI_Request requests[]@reqs, int* index@index, int* flag@flag, "
-       "MPI_Status* status@status", "testany"),
-    fn("MPI_Waitsome",
-       "int incount@n, MPI_Request requests[]@reqs, int* outcount@outcount, int indices[]@indices, "
-       "MPI_Status statuses[]@statuses", "waitsome"),
-    fn("MPI_Testsome",
-       "int incount@n, MPI_Request requests[]@reqs, int* outcount@outcount, int indices[]@indices, "
-       "MPI_Status statuses[]@statuses", "waitsome"),
-    fn("MPI_Cancel", "MPI_Request* request@req", "cancel"),
-    fn("MPI_Request_free", "MPI_Request* request@req", "request_free"),
-    fn("MPI_Test_cancelled", "const MPI_Status* status, int* flag", "plain"),
-    # --- collectives
-    fn("MPI_Barrier", "MPI_Comm comm@comm", "coll", "BARRIER", coll_op="BARRIER",
-       bytes_rule="barrier(comm)", hook=True),
-    fn("MPI_Bcast", "void* buffer, int count, MPI_Datatype datatype, int root@root, MPI_Comm comm@comm",
-       "coll", "COLL_ONE2ALL", coll_op="BCAST", bytes_rule="bcast(count, datatype, root, comm)",
-       hook=True),
-    fn("MPI_Reduce",
-       "const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, "
-       "int root@root, MPI_Comm comm@comm", "coll", "COLL_ALL2ONE", coll_op="REDUCE",
-       bytes_rule="reduce(sendbuf, count, datatype, root, comm)", hook=True),
-    fn("MPI_Allreduce",
-       "const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, "
-       "MPI_Comm comm@comm", "coll", "COLL_ALL2ALL", coll_op="ALLREDUCE",
-       bytes_rule="allreduce(sendbuf, count, datatype, comm)", hook=True),
-    fn("MPI_Gather",
-       "const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, "
-       "MPI_Datatype recvtype, int root@root, MPI_Comm comm@comm", "coll", "COLL_ALL2ONE",
-       coll_op="GATHER",
-       bytes_rule="gather(sendbuf, sendcount, sendtype, recvcount, recvtype, root, comm)",
-       hook=True),
-    fn("MPI_Gatherv",
-       "const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, "
-       "const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root@root, "
-       "MPI_Comm comm@comm", "coll", "COLL_ALL2ONE", coll_op="GATHERV",
-       bytes_rule="gatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, root, comm)"),
-    fn("MPI_Scatter",
-       "const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, "
-       "MPI_Datatype recvtype, int root@root, MPI_Comm comm@comm", "coll", "COLL_ONE2ALL",
-       coll_op="SCATTER",
-       bytes_rule="scatter(sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)"),
-    fn("MPI_Scatterv",
-       "const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, "
-       "void* recvbuf, int recvcount, MPI_Datatype recvtype, int root@root, MPI_Comm comm@comm",
-       "coll", "COLL_ONE2ALL", coll_op="SCATTERV",
-       bytes_rule="scatterv(sendcounts, sendtype, recvbuf, recvcount, recvtype, root, comm)"),
-    fn("MPI_Allgather",
-       "const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, "
-       "MPI_Datatype recvtype, MPI_Comm comm@comm", "coll", "COLL_ALL2ALL", coll_op="ALLGATHER",
-       bytes_rule="allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm)",
-       hook=True),
-    fn("MPI_Allgatherv",
-       "const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, "
-       "const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm@comm",
-       "coll", "COLL_ALL2ALL", coll_op="ALLGATHERV",
-       bytes_rule="allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm)"),
-    fn("MPI_Alltoall",
-       "const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, "
-       "MPI_Datatype recvtype, MPI_Comm comm@comm", "coll", "COLL_ALL2ALL", coll_op="ALLTOALL",
-       bytes_rule="alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm)",
-       hook=True),
-    fn("MPI_Alltoallv",
-       "const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, "
-       "void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, "
-       "MPI_Comm comm@comm", "coll", "COLL_ALL2ALL", coll_op="ALLTOALLV",
-       bytes_rule="alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm)",
-       hook=True),
-    fn("MPI_Alltoallw",
-       "const void* sendbuf, const int sendcounts[], const int sdispls[], "
-       "const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], "
-       "const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm@comm",
-       "coll", "COLL_ALL2ALL", coll_op="ALLTOALLW",
-       bytes_rule="alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm)"),
-    fn("MPI_Reduce_scatter",
-       "const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, "
-       "MPI_Op op, MPI_Comm comm@comm", "coll", "COLL_ALL2ALL", coll_op="REDUCE_SCATTER",
-       bytes_rule="reduce_scatter(sendbuf, recvcounts, datatype, comm)"),
-    fn("MPI_Reduce_scatter_block",
-       "const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, "
-       "MPI_Comm comm@comm", "coll", "COLL_ALL2ALL", coll_op="REDUCE_SCATTER_BLOCK",
-       bytes_rule="reduce_scatter_block(sendbuf, recvcount, datatype, comm)"),
-    fn("MPI_Scan",
-       "const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, "
-       "MPI_Comm comm@comm", "coll", "COLL_OTHER", coll_op="SCAN",
-       bytes_rule="scan(sendbuf, count, datatype, comm)"),
-    fn("MPI_Exscan",
-       "const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, "
-       "MPI_Comm comm@comm", "coll", "COLL_OTHER", coll_op="EXSCAN",
-       bytes_rule="exscan(count, datatype, comm)"),
+    fn("MPI_Wait", "wait"),
+    fn("MPI_Test", "test"),
+    fn("MPI_Waitall", "waitall"),
+    fn("MPI_Testall", "testall"),
+    fn("MPI_Waitany", "waitany"),
+    fn("MPI_Testany", "testany"),
+    fn("MPI_Waitsome", "waitsome"),
+    fn("MPI_Testsome", "waitsome"),
+    fn("MPI_Cancel", "cancel"),
+    fn("MPI_Request_free", "request_free"),
+    fn("MPI_Test_cancelled", "plain"),
+    # --- blocking collectives
+    coll("MPI_Barrier", "BARRIER", "BARRIER", R_BARRIER, hook=True),
+    coll("MPI_Bcast", O2A, "BCAST", R_BCAST, hook=True),
+    coll("MPI_Reduce", A2O, "REDUCE", R_REDUCE, hook=True),
+    coll("MPI_Allreduce", A2A, "ALLREDUCE", R_ALLREDUCE, hook=True),
+    coll("MPI_Gather", A2O, "GATHER", R_GATHER, hook=True),
+    coll("MPI_Gatherv", A2O, "GATHERV", R_GATHERV),
+    coll("MPI_Scatter", O2A, "SCATTER", R_SCATTER),
+    coll("MPI_Scatterv", O2A, "SCATTERV", R_SCATTERV),
+    coll("MPI_Allgather", A2A, "ALLGATHER", R_ALLGATHER, hook=True),
+    coll("MPI_Allgatherv", A2A, "ALLGATHERV", R_ALLGATHERV),
+    coll("MPI_Alltoall", A2A, "ALLTOALL", R_ALLTOALL, hook=True),
+    coll("MPI_Alltoallv", A2A, "ALLTOALLV", R_ALLTOALLV, hook=True),
+    coll("MPI_Alltoallw", A2A, "ALLTOALLW", R_ALLTOALLW),
+    coll("MPI_Reduce_scatter", A2A, "REDUCE_SCATTER", R_RS),
+    coll("MPI_Reduce_scatter_block", A2A, "REDUCE_SCATTER_BLOCK", R_RSB),
+    coll("MPI_Scan", "COLL_OTHER", "SCAN", R_SCAN),
+    coll("MPI_Exscan", "COLL_OTHER", "EXSCAN", R_EXSCAN),
+    # --- neighbourhood collectives: Score-P records them as the all-to-all operation they
+    # generalise (OTF2 has no neighbourhood operations), bytes over the actual neighbours
+    coll("MPI_Neighbor_allgather", A2A, "ALLGATHER", R_NB_A2A),
+    coll("MPI_Neighbor_allgatherv", A2A, "ALLGATHERV", R_NB_AGV),
+    coll("MPI_Neighbor_alltoall", A2A, "ALLTOALL", R_NB_A2A),
+    coll("MPI_Neighbor_alltoallv", A2A, "ALLTOALLV", R_NB_A2AV),
+    coll("MPI_Neighbor_alltoallw", A2A, "ALLTOALLW", R_NB_A2AW),
+    # --- non-blocking collectives: NonBlockingCollectiveRequest at the call,
+    # NonBlockingCollectiveComplete in the Wait/Test that completes the request
+    coll("MPI_Ibarrier", "BARRIER", "BARRIER", R_BARRIER, "icoll"),
+    coll("MPI_Ibcast", O2A, "BCAST", R_BCAST, "icoll"),
+    coll("MPI_Ireduce", A2O, "REDUCE", R_REDUCE, "icoll"),
+    coll("MPI_Iallreduce", A2A, "ALLREDUCE", R_ALLREDUCE, "icoll"),
+    coll("MPI_Igather", A2O, "GATHER", R_GATHER, "icoll"),
+    coll("MPI_Igatherv", A2O, "GATHERV", R_GATHERV, "icoll"),
+    coll("MPI_Iscatter", O2A, "SCATTER", R_SCATTER, "icoll"),
+    coll("MPI_Iscatterv", O2A, "SCATTERV", R_SCATTERV, "icoll"),
+    coll("MPI_Iallgather", A2A, "ALLGATHER", R_ALLGATHER, "icoll"),
+    coll("MPI_Iallgatherv", A2A, "ALLGATHERV", R_ALLGATHERV, "icoll"),
+    coll("MPI_Ialltoall", A2A, "ALLTOALL", R_ALLTOALL, "icoll"),
+    coll("MPI_Ialltoallv", A2A, "ALLTOALLV", R_ALLTOALLV, "icoll"),
+    coll("MPI_Ialltoallw", A2A, "ALLTOALLW", R_ALLTOALLW, "icoll"),
+    coll("MPI_Ireduce_scatter", A2A, "REDUCE_SCATTER", R_RS, "icoll"),
+    coll("MPI_Ireduce_scatter_block", A2A, "REDUCE_SCATTER_BLOCK", R_RSB, "icoll"),
+    coll("MPI_Iscan", "COLL_OTHER", "SCAN", R_SCAN, "icoll"),
+    coll("MPI_Iexscan", "COLL_OTHER", "EXSCAN", R_EXSCAN, "icoll"),
+    coll("MPI_Ineighbor_allgather", A2A, "ALLGATHER", R_NB_A2A, "icoll"),
+    coll("MPI_Ineighbor_allgatherv", A2A, "ALLGATHERV", R_NB_AGV, "icoll"),
+    coll("MPI_Ineighbor_alltoall", A2A, "ALLTOALL", R_NB_A2A, "icoll"),
+    coll("MPI_Ineighbor_alltoallv", A2A, "ALLTOALLV", R_NB_A2AV, "icoll"),
+    coll("MPI_Ineighbor_alltoallw", A2A, "ALLTOALLW", R_NB_A2AW, "icoll"),
     # --- communicators
-    fn("MPI_Comm_dup", "MPI_Comm comm, MPI_Comm* newcomm@newcomm", "comm_new"),
-    fn("MPI_Comm_dup_with_info", "MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm@newcomm",
-       "comm_new"),
-    fn("MPI_Comm_split", "MPI_Comm comm, int color, int key, MPI_Comm* newcomm@newcomm",
-       "comm_new"),
-    fn("MPI_Comm_split_type",
-       "MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm@newcomm",
-       "comm_new"),
-    fn("MPI_Comm_create", "MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm@newcomm",
-       "comm_new"),
-    fn("MPI_Comm_create_group",
-       "MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm@newcomm", "comm_new"),
-    fn("MPI_Cart_create",
-       "MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, "
-       "MPI_Comm* comm_cart@newcomm", "comm_new"),
-    fn("MPI_Graph_create",
-       "MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, "
-       "MPI_Comm* comm_graph@newcomm", "comm_new"),
-    fn("MPI_Intercomm_create",
-       "MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, "
-       "MPI_Comm* newintercomm@newcomm", "comm_new"),
-    fn("MPI_Intercomm_merge", "MPI_Comm intercomm, int high, MPI_Comm* newintracomm@newcomm",
-       "comm_new"),
-    fn("MPI_Comm_free", "MPI_Comm* comm@comm", "comm_free"),
+    fn("MPI_Comm_dup", "comm_new"),
+    fn("MPI_Comm_dup_with_info", "comm_new"),
+    fn("MPI_Comm_split", "comm_new"),
+    fn("MPI_Comm_split_type", "comm_new"),
+    fn("MPI_Comm_create", "comm_new"),
+    fn("MPI_Comm_create_group", "comm_new"),
+    fn("MPI_Cart_create", "comm_new"),
+    fn("MPI_Graph_create", "comm_new"),
+    fn("MPI_Dist_graph_create", "comm_new"),
+    fn("MPI_Dist_graph_create_adjacent", "comm_new"),
+    fn("MPI_Intercomm_create", "comm_new"),
+    fn("MPI_Intercomm_merge", "comm_new"),
+    fn("MPI_Comm_free", "comm_free"),
     # --- queries and handles: Enter/Leave only
-    fn("MPI_Comm_rank", "MPI_Comm comm, int* rank", "plain"),
-    fn("MPI_Comm_size", "MPI_Comm comm, int* size", "plain"),
-    fn("MPI_Comm_group", "MPI_Comm comm, MPI_Group* group", "plain"),
-    fn("MPI_Comm_compare", "MPI_Comm comm1, MPI_Comm comm2, int* result", "plain"),
-    fn("MPI_Comm_set_name", "MPI_Comm comm, const char* comm_name", "plain"),
-    fn("MPI_Group_incl", "MPI_Group group, int n, const int ranks[], MPI_Group* newgroup",
-       "plain"),
-    fn("MPI_Group_excl", "MPI_Group group, int n, const int ranks[], MPI_Group* newgroup",
-       "plain"),
-    fn("MPI_Group_free", "MPI_Group* group", "plain"),
-    fn("MPI_Group_translate_ranks",
-       "MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]", "plain"),
-    fn("MPI_Type_contiguous", "int count, MPI_Datatype oldtype, MPI_Datatype* newtype", "plain"),
-    fn("MPI_Type_vector",
-       "int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype",
-       "plain"),
-    fn("MPI_Type_commit", "MPI_Datatype* datatype", "plain"),
-    fn("MPI_Type_free", "MPI_Datatype* datatype", "plain"),
-    fn("MPI_Buffer_attach", "void* buffer, int size", "plain"),
-    fn("MPI_Buffer_detach", "void* buffer_addr, int* size", "plain"),
+    fn("MPI_Comm_rank", "plain"),
+    fn("MPI_Comm_size", "plain"),
+    fn("MPI_Comm_group", "plain"),
+    fn("MPI_Comm_compare", "plain"),
+    fn("MPI_Comm_set_name", "plain"),
+    fn("MPI_Group_incl", "plain"),
+    fn("MPI_Group_excl", "plain"),
+    fn("MPI_Group_free", "plain"),
+    fn("MPI_Group_translate_ranks", "plain"),
+    fn("MPI_Type_contiguous", "plain"),
+    fn("MPI_Type_vector", "plain"),
+    fn("MPI_Type_commit", "plain"),
+    fn("MPI_Type_free", "plain"),
+    fn("MPI_Buffer_attach", "plain"),
+    fn("MPI_Buffer_detach", "plain"),
+    # --- MPI-IO: time and visits (Score-P's roles, SCOREP_Mpi_Reg.c); the requests of the
+    # MPI_File_i* calls are not tracked
+    fn("MPI_File_open", "plain", IO_META),
+    fn("MPI_File_close", "plain", IO_META),
+    fn("MPI_File_delete", "plain", IO_META),
+    fn("MPI_File_seek", "plain", IO_META),
+    fn("MPI_File_seek_shared", "plain", IO_META),
+    fn("MPI_File_set_view", "plain", FUNC),
+    fn("MPI_File_set_size", "plain", FUNC),
+    fn("MPI_File_get_size", "plain", FUNC),
+    fn("MPI_File_preallocate", "plain", FUNC),
+    fn("MPI_File_read", "plain", IO),
+    fn("MPI_File_read_all", "plain", IO),
+    fn("MPI_File_read_at", "plain", IO),
+    fn("MPI_File_read_at_all", "plain", IO),
+    fn("MPI_File_read_shared", "plain", IO),
+    fn("MPI_File_read_ordered", "plain", IO),
+    fn("MPI_File_write", "plain", IO),
+    fn("MPI_File_write_all", "plain", IO),
+    fn("MPI_File_write_at", "plain", IO),
+    fn("MPI_File_write_at_all", "plain", IO),
+    fn("MPI_File_write_shared", "plain", IO),
+    fn("MPI_File_write_ordered", "plain", IO),
+    fn("MPI_File_iread", "plain", IO),
+    fn("MPI_File_iread_at", "plain", IO),
+    fn("MPI_File_iwrite", "plain", IO),
+    fn("MPI_File_iwrite_at", "plain", IO),
+    # --- one-sided communication: time and visits (Score-P's roles)
+    fn("MPI_Win_create", "plain", FUNC),
+    fn("MPI_Win_create_dynamic", "plain", FUNC),
+    fn("MPI_Win_allocate", "plain", "ALLOCATE"),
+    fn("MPI_Win_allocate_shared", "plain", "ALLOCATE"),
+    fn("MPI_Win_free", "plain", FUNC),
+    fn("MPI_Win_fence", "plain", FUNC),
+    fn("MPI_Win_start", "plain", FUNC),
+    fn("MPI_Win_complete", "plain", FUNC),
+    fn("MPI_Win_post", "plain", FUNC),
+    fn("MPI_Win_wait", "plain", FUNC),
+    fn("MPI_Win_test", "plain", FUNC),
+    fn("MPI_Win_lock", "plain", FUNC),
+    fn("MPI_Win_unlock", "plain", FUNC),
+    fn("MPI_Win_lock_all", "plain", FUNC),
+    fn("MPI_Win_unlock_all", "plain", FUNC),
+    fn("MPI_Win_flush", "plain", FUNC),
+    fn("MPI_Win_flush_all", "plain", FUNC),
+    fn("MPI_Win_flush_local", "plain", FUNC),
+    fn("MPI_Win_flush_local_all", "plain", FUNC),
+    fn("MPI_Win_sync", "plain", FUNC),
+    fn("MPI_Put", "plain", "RMA"),
+    fn("MPI_Get", "plain", "RMA"),
+    fn("MPI_Rput", "plain", "RMA"),
+    fn("MPI_Rget", "plain", "RMA"),
+    fn("MPI_Accumulate", "plain", "ATOMIC"),
+    fn("MPI_Raccumulate", "plain", "ATOMIC"),
+    fn("MPI_Get_accumulate", "plain", "ATOMIC"),
+    fn("MPI_Rget_accumulate", "plain", "ATOMIC"),
 )
