@@ -98,19 +98,63 @@ static void read_comms(world_t *w, const char *dir, int rank)
   free(path);
 }
 
-/* `k`: every communicator of the trace, each split from the world in definition order. */
+static int is_member(const world_t *w, int id, int rank)
+{
+  for (int i = 0; i < w->nmembers[id]; i++)
+    if (w->members[id][i] == rank) return 1;
+  return 0;
+}
+
+/* The smallest communicator built so far (or the world, -1) holding all of id's members. */
+static int parent_of(const world_t *w, int id, const int *built)
+{
+  int best = -1, size = 1 << 30;
+  for (int p = 0; p < w->ncomms; p++) {
+    if (!built[p] || !w->group_of[p] || w->nmembers[p] >= size) continue;
+    int all = 1;
+    for (int i = 0; all && i < w->nmembers[id]; i++) all = is_member(w, p, w->members[id][i]);
+    if (all) {
+      best = p;
+      size = w->nmembers[p];
+    }
+  }
+  return best;
+}
+
+/* `k`: every communicator of the trace, split from its smallest enclosing communicator;
+ * disjoint communicators with the same parent come from one split (as a program's
+ * MPI_Comm_split makes them), so the replay adds as few collective calls as it can. */
 static void build_comms(world_t *w, int rank)
 {
+  int *built = calloc(w->ncomms + 1, sizeof(int)), *batch = malloc((w->ncomms + 1) * sizeof(int));
   for (int id = 0; id < w->ncomms; id++) {
-    if (!w->group_of[id]) continue;
-    int color = MPI_UNDEFINED, key = 0;
-    for (int i = 0; i < w->nmembers[id]; i++)
-      if (w->members[id][i] == rank) {
-        color = 0;
-        key = i;
-      }
-    MPI_Comm_split(MPI_COMM_WORLD, color, key, &w->comms[id]);
+    if (!w->group_of[id] || built[id]) continue;
+    int parent = parent_of(w, id, built), n = 0;
+    batch[n++] = id;
+    for (int other = id + 1; other < w->ncomms; other++) {
+      if (!w->group_of[other] || built[other] || parent_of(w, other, built) != parent) continue;
+      int disjoint = 1;
+      for (int b = 0; disjoint && b < n; b++)
+        for (int i = 0; disjoint && i < w->nmembers[other]; i++) disjoint = !is_member(w, batch[b], w->members[other][i]);
+      if (disjoint) batch[n++] = other;
+    }
+    MPI_Comm parent_comm = parent < 0 ? MPI_COMM_WORLD : w->comms[parent];
+    if (parent < 0 || is_member(w, parent, rank)) {
+      int color = MPI_UNDEFINED, key = 0;
+      for (int b = 0; b < n; b++)
+        for (int i = 0; i < w->nmembers[batch[b]]; i++)
+          if (w->members[batch[b]][i] == rank) {
+            color = b;
+            key = i;
+          }
+      MPI_Comm made;
+      MPI_Comm_split(parent_comm, color, key, &made);
+      if (color != MPI_UNDEFINED) w->comms[batch[color]] = made;
+    }
+    for (int b = 0; b < n; b++) built[batch[b]] = 1;
   }
+  free(built);
+  free(batch);
 }
 
 static MPI_Comm comm_of(world_t *w, int id, int rank)
