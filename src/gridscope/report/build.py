@@ -93,6 +93,16 @@ def _timeline(run: AnalysisRun) -> str:
                                  [host for _, host in order])
 
 
+def prediction_line(pred: dict | None) -> str | None:
+    """What a `gridscope predict` folder predicts from (None for measured runs)."""
+    if not pred:
+        return None
+    speedup = ", ".join(f"{r} x{f:g}" for r, f in (pred.get("speedup") or {}).items())
+    return (f"a prediction (gridscope predict), not a measurement: {pred.get('from')} replayed on "
+            f"{pred.get('platform')} with {pred.get('collectives')} collectives"
+            + (f", computation scaled {speedup}" if speedup else ""))
+
+
 def _run_entry(name: str, run: AnalysisRun) -> dict:
     s = run.summary
     fig = run_figures(name, s)
@@ -104,6 +114,7 @@ def _run_entry(name: str, run: AnalysisRun) -> dict:
                    if k.startswith("clock") and k != "clock_violations"}
     patterns = pattern_rows(s)
     return {"timeline_chart": "","name": name, "folder": str(run.folder.resolve()), "trace": s.get("trace"),
+            "prediction": prediction_line(s.get("prediction")),
             "pattern_pct": {p["display"]: p["pct"] for p in patterns},
             "figures": fig, "patterns": patterns, "callpaths": callpaths,
             "callpath_chart": charts.callpath_chart(callpaths),

@@ -87,8 +87,9 @@ def _clear_output(out: Path, force: bool) -> None:
 
 def prepare(command: list[str], platform: str, np: int | None, layout: str | None,
             placement: str, coll: str, output: Path | None, buffer: str,
-            force: bool) -> SimulatedRun:
-    """Check the inputs and build the smpirun command (no side effects but DIR)."""
+            force: bool, hosts: list[str] | None = None) -> SimulatedRun:
+    """Check the inputs and build the smpirun command (no side effects but DIR).
+    HOSTS, when given, is each rank's host (gridscope predict places ranks itself)."""
     if not command:
         raise GridscopeError(None, "give the program to run after `--`")
     program = command[0]
@@ -104,7 +105,8 @@ def prepare(command: list[str], platform: str, np: int | None, layout: str | Non
     program_path = program_path.resolve()
     plat = load_platform(platform)
     try:
-        hosts = placement_mod.hosts_for_ranks(plat, np, layout, placement)
+        if hosts is None:
+            hosts = placement_mod.hosts_for_ranks(plat, np, layout, placement)
     except placement_mod.PlacementError as err:
         raise GridscopeError(plat.source, str(err)) from None
     out = output if output is not None else default_output(command, plat, len(hosts))
@@ -202,9 +204,9 @@ def execute(run: SimulatedRun) -> None:
 
 def record_simulated(command: list[str], platform: str, np: int | None, layout: str | None,
                      placement: str, coll: str, output: Path | None, buffer: str,
-                     force: bool) -> Path:
+                     force: bool, hosts: list[str] | None = None) -> Path:
     """Run COMMAND on the simulated PLATFORM; returns DIR (holding traces.otf2)."""
-    run = prepare(command, platform, np, layout, placement, coll, output, buffer, force)
+    run = prepare(command, platform, np, layout, placement, coll, output, buffer, force, hosts)
     _write_inputs(run, command, layout, placement, coll)
     execute(run)
     anchor = run.output / TRACE_ANCHOR

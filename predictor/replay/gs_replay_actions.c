@@ -1,0 +1,297 @@
+/* The replayer of `gridscope predict`: each rank reads its action stream (written by
+ * gridscope-actions, format in predictor/src/actions.hpp) and issues the MPI calls it lists
+ * with buffers of the recorded sizes, computation as simulated time. Built with
+ * `gridscope cc --simulate`, so the collector records the replay as a normal simulated run
+ * (the predicted trace) and the collectives go through SMPI or the topology-aware library.
+ *
+ *   gs_replay_actions DIR [--speedup REGION=FACTOR ...]
+ *
+ * DIR/speeds.txt (optional, one line per rank): flop/s of the host the rank was recorded
+ * on; its computation then takes seconds x that / the speed of the host it replays on.
+ */
+#include <mpi.h>
+#include <simgrid/host.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gridscope/user.h>
+
+#define MAX_REGIONS_OPEN 256
+#define LINE 65536
+
+static void die(int rank, const char *what, const char *why)
+{
+  fprintf(stderr, "gs_replay_actions: rank %d: %s: %s\n", rank, what, why);
+  MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+typedef struct {
+  char **regions;
+  int nregions;
+  double *factor; /* per region: computation scale (1 = as recorded) */
+  MPI_Comm *comms;
+  int ncomms;
+  int *group_of; /* per comm id: 1 when built by `k` */
+  int **members, *nmembers;
+} world_t;
+
+static char *path_of(const char *dir, const char *name)
+{
+  size_t n = strlen(dir) + strlen(name) + 2;
+  char *p = malloc(n);
+  snprintf(p, n, "%s/%s", dir, name);
+  return p;
+}
+
+static void read_regions(world_t *w, const char *dir, int rank)
+{
+  char *path = path_of(dir, "regions.txt");
+  FILE *f = fopen(path, "r");
+  if (!f) die(rank, path, "cannot be read");
+  char line[LINE];
+  int cap = 16;
+  w->regions = malloc(cap * sizeof *w->regions);
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    if (w->nregions == cap) w->regions = realloc(w->regions, (cap *= 2) * sizeof *w->regions);
+    w->regions[w->nregions++] = strdup(line);
+  }
+  fclose(f);
+  free(path);
+  w->factor = malloc((w->nregions + 1) * sizeof *w->factor);
+  for (int i = 0; i < w->nregions; i++) w->factor[i] = 1.0;
+}
+
+static void read_comms(world_t *w, const char *dir, int rank)
+{
+  char *path = path_of(dir, "comms.txt");
+  FILE *f = fopen(path, "r");
+  if (!f) die(rank, path, "cannot be read");
+  int id, n;
+  char kind[16];
+  while (fscanf(f, "%d %15s %d", &id, kind, &n) == 3) {
+    if (id >= w->ncomms) {
+      int m = id + 1;
+      w->comms = realloc(w->comms, m * sizeof *w->comms);
+      w->group_of = realloc(w->group_of, m * sizeof *w->group_of);
+      w->members = realloc(w->members, m * sizeof *w->members);
+      w->nmembers = realloc(w->nmembers, m * sizeof *w->nmembers);
+      for (int i = w->ncomms; i < m; i++) {
+        w->comms[i] = MPI_COMM_NULL;
+        w->group_of[i] = 0;
+        w->members[i] = NULL;
+        w->nmembers[i] = 0;
+      }
+      w->ncomms = m;
+    }
+    w->nmembers[id] = n;
+    w->members[id] = malloc((n + 1) * sizeof(int));
+    for (int i = 0; i < n; i++)
+      if (fscanf(f, "%d", &w->members[id][i]) != 1) die(rank, path, "truncated");
+    if (!strcmp(kind, "world")) w->comms[id] = MPI_COMM_WORLD;
+    else if (!strcmp(kind, "self")) w->comms[id] = MPI_COMM_SELF;
+    else w->group_of[id] = 1;
+  }
+  fclose(f);
+  free(path);
+}
+
+static int is_member(const world_t *w, int id, int rank)
+{
+  for (int i = 0; i < w->nmembers[id]; i++)
+    if (w->members[id][i] == rank) return 1;
+  return 0;
+}
+
+/* The smallest communicator built so far (or the world, -1) holding all of id's members. */
+static int parent_of(const world_t *w, int id, const int *built)
+{
+  int best = -1, size = 1 << 30;
+  for (int p = 0; p < w->ncomms; p++) {
+    if (!built[p] || !w->group_of[p] || w->nmembers[p] >= size) continue;
+    int all = 1;
+    for (int i = 0; all && i < w->nmembers[id]; i++) all = is_member(w, p, w->members[id][i]);
+    if (all) {
+      best = p;
+      size = w->nmembers[p];
+    }
+  }
+  return best;
+}
+
+/* `k`: every communicator of the trace, split from its smallest enclosing communicator;
+ * disjoint communicators with the same parent come from one split (as a program's
+ * MPI_Comm_split makes them), so the replay adds as few collective calls as it can. */
+static void build_comms(world_t *w, int rank)
+{
+  int *built = calloc(w->ncomms + 1, sizeof(int)), *batch = malloc((w->ncomms + 1) * sizeof(int));
+  for (int id = 0; id < w->ncomms; id++) {
+    if (!w->group_of[id] || built[id]) continue;
+    int parent = parent_of(w, id, built), n = 0;
+    batch[n++] = id;
+    for (int other = id + 1; other < w->ncomms; other++) {
+      if (!w->group_of[other] || built[other] || parent_of(w, other, built) != parent) continue;
+      int disjoint = 1;
+      for (int b = 0; disjoint && b < n; b++)
+        for (int i = 0; disjoint && i < w->nmembers[other]; i++) disjoint = !is_member(w, batch[b], w->members[other][i]);
+      if (disjoint) batch[n++] = other;
+    }
+    MPI_Comm parent_comm = parent < 0 ? MPI_COMM_WORLD : w->comms[parent];
+    if (parent < 0 || is_member(w, parent, rank)) {
+      int color = MPI_UNDEFINED, key = 0;
+      for (int b = 0; b < n; b++)
+        for (int i = 0; i < w->nmembers[batch[b]]; i++)
+          if (w->members[batch[b]][i] == rank) {
+            color = b;
+            key = i;
+          }
+      MPI_Comm made;
+      MPI_Comm_split(parent_comm, color, key, &made);
+      if (color != MPI_UNDEFINED) w->comms[batch[color]] = made;
+    }
+    for (int b = 0; b < n; b++) built[batch[b]] = 1;
+  }
+  free(built);
+  free(batch);
+}
+
+static MPI_Comm comm_of(world_t *w, int id, int rank)
+{
+  if (id < 0 || id >= w->ncomms || w->comms[id] == MPI_COMM_NULL) die(rank, "action", "unknown communicator");
+  return w->comms[id];
+}
+
+static double speed_of(const char *dir, int rank, double own)
+{
+  char *path = path_of(dir, "speeds.txt");
+  FILE *f = fopen(path, "r");
+  free(path);
+  if (!f) return own;
+  double s = own, v;
+  for (int r = 0; r <= rank && fscanf(f, "%lf", &v) == 1; r++)
+    if (r == rank && v > 0) s = v;
+  fclose(f);
+  return s;
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (argc < 2) die(rank, "usage", "gs_replay_actions DIR [--speedup REGION=FACTOR ...]");
+  const char *dir = argv[1];
+  world_t w;
+  memset(&w, 0, sizeof w);
+  read_regions(&w, dir, rank);
+  read_comms(&w, dir, rank);
+  for (int i = 2; i < argc; i++) {
+    if (strcmp(argv[i], "--speedup") || i + 1 >= argc) die(rank, argv[i], "unknown argument");
+    char *spec = argv[++i], *eq = strrchr(spec, '=');
+    if (!eq) die(rank, spec, "want REGION=FACTOR");
+    *eq = 0;
+    double factor = atof(eq + 1);
+    for (int r = 0; r < w.nregions; r++)
+      if (!strcmp(w.regions[r], spec)) w.factor[r] = factor;
+  }
+  double own = sg_host_get_speed(sg_host_self());
+  double recorded = speed_of(dir, rank, own);
+
+  char name[64];
+  snprintf(name, sizeof name, "rank-%d.act", rank);
+  char *path = path_of(dir, name);
+  FILE *f = fopen(path, "r");
+  if (!f) die(rank, path, "cannot be read");
+  char *line = malloc(LINE);
+  unsigned long long max_bytes = 0;
+  size_t nslots = 0;
+  if (!fgets(line, LINE, f) || sscanf(line, "# bytes %llu slots %zu", &max_bytes, &nslots) != 2)
+    die(rank, path, "not an action stream");
+  char *sbuf = calloc(max_bytes + 1, 1), *rbuf = calloc(max_bytes + 1, 1);
+  MPI_Request *slots = malloc((nslots + 1) * sizeof *slots);
+  for (size_t i = 0; i <= nslots; i++) slots[i] = MPI_REQUEST_NULL;
+  MPI_Request *waiting = malloc((nslots + 1) * sizeof *waiting);
+  int open[MAX_REGIONS_OPEN], depth = 0, finalized = 0;
+
+  while (fgets(line, LINE, f)) {
+    char op[24];
+    int a, b, c, d, e;
+    unsigned long long n, m;
+    double s;
+    if (sscanf(line, "%23s", op) != 1) continue;
+    if (!strcmp(op, "c") && sscanf(line, "c %lf", &s) == 1) {
+      double factor = 1.0;
+      for (int i = depth; i-- > 0;)
+        if (w.factor[open[i]] != 1.0) {
+          factor = w.factor[open[i]];
+          break;
+        }
+      if (s > 0 && !finalized) smpi_execute_flops(s * factor * recorded);
+    } else if (!strcmp(op, "b") && sscanf(line, "b %d", &a) == 1 && a < w.nregions) {
+      if (depth < MAX_REGIONS_OPEN) open[depth++] = a;
+      GS_REGION_BEGIN(w.regions[a]);
+    } else if (!strcmp(op, "e") && sscanf(line, "e %d", &a) == 1 && a < w.nregions) {
+      if (depth > 0) depth--;
+      GS_REGION_END(w.regions[a]);
+    } else if (!strcmp(op, "k")) {
+      build_comms(&w, rank);
+    } else if ((!strcmp(op, "s") || !strcmp(op, "ss")) &&
+               sscanf(line, "%*s %d %d %d %llu", &a, &b, &c, &n) == 4) {
+      if (op[1] == 's') MPI_Ssend(sbuf, (int)n, MPI_BYTE, a, b, comm_of(&w, c, rank));
+      else MPI_Send(sbuf, (int)n, MPI_BYTE, a, b, comm_of(&w, c, rank));
+    } else if ((!strcmp(op, "is") || !strcmp(op, "iss")) &&
+               sscanf(line, "%*s %d %d %d %llu %d", &a, &b, &c, &n, &d) == 5 && d < (int)nslots) {
+      if (op[2] == 's') MPI_Issend(sbuf, (int)n, MPI_BYTE, a, b, comm_of(&w, c, rank), &slots[d]);
+      else MPI_Isend(sbuf, (int)n, MPI_BYTE, a, b, comm_of(&w, c, rank), &slots[d]);
+    } else if (!strcmp(op, "r") && sscanf(line, "r %d %d %d %llu", &a, &b, &c, &n) == 4) {
+      MPI_Recv(rbuf, (int)n, MPI_BYTE, a, b, comm_of(&w, c, rank), MPI_STATUS_IGNORE);
+    } else if (!strcmp(op, "ir") && sscanf(line, "ir %d %d %d %llu %d", &a, &b, &c, &n, &d) == 5 &&
+               d < (int)nslots) {
+      MPI_Irecv(rbuf, (int)n, MPI_BYTE, a, b, comm_of(&w, c, rank), &slots[d]);
+    } else if (!strcmp(op, "sr") &&
+               sscanf(line, "sr %d %d %d %llu %d %d %llu", &a, &b, &c, &n, &d, &e, &m) == 7) {
+      MPI_Sendrecv(sbuf, (int)n, MPI_BYTE, a, b, rbuf, (int)m, MPI_BYTE, d, e, comm_of(&w, c, rank),
+                   MPI_STATUS_IGNORE);
+    } else if (!strcmp(op, "w") && sscanf(line, "w %d", &a) == 1) {
+      char *p = line + 2;
+      strtol(p, &p, 10);
+      int k = 0;
+      for (int i = 0; i < a; i++) {
+        long slot = strtol(p, &p, 10);
+        if (slot >= 0 && slot < (long)nslots) {
+          waiting[k++] = slots[slot];
+          slots[slot] = MPI_REQUEST_NULL;
+        }
+      }
+      MPI_Waitall(k, waiting, MPI_STATUSES_IGNORE);
+    } else if (!strcmp(op, "x")) {
+      char coll[32];
+      if (sscanf(line, "x %31s %d %d %llu", coll, &c, &a, &n) != 4) die(rank, line, "bad collective");
+      MPI_Comm comm = comm_of(&w, c, rank);
+      int cnt = (int)n;
+      if (!strcmp(coll, "barrier")) MPI_Barrier(comm);
+      else if (!strcmp(coll, "bcast")) MPI_Bcast(sbuf, cnt, MPI_BYTE, a, comm);
+      else if (!strcmp(coll, "reduce")) MPI_Reduce(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, a, comm);
+      else if (!strcmp(coll, "allreduce")) MPI_Allreduce(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, comm);
+      else if (!strcmp(coll, "gather")) MPI_Gather(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, a, comm);
+      else if (!strcmp(coll, "scatter")) MPI_Scatter(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, a, comm);
+      else if (!strcmp(coll, "allgather")) MPI_Allgather(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, comm);
+      else if (!strcmp(coll, "alltoall")) MPI_Alltoall(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, comm);
+      else if (!strcmp(coll, "reduce_scatter_block"))
+        MPI_Reduce_scatter_block(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, comm);
+      else if (!strcmp(coll, "scan")) MPI_Scan(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, comm);
+      else if (!strcmp(coll, "exscan")) MPI_Exscan(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, comm);
+      else die(rank, coll, "unknown collective");
+    } else if (!strcmp(op, "f")) {
+      if (!finalized) MPI_Finalize();
+      finalized = 1;
+    } else if (op[0] != '#') {
+      die(rank, line, "unknown action");
+    }
+  }
+  fclose(f);
+  if (!finalized) MPI_Finalize();
+  return 0;
+}

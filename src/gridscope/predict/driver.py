@@ -1,0 +1,109 @@
+"""The `gridscope predict` job: action streams from the trace, ranks onto the platform's
+hosts, the SMPI replay recorded as OUT/trace, its analysis in OUT, and summary.json marked
+as a prediction (docs/predict.md)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gridscope.errors import GridscopeError
+from gridscope.predict import actions as actions_mod
+from gridscope.predict import mapping, replay, source
+
+TRACE_DIR = "trace"
+WORK_DIR = "replay"  # action streams and the replayer binary, kept for repeating the replay
+SUMMARY = "summary.json"
+PREDICTION_KEY = "prediction"
+
+
+@dataclass
+class Options:
+    trace: Path
+    output: Path
+    platform: str | None = None
+    collectives: str | None = None
+    speedups: dict[str, float] = field(default_factory=dict)
+    placement: str = mapping.BY_METAHOST
+    jobs: int = 1
+    force: bool = False
+
+
+def parse_speedups(specs: list[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for spec in specs:
+        region, eq, factor = spec.rpartition("=")
+        try:
+            value = float(factor) if eq and region else -1.0
+        except ValueError:
+            value = -1.0
+        if value <= 0:
+            raise GridscopeError(None, f"--speedup {spec!r}: want REGION=FACTOR with a factor > 0 "
+                                 "(0.8: the region's computation takes 80 %)")
+        out[region] = value
+    return out
+
+
+def _prepare_output(out: Path, force: bool) -> None:
+    if out.exists() and any(out.iterdir()):
+        if not force:
+            raise GridscopeError(out, "already exists; use --force to replace it")
+        if not (out / WORK_DIR).is_dir() and not (out / SUMMARY).is_file():
+            raise GridscopeError(out, "exists and is not a prediction folder; not replacing it "
+                                 "even with --force")
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def run(opts: Options, progress=None) -> dict:  # noqa: ANN001 - callback(str)
+    from gridscope.analysis.driver import AnalyzeOptions, analyze
+    from gridscope.testbed.platform import load_platform
+
+    say = progress or (lambda _msg: None)
+    started = time.perf_counter()
+    src = source.resolve(opts.trace)
+    platform = opts.platform or src.platform
+    if platform is None:
+        raise GridscopeError(src.anchor, "was not recorded on a simulated platform: give --platform")
+    collectives = opts.collectives or src.collectives or "vanilla"
+    replay.collectives_env(collectives)  # a bad mode fails before any work
+    plat = load_platform(platform)
+    recorded = None
+    if src.platform is not None:
+        try:
+            recorded = load_platform(src.platform)
+        except GridscopeError:
+            recorded = None  # the recording's platform file moved: computation not rescaled
+    out = Path(opts.output).absolute()
+    _prepare_output(out, opts.force)
+    work = out / WORK_DIR
+    say("reading the trace")
+    acts = actions_mod.extract(src.anchor, work)
+    regions = set((work / "regions.txt").read_text().splitlines())
+    unknown = sorted(set(opts.speedups) - regions)
+    if unknown:
+        raise GridscopeError(src.anchor, f"has no user region {', '.join(map(repr, unknown))} "
+                             f"for --speedup (regions: {', '.join(sorted(regions)) or 'none'})")
+    hosts = mapping.hosts_for(plat, acts.metahosts, acts.nodes, opts.placement, str(src.anchor))
+    speeds = mapping.recorded_speeds(recorded, acts.metahosts)
+    say("building the replayer")
+    exe = replay.build(work)
+    say(f"replaying {acts.ranks} ranks on {plat.name} ({collectives} collectives)")
+    trace_dir = replay.run(exe, work, platform, hosts, collectives, opts.speedups, speeds,
+                           out / TRACE_DIR)
+    replay_s = time.perf_counter() - started
+    say("analysing the prediction")
+    summary = analyze(AnalyzeOptions(trace_dir, out, jobs=opts.jobs, quiet=True))
+    summary[PREDICTION_KEY] = {
+        "from": str(src.anchor), "platform": plat.source, "recorded_platform": src.platform,
+        "collectives": collectives, "recorded_collectives": src.collectives,
+        "speedup": opts.speedups, "placement": opts.placement,
+        "approximations": acts.approximations,
+        "computation_rescaled": recorded is not None,
+        "replay_s": round(replay_s, 3),
+    }
+    (out / SUMMARY).write_text(json.dumps(summary, indent=1) + "\n")
+    return summary
