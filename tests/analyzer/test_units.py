@@ -7,24 +7,27 @@ import pandas as pd
 import pytest
 
 from gridscope.analysis.cube_export import cube_severities, metric_roots
-from gridscope.analysis.engine_files import EngineOutput, Pair, Severity, severity_order
-from gridscope.analysis.metric_tree import PATTERNS
+from gridscope.analysis.engine_files import EngineOutput, Pair, Severity, SeverityColumns
+from gridscope.analysis.metric_tree import ENGINE_METRICS, PATTERNS
 from gridscope.analysis.summary import KahanSum, build_summary, group_sums
 
 RECV = "main/MPI_Recv"
 
 
-def output() -> EngineOutput:
-    sev = [Severity(*row) for row in (
+CALLPATHS = ("main", RECV)
+
+
+def output(*more: Severity) -> EngineOutput:
+    sev = [*more, *(Severity(*row) for row in (
         ("late_sender", "grid", RECV, 0, 3.0), ("time", "", "main", 0, 2.0), ("time", "", RECV, 0, 5.0),
-        ("time", "", RECV, 1, 4.0), ("visits", "", RECV, 0, 7.0), ("wrong_order", "local", RECV, 1, 1.0))]
+        ("time", "", RECV, 1, 4.0), ("visits", "", RECV, 0, 7.0), ("wrong_order", "local", RECV, 1, 1.0)))]
     pairs = (Pair("A", "B", 10, 2, 5.0, 0.5),)
     meta = {"ranks": 2, "events": 9, "clock_violations": 0, "unmatched_sends": 0, "unmatched_receives": 0,
             "incomplete_collectives": 0, "messages": 2, "collectives": 0, "time_correction": {"enabled": False},
             "unanalysed_locations": 0, "unanalysed_location_events": 0,
             "repaired_regions": {"misnested": 0, "unclosed": 0, "stray_leave": 0}, "repair_warnings": [],
             "rank_node": ["n0", "n1"]}
-    return EngineOutput(meta, ("main", RECV), frozenset({RECV}), tuple(sorted(sev, key=severity_order)), pairs)
+    return EngineOutput(meta, CALLPATHS, frozenset({RECV}), SeverityColumns.from_rows(sev, CALLPATHS), pairs)
 
 
 def test_summary_totals_and_exclusive_patterns():
@@ -56,9 +59,7 @@ def test_cube_values_are_exclusive_and_add_up_to_time():
 
 def test_cube_time_adds_call_paths_of_the_same_name():
     """Two engine call paths with one name path (same-named regions) are one Cube call path."""
-    out = output()
-    sev = tuple(sorted(out.severities + (Severity("time", "", "main", 0, 0.5),), key=severity_order))
-    frame = cube_severities(EngineOutput(out.meta, out.callpaths, out.mpi_callpaths, sev, out.pairs))
+    frame = cube_severities(output(Severity("time", "", "main", 0, 0.5)))
     main = frame[(frame.callpath == "main") & (frame["rank"] == 0)]
     assert main.value.tolist() == [2.5]
 
@@ -76,17 +77,40 @@ def test_metric_tree_splits_every_pattern():
         assert {p, f"{p}_grid", f"{p}_local"} <= names
 
 
-@pytest.mark.parametrize("in_key_order", [False, True])
-def test_group_sums_match_pandas_groupby_bit_for_bit(in_key_order):
+@pytest.mark.parametrize("groups", [5, 400])  # few long groups (row by row), many short ones (numpy steps)
+@pytest.mark.parametrize("order", ["key", "random", "random_nan"])
+def test_group_sums_match_pandas_groupby_bit_for_bit(order, groups):
     rng = np.random.default_rng(7)
-    values = (rng.standard_normal(3000) * 10.0 ** rng.integers(-12, 6, 3000)).tolist()
-    keys = rng.integers(0, 5, 3000).tolist()
-    if in_key_order:  # pandas sums sorted groups with numpy, others with Kahan: both differ in the last bits
+    values = rng.standard_normal(3000) * 10.0 ** rng.integers(-12, 6, 3000)
+    keys = rng.integers(0, groups, 3000)
+    if order == "key":  # pandas sums sorted groups with numpy, others with Kahan: both differ in the last bits
         keys.sort()
-    rows = [Severity("m", "", "c", k, v) for k, v in zip(keys, values)]
-    ours = group_sums(rows, lambda r: r.rank)
+    if order == "random_nan":
+        values[::7] = np.nan
+    high, low = keys // 3, keys % 3  # a two-column key that orders as KEYS
+    first, ours = group_sums((high, low), values)
     theirs = pd.DataFrame({"k": keys, "v": values}).groupby("k", sort=True)["v"].sum()
-    assert [ours[k] for k in theirs.index] == theirs.tolist()  # exact, not approximate
+    assert keys[first].tolist() == theirs.index.tolist()
+    assert ours.tolist() == theirs.tolist()  # exact, not approximate
+    reference = {}
+    for k, v in zip(keys.tolist(), values.tolist()):
+        reference.setdefault(k, KahanSum()).add(v)
+    if order != "key":
+        assert ours.tolist() == [reference[k].total for k in theirs.index]
+
+
+def test_severity_columns_sort_by_names_not_codes():
+    """Severity order: metric and call path by name (not engine code), class code, rank, value."""
+    paths = ("b", "a", "b/x")
+    rows = [Severity("time", "", "b", 0, 1.0), Severity("late_sender", "grid", "a", 0, 2.0),
+            Severity("time", "", "a", 1, 4.0), Severity("time", "", "a", 1, 3.0),
+            Severity("late_sender", "local", "b/x", 0, 5.0)]
+    sev = SeverityColumns.from_rows(rows, paths)
+    got = [(m, c, paths[p], r, v) for m, c, p, r, v in zip(sev.metric.tolist(), sev.cls.tolist(), sev.callpath.tolist(),
+                                                            sev.rank.tolist(), sev.value.tolist())]
+    ls, time = ENGINE_METRICS.index("late_sender"), ENGINE_METRICS.index("time")
+    assert got == [(ls, 0, "b/x", 0, 5.0), (ls, 1, "a", 0, 2.0), (time, 2, "a", 1, 3.0), (time, 2, "a", 1, 4.0),
+                   (time, 2, "b", 0, 1.0)]
 
 
 def test_kahan_sum_keeps_infinity_and_skips_nan():
@@ -109,3 +133,58 @@ def test_message_pairs_merge_over_processes(tmp_path):
     np.array([(0, 1, 50, 1, 9.0, 0.5)], PAIR_DTYPE).tofile(tmp_path / "pairs.1.bin")
     pairs = read_profile(tmp_path, read_head(tmp_path)).pairs
     assert pairs == (Pair("A", "B", 150, 3, 9.0, 0.5), Pair("B", "A", 7, 1, 1.0, 0.25))
+
+
+def write_profile(folder, tables: list[str], severities: list[list[tuple]]) -> None:
+    """Engine files of len(TABLES) processes: call-path tables and severity rows (metric, cls, cp, rank, value)."""
+    import json
+
+    from gridscope.analysis.engine_files import PAIR_DTYPE, SEV_DTYPE
+
+    (folder / "meta.json").write_text(json.dumps({"processes": len(tables), "metahosts": ["A"]}))
+    for p, (table, rows) in enumerate(zip(tables, severities)):
+        (folder / f"callpaths.{p}.tsv").write_text(table)
+        np.array([(m, c, 0, cp, r, 0, v) for m, c, cp, r, v in rows], SEV_DTYPE).tofile(folder / f"severities.{p}.bin")
+        np.zeros(0, PAIR_DTYPE).tofile(folder / f"pairs.{p}.bin")
+
+
+def profile_rows(folder) -> list[tuple]:
+    from gridscope.analysis.engine_files import read_head, read_profile
+
+    out = read_profile(folder, read_head(folder))
+    sev = out.severities
+    return list(zip((ENGINE_METRICS[m] for m in sev.metric.tolist()), sev.cls.tolist(),
+                    (out.callpaths[c] for c in sev.callpath.tolist()), sev.rank.tolist(), sev.value.tolist()))
+
+
+def test_profile_rows_are_merged_by_name_in_one_order_for_any_split(tmp_path):
+    """Two processes numbering their call paths differently give the rows of one process."""
+    time, ls = ENGINE_METRICS.index("time"), ENGINE_METRICS.index("late_sender")
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    write_profile(one, ["0\t-1\tmain\t0\n1\t0\tMPI_Recv\t1\n"],
+                  [[(time, 2, 1, 1, 4.0), (ls, 1, 1, 0, 3.0), (time, 2, 0, 0, 2.0), (time, 2, 1, 0, 5.0)]])
+    write_profile(two, ["0\t-1\tmain\t0\n1\t0\tMPI_Recv\t1\n", "0\t-1\tmain\t0\n1\t0\tcompute\t0\n2\t0\tMPI_Recv\t1\n"],
+                  [[(time, 2, 1, 0, 5.0), (ls, 1, 1, 0, 3.0)], [(time, 2, 2, 1, 4.0), (time, 2, 0, 0, 2.0)]])
+    want = [("late_sender", 1, RECV, 0, 3.0), ("time", 2, "main", 0, 2.0), ("time", 2, RECV, 0, 5.0),
+            ("time", 2, RECV, 1, 4.0)]
+    assert profile_rows(one) == want
+    assert profile_rows(two) == want
+
+
+@pytest.mark.parametrize("bad_row", [(0, 2, 9, 0, 1.0), (99, 2, 0, 0, 1.0), (0, 7, 0, 0, 1.0)],
+                         ids=["call_path", "metric", "class"])
+def test_unknown_code_in_severities_is_one_clear_error(tmp_path, bad_row):
+    from gridscope.errors import GridscopeError
+
+    write_profile(tmp_path, ["0\t-1\tmain\t0\n"], [[(0, 2, 0, 0, 1.0), bad_row]])
+    with pytest.raises(GridscopeError, match=r"severities\.0\.bin: engine output refers to an unknown call path"):
+        profile_rows(tmp_path)
+
+
+def test_group_sums_of_no_rows_and_one_row():
+    first, sums = group_sums((np.zeros(0, np.int32),), np.zeros(0))
+    assert first.tolist() == [] and sums.tolist() == []
+    first, sums = group_sums((np.array([3]),), np.array([-0.0]))
+    assert first.tolist() == [0] and str(sums[0]) == "-0.0"

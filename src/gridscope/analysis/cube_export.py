@@ -13,12 +13,21 @@ import numpy as np
 import pandas as pd
 
 from gridscope.analysis import names as N
-from gridscope.analysis.engine_files import EngineOutput
-from gridscope.analysis.metric_tree import METRICS, PATTERNS, MetricDecl
+from gridscope.analysis.engine_files import CLASSES_BY_CODE, EngineOutput
+from gridscope.analysis.metric_tree import ENGINE_METRICS, METRICS, PATTERNS, MetricDecl
 
 
 def class_metric(pattern: str, cls: str) -> str:
     return f"{pattern}_{cls}"
+
+
+# Cube metrics of the rows cube_severities makes, and the engine's codes mapped onto them.
+COUNTS = (N.VISITS, N.BYTES_SENT, N.BYTES_RECEIVED)
+CUBE_METRICS = (N.TIME, N.MPI, *COUNTS, *(class_metric(p, c) for p in PATTERNS for c in CLASSES_BY_CODE))
+COUNT_CODES = [ENGINE_METRICS.index(m) for m in COUNTS]
+ENGINE_CUBE_CODE = np.asarray([CUBE_METRICS.index(m) if m in COUNTS else -1 for m in ENGINE_METRICS])
+CLASS_METRIC_CODE = np.asarray([[CUBE_METRICS.index(class_metric(m, c)) if m in PATTERNS else -1
+                                 for c in CLASSES_BY_CODE] for m in ENGINE_METRICS])  # [metric code, class code]
 
 
 def metric_roots():
@@ -45,26 +54,45 @@ def metric_roots():
 
 def cube_severities(out: EngineOutput) -> pd.DataFrame:
     """Exclusive values per (metric, call path, rank), following the module docstring."""
-    from gridscope.analysis.summary import group_sums
+    from gridscope.analysis.summary import IS_PATTERN, TIME_CODE, group_sums
 
     sev = out.severities
-    patterns = [r for r in sev if r.metric in PATTERNS]
-    waiting = group_sums(patterns, lambda r: (r.callpath, r.rank))
+    patterns = sev.take(IS_PATTERN[sev.metric])
+    time = sev.take(sev.metric == TIME_CODE)
     # two call paths of one name path (regions of the same name, e.g. from two source files)
     # are one Cube call path: their times add up, as in summary.json
-    time = group_sums([r for r in sev if r.metric == N.TIME], lambda r: (r.callpath, r.rank))
-    rows = []
-    for callpath, rank in sorted(time.keys() | waiting.keys()):
-        # time minus the wait states inside it is what stays in `time` or `mpi`
-        value = time.get((callpath, rank), 0.0) - waiting.get((callpath, rank), 0.0)
-        rows.append((N.MPI if callpath in out.mpi_callpaths else N.TIME, callpath, rank, value))
-    rows += [(class_metric(r.metric, r.cls), r.callpath, r.rank, r.value) for r in patterns]
-    rows += [(r.metric, r.callpath, r.rank, r.value) for r in sev
-             if r.metric in (N.VISITS, N.BYTES_SENT, N.BYTES_RECEIVED)]
-    rows = [r for r in rows if r[3] != 0]
-    metric, callpath, rank, value = zip(*rows) if rows else ((), (), (), ())
-    return pd.DataFrame({N.METRIC: pd.Series(metric, dtype=object), N.CALLPATH: pd.Series(callpath, dtype=object),
-                         N.RANK: np.asarray(rank, dtype=np.int32), N.VALUE: np.asarray(value, dtype=np.float64)})
+    waiting_first, waiting = group_sums((out.callpath_order[patterns.callpath], patterns.rank), patterns.value)
+    time_first, timed = group_sums((out.callpath_order[time.callpath], time.rank), time.value)
+    # every (call path, rank) with time or waiting, in (call path string, rank) order
+    waiting_key = _callpath_rank_key(out, patterns.callpath[waiting_first], patterns.rank[waiting_first])
+    time_key = _callpath_rank_key(out, time.callpath[time_first], time.rank[time_first])
+    keys, where = np.unique(np.concatenate((time_key, waiting_key)), return_index=True)
+    callpath = np.concatenate((time.callpath[time_first], patterns.callpath[waiting_first]))[where]
+    rank = np.concatenate((time.rank[time_first], patterns.rank[waiting_first]))[where]
+    # time minus the wait states inside it is what stays in `time` or `mpi`
+    value = _at(keys, time_key, timed) - _at(keys, waiting_key, waiting)
+    metric = np.where(out.is_mpi_callpath[callpath], CUBE_METRICS.index(N.MPI), CUBE_METRICS.index(N.TIME))
+    counts = sev.take(np.isin(sev.metric, COUNT_CODES))
+    metric = np.concatenate((metric, CLASS_METRIC_CODE[patterns.metric, patterns.cls], ENGINE_CUBE_CODE[counts.metric]))
+    callpath = np.concatenate((callpath, patterns.callpath, counts.callpath))
+    rank = np.concatenate((rank, patterns.rank, counts.rank))
+    value = np.concatenate((value, patterns.value, counts.value))
+    kept = value != 0
+    return pd.DataFrame({N.METRIC: pd.Series(np.asarray(CUBE_METRICS, dtype=object)[metric[kept]], dtype=object),
+                         N.CALLPATH: pd.Series(np.asarray(out.callpaths, dtype=object)[callpath[kept]], dtype=object),
+                         N.RANK: rank[kept].astype(np.int32), N.VALUE: value[kept].astype(np.float64)})
+
+
+def _callpath_rank_key(out: EngineOutput, callpath: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """One int64 per (call path, rank) that orders as (call path string, rank) does."""
+    return (out.callpath_order[callpath].astype(np.int64) << 32) + (rank.astype(np.int64) - np.iinfo(np.int32).min)
+
+
+def _at(keys: np.ndarray, known: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """VALUES (of the sorted, distinct KNOWN) at every one of KEYS; 0.0 where KNOWN lacks it."""
+    out = np.zeros(len(keys))
+    out[np.searchsorted(keys, known)] = values
+    return out
 
 
 def build_experiment(out: EngineOutput, rank_metahost: list[str], trace: str):

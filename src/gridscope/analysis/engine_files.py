@@ -1,9 +1,10 @@
 """Reads the raw files the engine writes (one set per analysis process).
 
 Layouts mirror analyzer/src/rows.hpp (SevRow, PairRow); call-path ids are local to each
-engine process and are merged here by their region-name path. The profile (severities,
-message pairs: hundreds of rows) becomes plain Python rows, which the summary and the Cube
-export go through far quicker than through pandas. The wait states (millions of rows) are
+engine process and are merged here by their region-name path. The severities (ranks x call
+paths x metrics rows: tens of thousands on 1024 ranks) stay numpy columns, sorted once, from
+which the summary and the Cube export compute without one Python object per row; the message
+pairs (metahost pairs: a handful) become Python rows. The wait states (millions of rows) are
 read in batches by engine_waits.
 """
 
@@ -11,8 +12,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 import numpy as np
 
@@ -27,7 +29,20 @@ PAIR_DTYPE = np.dtype([("from", "<u4"), ("to", "<u4"), ("bytes", "<u8"), ("messa
 CLASSES_BY_CODE = tuple(N.CLASS_BY_CODE[c] for c in range(len(N.CLASS_BY_CODE)))  # local, grid, ""
 
 
+def string_order(labels) -> np.ndarray:
+    """Position of each label among LABELS sorted as Python sorts strings (codes that order
+    like the strings they stand for)."""
+    order = np.empty(len(labels), dtype=np.int32)
+    order[sorted(range(len(labels)), key=labels.__getitem__)] = np.arange(len(labels), dtype=np.int32)
+    return order
+
+
+METRIC_ORDER = string_order(ENGINE_METRICS)  # engine metric code -> rank of its name
+
+
 class Severity(NamedTuple):
+    """One severity row, for building SeverityColumns by hand (tests)."""
+
     metric: str
     cls: str        # names.CLASS_BY_CODE
     callpath: str
@@ -46,11 +61,49 @@ class Pair(NamedTuple):
     min_transfer_s: float  # NaN when no transfer time was measured
 
 
-def severity_order(row: Severity) -> tuple:
-    """Sort key of the severities: metric, class in engine code order, call path, rank, and
-    the value: two engine call paths with the same region-name path (regions of equal
-    names) give two rows of one key, whose engine ids, and so file order, depend on -j."""
-    return row.metric, CLASSES_BY_CODE.index(row.cls), row.callpath, row.rank, row.value
+SEVERITY_FIELDS = ("metric", "cls", "callpath", "rank", "value")
+
+
+@dataclass(frozen=True)
+class SeverityColumns:
+    """The severity rows as columns, in severity order (see sorted_by_severity)."""
+
+    metric: np.ndarray    # code into ENGINE_METRICS
+    cls: np.ndarray       # engine class code (CLASSES_BY_CODE)
+    callpath: np.ndarray  # index into EngineOutput.callpaths
+    rank: np.ndarray      # int32
+    value: np.ndarray     # float64
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def take(self, rows: np.ndarray) -> "SeverityColumns":
+        """The rows selected by a boolean mask or positions, in their order."""
+        return SeverityColumns(self.metric[rows], self.cls[rows], self.callpath[rows], self.rank[rows],
+                               self.value[rows])
+
+    @staticmethod
+    def from_rows(rows: Iterable[Severity], callpaths: tuple[str, ...]) -> "SeverityColumns":
+        rows = list(rows)
+        code = {c: i for i, c in enumerate(CLASSES_BY_CODE)}
+        index = {p: i for i, p in enumerate(callpaths)}
+        return sorted_by_severity(SeverityColumns(
+            np.asarray([ENGINE_METRICS.index(r.metric) for r in rows], dtype=np.uint16),
+            np.asarray([code[r.cls] for r in rows], dtype=np.uint8),
+            np.asarray([index[r.callpath] for r in rows], dtype=np.int32),
+            np.asarray([r.rank for r in rows], dtype=np.int32),
+            np.asarray([r.value for r in rows], dtype=np.float64)), callpaths)
+
+
+def sorted_by_severity(sev: SeverityColumns, callpaths: tuple[str, ...]) -> SeverityColumns:
+    """SEV in severity order: metric name, class in engine code order, call path (as a
+    string), rank, and the value: two engine call paths with the same region-name path
+    (regions of equal names) give two rows of one key, whose engine ids, and so file order,
+    depend on -j. A stable sort, so equal rows keep their order (they are indistinguishable).
+    (A NaN value sorts last here; the Cube writer refuses it, so no output depends on that.)"""
+    order = np.lexsort((sev.value, sev.rank, string_order(callpaths)[sev.callpath], sev.cls,
+                        METRIC_ORDER[sev.metric]))
+    return sev.take(order)
 
 
 @dataclass(frozen=True)
@@ -60,8 +113,17 @@ class EngineOutput:
     meta: dict
     callpaths: tuple[str, ...]        # every call path, parents before children
     mpi_callpaths: frozenset[str]     # call paths whose last region is an MPI call
-    severities: tuple[Severity, ...]  # sorted by severity_order
+    severities: SeverityColumns       # sorted by sorted_by_severity
     pairs: tuple[Pair, ...]           # sorted by metahost index of source, target
+
+    @cached_property
+    def callpath_order(self) -> np.ndarray:
+        """Call-path index -> rank of its string (sums and listings order call paths as strings)."""
+        return string_order(self.callpaths)
+
+    @cached_property
+    def is_mpi_callpath(self) -> np.ndarray:
+        return np.fromiter((p in self.mpi_callpaths for p in self.callpaths), dtype=bool, count=len(self.callpaths))
 
 
 @dataclass(frozen=True)
@@ -119,10 +181,10 @@ def _checked_callpaths(cps: np.ndarray, remap: np.ndarray, where: Path) -> np.nd
     return remap[cps]
 
 
-def _labels(codes: np.ndarray, labels, where: Path) -> list[str]:
-    if codes.size and int(codes.max()) >= len(labels):
+def _checked_codes(codes: np.ndarray, labels: int, where: Path) -> np.ndarray:
+    if codes.size and int(codes.max()) >= labels:
         raise GridscopeError(where, "engine output refers to an unknown call path or metric")
-    return [labels[c] for c in codes.tolist()]
+    return codes
 
 
 def _merge_pairs(parts: list[np.ndarray], hosts: list[str]) -> tuple[Pair, ...]:
@@ -140,17 +202,18 @@ def _merge_pairs(parts: list[np.ndarray], hosts: list[str]) -> tuple[Pair, ...]:
 
 def read_profile(folder: Path, head: EngineHead) -> EngineOutput:
     """Severities and message pairs of every process, merged."""
-    severities: list[Severity] = []
+    parts: list[SeverityColumns] = []
     pairs = []
     for p, remap in enumerate(head.remaps):
         sev_file = folder / f"severities.{p}.bin"
         sev = np.fromfile(sev_file, dtype=SEV_DTYPE)
-        callpaths = _labels(_checked_callpaths(sev["cp"], remap, sev_file), head.callpaths, sev_file)
-        severities += map(Severity, _labels(sev["metric"], ENGINE_METRICS, sev_file),
-                          _labels(sev["cls"], CLASSES_BY_CODE, sev_file), callpaths,
-                          sev["rank"].astype(np.int32).tolist(), sev["value"].tolist())
+        callpaths = _checked_callpaths(sev["cp"], remap, sev_file)
+        parts.append(SeverityColumns(_checked_codes(sev["metric"], len(ENGINE_METRICS), sev_file),
+                                     _checked_codes(sev["cls"], len(CLASSES_BY_CODE), sev_file),
+                                     callpaths, sev["rank"].astype(np.int32), sev["value"]))
         pairs.append(np.fromfile(folder / f"pairs.{p}.bin", dtype=PAIR_DTYPE))
+    merged = (SeverityColumns(*(np.concatenate([getattr(part, f) for part in parts]) for f in SEVERITY_FIELDS))
+              if parts else SeverityColumns.from_rows((), head.callpaths))
     # A fixed row order makes sums independent of how many engine processes ran.
-    severities.sort(key=severity_order)
-    return EngineOutput(head.meta, head.callpaths, head.mpi_callpaths, tuple(severities),
+    return EngineOutput(head.meta, head.callpaths, head.mpi_callpaths, sorted_by_severity(merged, head.callpaths),
                         _merge_pairs(pairs, head.meta["metahosts"]))

@@ -1,7 +1,7 @@
 """summary.json: the headline figures of an analysis (shape in issue 4).
 
-Plain Python over the few hundred severity rows (pandas took ~0.03 s for the same). The
-sums are computed exactly as the earlier pandas code did, so summary.json and the Cube
+numpy over the severity columns (engine_files.SeverityColumns), no Python object per row.
+The sums are computed exactly as the earlier pandas code did, so summary.json and the Cube
 values do not change by a bit: see group_sums(); totals use numpy's sum (Series.sum).
 """
 
@@ -9,16 +9,23 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from typing import Sequence
 
 import numpy as np
 
 from gridscope.analysis import names as N
-from gridscope.analysis.engine_files import CLASSES_BY_CODE, EngineOutput, Severity
+from gridscope.analysis.engine_files import CLASSES_BY_CODE, ENGINE_METRICS, METRIC_ORDER, EngineOutput, SeverityColumns
 from gridscope.analysis.metric_tree import PATTERNS
+
+TIME_CODE = ENGINE_METRICS.index(N.TIME)
+IS_PATTERN = np.asarray([m in PATTERNS for m in ENGINE_METRICS])  # engine metric code -> is a pattern
+# Fewer rows than this per step of the longest group: Kahan sums one row at a time (see _kahan_sums).
+ROWS_PER_STEP = 64
 
 
 class KahanSum:
-    """A running sum with compensation, step for step as pandas' groupby sum."""
+    """A running sum with compensation, step for step as pandas' groupby sum (the reference
+    that _kahan_by_row and _kahan_by_step follow)."""
 
     __slots__ = ("total", "compensation")
 
@@ -37,48 +44,109 @@ class KahanSum:
         self.total = t
 
 
-def group_sums(rows, key) -> dict:
-    """KEY(row) -> sum of row.value, bit for bit as pandas' `groupby(sort=True).sum()`:
-    when the rows come in key order and hold no NaN, numpy sums each run of equal keys
-    (pandas' np.add.reduceat path); otherwise a Kahan sum in row order (its Cython kernel).
-    KEY must order like pandas orders the group keys (categoricals by code).
+def group_sums(keys: Sequence[np.ndarray], values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sums of VALUES per distinct key, bit for bit as pandas' `groupby(sort=True).sum()`.
+
+    A key is a row of the integer columns KEYS, compared left to right (codes that order as
+    the labels they stand for, as pandas orders the group keys). When the rows come in key
+    order and hold no NaN, numpy sums each run of equal keys (pandas' np.add.reduceat path);
+    otherwise a Kahan sum per key in row order (its Cython kernel).
+    Returns (the first row of each key, its sum), keys in ascending order.
     """
-    keys = [key(r) for r in rows]
-    values = np.fromiter((r.value for r in rows), dtype=np.float64, count=len(keys))
-    if all(a <= b for a, b in zip(keys, keys[1:])) and not np.isnan(values).any():
-        starts = [i for i in range(len(keys)) if i == 0 or keys[i] != keys[i - 1]]
-        if not starts:
-            return {}
-        return {keys[i]: float(v) for i, v in zip(starts, np.add.reduceat(values, starts))}
-    sums: dict = {}
-    for k, v in zip(keys, values.tolist()):
-        acc = sums.get(k)
-        if acc is None:
-            acc = sums[k] = KahanSum()
-        acc.add(v)
-    return {k: acc.total for k, acc in sums.items()}
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.intp), np.zeros(0)
+    later = np.zeros(n - 1, dtype=bool)  # row i+1's key > row i's
+    same = np.ones(n - 1, dtype=bool)    # row i+1's key == row i's
+    for column in keys:
+        after, before = column[1:], column[:-1]
+        later |= same & (after > before)
+        same &= after == before
+    if (later | same).all() and not np.isnan(values).any():
+        starts = np.flatnonzero(np.concatenate(([True], ~same)))
+        return starts, np.add.reduceat(values, starts)
+    order = np.lexsort(tuple(reversed(keys)))  # stable: each key's rows stay in row order
+    sorted_keys = [column[order] for column in keys]
+    new = np.zeros(n, dtype=bool)
+    new[0] = True
+    for column in sorted_keys:
+        new[1:] |= column[1:] != column[:-1]
+    starts = np.flatnonzero(new)
+    return order[starts], _kahan_sums(values[order], starts)
 
 
-def _by(rows: list[Severity], where, name: str) -> list[dict]:
-    """Seconds per (pattern, class, WHERE(row)), largest first; ties in key order (class in code order)."""
-    sums = group_sums(rows, lambda r: (r.metric, CLASSES_BY_CODE.index(r.cls), where(r)))
-    ordered = sorted((k, v) for k, v in sums.items() if v > 0)
-    ordered.sort(key=lambda kv: kv[1], reverse=True)  # stable: ties keep the key order
-    return [{N.PATTERN: p, N.CLASS: CLASSES_BY_CODE[c], name: w, "seconds": float(v)}
-            for (p, c, w), v in ordered]
+def _kahan_sums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """KahanSum of each run VALUES[starts[i]:starts[i+1]]: all runs at once, one numpy step
+    per row of the longest run (many short runs), or row by row (a few long ones)."""
+    sizes = np.diff(np.append(starts, len(values)))
+    if len(values) < ROWS_PER_STEP * int(sizes.max()):
+        return _kahan_by_row(values, starts)
+    return _kahan_by_step(values, starts, sizes)
 
 
-def _total(rows) -> float:
-    return float(np.sum(np.fromiter((r.value for r in rows), dtype=np.float64)))
+def _kahan_by_row(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    bounds = np.append(starts, len(values)).tolist()
+    column = values.tolist()
+    sums = []
+    for begin, end in zip(bounds, bounds[1:]):
+        total = compensation = 0.0
+        for value in column[begin:end]:
+            if value != value:  # NaN: skipped
+                continue
+            y = value - compensation
+            t = total + y
+            compensation = t - total - y
+            if compensation != compensation:
+                compensation = 0.0
+            total = t
+        sums.append(total)
+    return np.asarray(sums, dtype=np.float64)
+
+
+def _kahan_by_step(values: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    total = np.zeros(len(starts))
+    compensation = np.zeros(len(starts))
+    for step in range(int(sizes.max())):
+        runs = np.flatnonzero(sizes > step)
+        value = values[starts[runs] + step]
+        present = ~np.isnan(value)
+        runs, value = runs[present], value[present]
+        y = value - compensation[runs]
+        t = total[runs] + y
+        c = t - total[runs] - y
+        c[np.isnan(c)] = 0.0
+        compensation[runs] = c
+        total[runs] = t
+    return total
+
+
+def _by(sev: SeverityColumns, where: np.ndarray, labels: Sequence[str], name: str) -> list[dict]:
+    """Seconds per (pattern, class, WHERE), largest first; ties in key order (class in code
+    order). WHERE: per row a code into LABELS that orders as the labels do."""
+    first, sums = group_sums((METRIC_ORDER[sev.metric], sev.cls, where), sev.value)
+    positive = np.flatnonzero(sums > 0)
+    ordered = positive[np.argsort(-sums[positive], kind="stable")]  # stable: ties keep the key order
+    return [{N.PATTERN: ENGINE_METRICS[m], N.CLASS: CLASSES_BY_CODE[c], name: labels[w], "seconds": v}
+            for m, c, w, v in zip(sev.metric[first[ordered]].tolist(), sev.cls[first[ordered]].tolist(),
+                                  where[first[ordered]].tolist(), sums[ordered].tolist())]
 
 
 def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> dict:
     meta = out.meta
-    time = [r for r in out.severities if r.metric == N.TIME]
-    patterns = [r for r in out.severities if r.metric in PATTERNS]
-    per_class = group_sums(patterns, lambda r: (r.metric, CLASSES_BY_CODE.index(r.cls)))
-    pattern_totals = {p: {c: float(per_class.get((p, CLASSES_BY_CODE.index(c)), 0.0)) for c in N.CLASSES}
-                      for p in PATTERNS}
+    sev = out.severities
+    is_time = sev.metric == TIME_CODE
+    time_values = sev.value[is_time]
+    mpi_values = sev.value[is_time & out.is_mpi_callpath[sev.callpath]]
+    patterns = sev.take(IS_PATTERN[sev.metric])
+    first, sums = group_sums((METRIC_ORDER[patterns.metric], patterns.cls), patterns.value)
+    per_class = {(ENGINE_METRICS[m], CLASSES_BY_CODE[c]): v for m, c, v in
+                 zip(patterns.metric[first].tolist(), patterns.cls[first].tolist(), sums.tolist())}
+    pattern_totals = {p: {c: float(per_class.get((p, c), 0.0)) for c in N.CLASSES} for p in PATTERNS}
+    metahosts, metahost_code = np.unique(np.asarray(rank_metahost, dtype=object), return_inverse=True)
+    callpath_order = out.callpath_order
+    callpath_by_order = [None] * len(out.callpaths)
+    for index, position in enumerate(callpath_order.tolist()):
+        callpath_by_order[position] = out.callpaths[index]
     p2p = [
         {"from": r.source, "to": r.target, "bytes": int(r.bytes), "messages": int(r.messages),
          "max_rate_Bps": float(r.max_rate_Bps),
@@ -90,8 +158,8 @@ def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> di
         "ranks": int(meta["ranks"]),
         "metahosts": dict(Counter(rank_metahost)),
         "events": int(meta["events"]),
-        "total_time_s": _total(time),
-        "mpi_time_s": _total(r for r in time if r.callpath in out.mpi_callpaths),
+        "total_time_s": float(np.sum(time_values)),
+        "mpi_time_s": float(np.sum(mpi_values)),
         "clock_violations": int(meta["clock_violations"]),
         "time_correction": meta["time_correction"],
         "unmatched_messages": {"sends": int(meta["unmatched_sends"]),
@@ -106,7 +174,7 @@ def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> di
         "repaired_regions": {**{k: int(v) for k, v in meta["repaired_regions"].items()},
                              "warnings": list(meta["repair_warnings"])},
         "patterns": pattern_totals,
-        "by_callpath": _by(patterns, lambda r: r.callpath, N.CALLPATH),
-        "by_metahost": _by(patterns, lambda r: rank_metahost[r.rank], N.METAHOST),
+        "by_callpath": _by(patterns, callpath_order[patterns.callpath], callpath_by_order, N.CALLPATH),
+        "by_metahost": _by(patterns, metahost_code[patterns.rank], metahosts.tolist(), N.METAHOST),
         "p2p": p2p,
     }

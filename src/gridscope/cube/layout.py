@@ -32,10 +32,11 @@ class CubeLayout:
         out = {m.uniq_name: np.zeros(shape) for m in self.metrics}
         if severities.empty:
             return out
-        cnode_of = {p: i for i, p in enumerate(self.callpaths)}
-        column_of = {r: i for i, r in enumerate(self.location_ranks)}
-        rows = severities[CALLPATH].map(cnode_of).to_numpy()
-        cols = severities[RANK].map(column_of).to_numpy()
+        # hash look-ups of whole columns (a dict per row took ten times longer on 1024 ranks)
+        rows = pd.Index(self.callpaths, dtype=object).get_indexer(severities[CALLPATH])
+        cols = pd.Index(self.location_ranks).get_indexer(severities[RANK])
+        if (rows < 0).any() or (cols < 0).any():  # layout_of checks severities first: a bug if so
+            raise ValueError("severities name a call path or rank outside the layout")
         values = severities[VALUE].to_numpy(dtype="float64")
         for name, positions in severities.groupby(METRIC, sort=False).indices.items():
             np.add.at(out[name], (rows[positions], cols[positions]), values[positions])

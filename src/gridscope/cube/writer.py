@@ -50,18 +50,20 @@ ARTIFICIAL_ROOT_ATTR = "gridscope::artificial_root"
 ARTIFICIAL_ROOT = "program"
 
 
-def _single_root(exp: Experiment, where) -> Experiment:
+def _single_root(exp: Experiment, where) -> tuple[Experiment, CubeLayout]:
+    """EXP with one call-tree root, and its layout."""
     layout = layout_of(exp, where=where)
     if sum(parent is None for parent in layout.cnode_parent) <= 1:
         if ARTIFICIAL_ROOT_ATTR not in exp.attrs:
-            return exp
+            return exp, layout
         attrs = {k: v for k, v in exp.attrs.items() if k != ARTIFICIAL_ROOT_ATTR}
-        return Experiment(exp.metrics, exp.callpaths, exp.locations, exp.severities, attrs)
+        return Experiment(exp.metrics, exp.callpaths, exp.locations, exp.severities, attrs), layout  # attrs: no layout
     root = exp.attrs.get(ARTIFICIAL_ROOT_ATTR, ARTIFICIAL_ROOT)
     prefix = root + SEPARATOR
     severities = exp.severities.assign(**{CALLPATH: prefix + exp.severities[CALLPATH]})
-    return Experiment(exp.metrics, (root,) + tuple(prefix + p for p in exp.callpaths),
-                      exp.locations, severities, {**exp.attrs, ARTIFICIAL_ROOT_ATTR: root})
+    exp = Experiment(exp.metrics, (root,) + tuple(prefix + p for p in exp.callpaths),
+                     exp.locations, severities, {**exp.attrs, ARTIFICIAL_ROOT_ATTR: root})
+    return exp, layout_of(exp, where=where)
 
 
 def write_cubex(exp: Experiment, path: str | os.PathLike, mtime: float | None = None) -> None:
@@ -69,8 +71,7 @@ def write_cubex(exp: Experiment, path: str | os.PathLike, mtime: float | None = 
     the tar (seconds since the epoch; default now): a fixed one makes the file a function
     of EXP alone."""
     path = Path(path)
-    exp = _single_root(exp, path)
-    layout = layout_of(exp, where=path)
+    exp, layout = _single_root(exp, path)
     for metric, _ in walk_metrics(exp.metrics):
         if metric.dtype.upper() not in WRITE_DTYPES:
             raise GridscopeError(path, f"metric {metric.uniq_name!r}: cannot write Cube "
