@@ -45,3 +45,25 @@ def test_summary_difference_keeps_the_analyze_shape():
     assert "percent_of_base" not in out["p2p"][0]
     assert out["diff"]["base_total_time_s"] == 10.0 and out["diff"]["base"] == "b"
     assert base["total_time_s"] == 10.0  # inputs untouched
+
+
+def test_terminal_table_shows_unchanged_totals_and_bracketed_call_paths():
+    """A pattern whose grid and local changes cancel (total change 0, no colour) and a call
+    path holding '[...]' once made rich fail on its markup; both print as plain text."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from gridscope.diff.table import print_diff
+
+    result = {"base": "b", "new": "n", "base_total_time_s": 10.0, "total_time_s": 0.0, "mpi_time_s": 0.0,
+              "ranks": {"base": 4, "new": 4}, "collapsed_ranks": False,
+              "patterns": {"wait_at_barrier": {"grid": -0.5, "local": 0.5}},
+              "by_callpath": [{"pattern": "late_sender", "class": "grid", "callpath": "main/solve[2]/MPI_Recv",
+                               "seconds": 0.25, "percent_of_base": 2.5}],
+              "cube_changes": []}
+    out = StringIO()
+    print_diff(result, Console(file=out, width=200))
+    text = out.getvalue()
+    assert "+0.0 %" in text
+    assert "main/solve[2]/MPI_Recv" in text

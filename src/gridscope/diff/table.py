@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from gridscope.report.pattern_info import display
@@ -20,12 +21,18 @@ def _style(value: float) -> str:
     return "green" if value < 0 else ("red" if value > 0 else "")
 
 
+def _colored(value: float, text: str) -> str:
+    """TEXT in green (less time) or red (more); no markup at all for no change ("[]" is no tag)."""
+    style = _style(value)
+    return f"[{style}]{text}[/]" if style else text
+
+
 def print_diff(result: dict, console: Console | None = None, top: int = 15) -> None:
     console = console or Console()
     base_total = result["base_total_time_s"]
     pct = (lambda v: _percent(100 * v / base_total if base_total else None))
     console.print(f"[bold]NEW − BASE[/]  (gains are negative)\n"
-                  f"  BASE {result['base']}\n  NEW  {result['new']}")
+                  f"  BASE {escape(str(result['base']))}\n  NEW  {escape(str(result['new']))}")
     console.print(f"  total time {_signed(result['total_time_s'])} s ({pct(result['total_time_s'])}), "
                   f"MPI time {_signed(result['mpi_time_s'])} s ({pct(result['mpi_time_s'])})")
     ranks = result["ranks"]
@@ -43,7 +50,7 @@ def print_diff(result: dict, console: Console | None = None, top: int = 15) -> N
         if round(split["grid"], 3) == 0 and round(split["local"], 3) == 0:
             continue  # nothing that shows at the table's precision
         patterns.add_row(display(name), _signed(split["grid"]), _signed(split["local"]),
-                         f"[{_style(total)}]{pct(total)}[/]")
+                         _colored(total, pct(total)))
     if patterns.row_count:
         console.print(patterns)
 
@@ -53,13 +60,13 @@ def print_diff(result: dict, console: Console | None = None, top: int = 15) -> N
         changes.add_column(col, justify="right" if col in ("Δ s", "% of BASE") else "left",
                            overflow="fold")
     for r in rows:
-        changes.add_row(display(r["pattern"]), str(r.get("class", "")), r["callpath"],
-                        f"[{_style(r['seconds'])}]{_signed(r['seconds'])}[/]",
+        changes.add_row(display(r["pattern"]), str(r.get("class", "")), escape(r["callpath"]),
+                        _colored(r["seconds"], _signed(r["seconds"])),
                         _percent(r.get("percent_of_base")))
     if not rows:  # no wait-state lists in the summaries: show the profile's changes
         for r in [c for c in result["cube_changes"] if round(c["seconds"], 3) != 0][:top]:
-            changes.add_row(r["display"], "", r["callpath"],
-                            f"[{_style(r['seconds'])}]{_signed(r['seconds'])}[/]",
+            changes.add_row(r["display"], "", escape(r["callpath"]),
+                            _colored(r["seconds"], _signed(r["seconds"])),
                             _percent(r.get("percent_of_base")))
     if changes.row_count:
         console.print(changes)
