@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from gridscope.analysis.metric_tree import METRICS
@@ -32,13 +33,13 @@ def _time_correction_line(tc: dict) -> str:
 def print_summary(summary: dict, console: Console | None = None, top: int = 8) -> None:
     console = console or Console()
     total = summary["total_time_s"]
-    hosts = ", ".join(f"{k} ({v})" for k, v in summary["metahosts"].items())
+    hosts = escape(", ".join(f"{k} ({v})" for k, v in summary["metahosts"].items()))
     console.print(f"[bold]{summary['ranks']} ranks[/] on {hosts}; {summary['events']:,} events; "
                   f"time {total:.6g} s, MPI {summary['mpi_time_s']:.6g} s ({_pct(summary['mpi_time_s'], total).strip()}); "
                   f"clock violations {summary['clock_violations']}")
     tc = summary["time_correction"]
     if tc["enabled"]:
-        console.print(_time_correction_line(tc))
+        console.print(escape(_time_correction_line(tc)))
     skipped = summary["unanalysed_locations"]
     if skipped["locations"]:
         console.print(f"[yellow]Not analysed: {skipped['locations']} thread locations besides the ranks' "
@@ -61,7 +62,7 @@ def print_summary(summary: dict, console: Console | None = None, top: int = 8) -
         for col in ("pattern", "class", "call path", "seconds"):
             where.add_column(col, justify="right" if col == "seconds" else "left")
         for row in summary["by_callpath"][:top]:
-            where.add_row(display.get(row["pattern"], row["pattern"]), row["class"], row["callpath"],
+            where.add_row(display.get(row["pattern"], row["pattern"]), row["class"], escape(row["callpath"]),
                           _seconds(row["seconds"]))
         console.print(where)
     if summary["p2p"]:
@@ -69,6 +70,6 @@ def print_summary(summary: dict, console: Console | None = None, top: int = 8) -
         for col in ("from", "to", "bytes", "messages", "max rate (MB/s)", "min transfer (us)"):
             p2p.add_column(col, justify="left" if col in ("from", "to") else "right")
         for row in summary["p2p"]:
-            p2p.add_row(row["from"], row["to"], f"{row['bytes']:,}", f"{row['messages']:,}",
+            p2p.add_row(escape(row["from"]), escape(row["to"]), f"{row['bytes']:,}", f"{row['messages']:,}",
                         f"{row['max_rate_Bps'] / 1e6:.1f}", f"{row['min_transfer_s'] * 1e6:.1f}")
         console.print(p2p)
