@@ -25,6 +25,11 @@ UNITS = ("sec", "occ", "bytes")
 FIELDS = ("id", "parent", "kind", "display", "unit", "description", "diagnosis")
 
 
+def load_rules(path: Path = SOURCE) -> list[str]:
+    """The shared definitions of the non-blocking collective patterns (docs only)."""
+    return list(tomllib.loads(path.read_text()).get("nonblocking_rules", []))
+
+
 def load(path: Path = SOURCE) -> list[dict]:
     metrics = tomllib.loads(path.read_text())["metric"]
     seen: set[str] = set()
@@ -93,7 +98,7 @@ def gen_py(metrics: list[dict]) -> str:
     return stamp("#", "\n".join(body))
 
 
-def gen_md(metrics: list[dict]) -> str:
+def gen_md(metrics: list[dict], rules: list[str]) -> str:
     children: dict[str, list[dict]] = {}
     for m in metrics:
         children.setdefault(m["parent"], []).append(m)
@@ -110,18 +115,23 @@ def gen_md(metrics: list[dict]) -> str:
             walk(m["id"], depth + 1)
 
     walk("", 0)
+    if rules:
+        out += ["", "## Non-blocking collectives", ""] + [f"- {rule}" for rule in rules]
     out += ["", "## Reference", ""]
     for m in metrics:
         out += [f"### {m['display']} (`{m['id']}`)", "",
                 f"- kind: {m['kind']}; unit: {m['unit']}; parent: `{m['parent'] or '-'}`; "
                 f"grid split: {'yes' if m['grid_split'] else 'no'}",
-                f"- what: {m['description']}", f"- diagnosis: {m['diagnosis']}", ""]
+                f"- what: {m['description']}", f"- diagnosis: {m['diagnosis']}"]
+        if "nonblocking" in m:
+            out.append(f"- non-blocking collectives: {m['nonblocking']}")
+        out.append("")
     return stamp("<!--", "\n".join(out)).replace("do not edit.\n", "do not edit. -->\n", 1)
 
 
 def outputs() -> dict[Path, str]:
     metrics = load()
-    return {OUT_HPP: gen_hpp(metrics), OUT_PY: gen_py(metrics), OUT_MD: gen_md(metrics)}
+    return {OUT_HPP: gen_hpp(metrics), OUT_PY: gen_py(metrics), OUT_MD: gen_md(metrics, load_rules())}
 
 
 def main() -> int:

@@ -963,6 +963,13 @@ ClcStats correct_clocks(const Defs& d, LocalData& data, Transport& t, const ClcO
     const ClockMap& f = maps[loc_of[c.rank]];
     c.begin = f.at(c.begin); c.end = f.at(c.end);
   }
+  // Non-blocking collectives are no logical messages here (docs/analyzer.md "Clocks"): their
+  // times follow their location's map; a location without known events keeps its times.
+  for (auto& c : data.nbcs) {
+    if (loc_of[c.rank] == kNone) continue;
+    const ClockMap& f = maps[loc_of[c.rank]];
+    c.join = f.at(c.join); c.enter = f.at(c.enter); c.leave = f.at(c.leave);
+  }
 
   stats.max_shift_ticks = global_max(t, stats.max_shift_ticks);
   return stats;

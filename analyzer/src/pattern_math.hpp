@@ -101,4 +101,59 @@ inline std::vector<int64_t> early_scan(const std::vector<CollMember>& m) {
   return w;
 }
 
+// Non-blocking collectives (docs/patterns.md): a member joins the instance when it enters
+// the initiating MPI_I* call and can only wait inside the Wait*/Test* that completes it,
+// so each waiting time is (the join it waits for) - (enter of the completing call), capped
+// by the time spent in that call.
+struct NbcMember {
+  int64_t join, enter, leave;  // initiating call's enter; completing call's enter and leave
+  uint64_t sent, received;
+  bool is_root;
+};
+
+// Wait at Barrier (MPI_Ibarrier) and Wait at NxN (N-to-N): every member waits for the
+// latest join.
+inline std::vector<int64_t> nbc_wait_for_all(const std::vector<NbcMember>& m) {
+  int64_t latest = INT64_MIN;
+  for (auto& x : m) latest = std::max(latest, x.join);
+  std::vector<int64_t> w;
+  for (auto& x : m) w.push_back(capped(latest - x.enter, x.enter, x.leave));
+  return w;
+}
+
+// Late Broadcast (MPI_Ibcast, MPI_Iscatter(v)): non-root members that receive data wait for
+// the root's join.
+inline std::vector<int64_t> nbc_late_broadcast(const std::vector<NbcMember>& m) {
+  int64_t root_join = INT64_MIN;
+  for (auto& x : m)
+    if (x.is_root) root_join = x.join;
+  std::vector<int64_t> w;
+  for (auto& x : m)
+    w.push_back(!x.is_root && x.received > 0 && root_join != INT64_MIN ? capped(root_join - x.enter, x.enter, x.leave) : 0);
+  return w;
+}
+
+// Early Reduce (MPI_Ireduce, MPI_Igather(v)): the root waits for the latest join of a
+// non-root member that sends data.
+inline std::vector<int64_t> nbc_early_reduce(const std::vector<NbcMember>& m) {
+  int64_t latest_sender = INT64_MIN;
+  for (auto& x : m)
+    if (!x.is_root && x.sent > 0) latest_sender = std::max(latest_sender, x.join);
+  std::vector<int64_t> w;
+  for (auto& x : m)
+    w.push_back(x.is_root && latest_sender != INT64_MIN ? capped(latest_sender - x.enter, x.enter, x.leave) : 0);
+  return w;
+}
+
+// Early Scan (MPI_Iscan, MPI_Iexscan): member i waits for the latest join over members 0..i.
+inline std::vector<int64_t> nbc_early_scan(const std::vector<NbcMember>& m) {
+  int64_t prefix = INT64_MIN;
+  std::vector<int64_t> w;
+  for (auto& x : m) {
+    prefix = std::max(prefix, x.join);
+    w.push_back(capped(prefix - x.enter, x.enter, x.leave));
+  }
+  return w;
+}
+
 }  // namespace gs

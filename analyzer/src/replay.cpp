@@ -21,6 +21,7 @@ struct PostMsg { uint32_t index, pad; int64_t req_enter; };  // when a send's re
 // A collective record on its way to the instance's computing process; `index`: its position
 // in the member's owner's records, so the results can be put back in that order.
 struct CollMsg { CollRec rec; uint32_t index, pad; };
+struct NbcMsg { NbcRec rec; uint32_t index, pad; };  // the same for a non-blocking collective
 // A member's waiting time in a collective instance, sent back to the member's owner.
 struct ResMsg { uint16_t metric; uint8_t cls, pad; uint32_t cp, rank, index; int64_t start, value; };
 
@@ -276,23 +277,96 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
   return out;
 }
 
+// At the owner of the communicator's first rank: the waiting times of every complete
+// non-blocking instance (docs/patterns.md), appended to `out` for each member's owner.
+// Members that completed it in an MPI_Test* wait for nobody (their join still counts).
+void nonblocking_results(const Defs& d, Records<NbcMsg> recs, int P, ReplayResult& res, std::vector<Bytes>& out) {
+  const uint32_t N = d.ranks();
+  std::sort(recs.begin(), recs.end(), [](const NbcMsg& a, const NbcMsg& b) {
+    return std::tie(a.rec.comm, a.rec.seq, a.rec.pos) < std::tie(b.rec.comm, b.rec.seq, b.rec.pos);
+  });
+  std::vector<NbcMember> members;
+  for (size_t i = 0; i < recs.size();) {
+    size_t j = i;
+    while (j < recs.size() && recs[j].rec.comm == recs[i].rec.comm && recs[j].rec.seq == recs[i].rec.seq) ++j;
+    const CommDef& comm = d.comms[recs[i].rec.comm];
+    bool complete = j - i == comm.members.size();
+    for (size_t k = i; complete && k < j; ++k) complete = recs[k].rec.cls == recs[i].rec.cls && recs[k].rec.pos == k - i;
+    if (!complete) { res.counters.incomplete_collectives++; i = j; continue; }
+    res.counters.collectives++;
+    members.clear();
+    for (size_t k = i; k < j; ++k) {
+      const NbcRec& c = recs[k].rec;
+      members.push_back({c.join, c.enter, c.leave, c.sent, c.received, c.rank == c.root});
+    }
+    std::vector<int64_t> w;
+    uint16_t metric = M_COUNT;
+    switch (CollClass(recs[i].rec.cls)) {
+      case CollClass::Barrier: metric = M_WAIT_AT_BARRIER; w = nbc_wait_for_all(members); break;
+      case CollClass::NxN: metric = M_WAIT_AT_NXN; w = nbc_wait_for_all(members); break;
+      case CollClass::OneToN: metric = M_LATE_BROADCAST; w = nbc_late_broadcast(members); break;
+      case CollClass::NToOne: metric = M_EARLY_REDUCE; w = nbc_early_reduce(members); break;
+      case CollClass::Prefix: metric = M_EARLY_SCAN; w = nbc_early_scan(members); break;
+      default: break;
+    }
+    for (size_t k = 0; k < w.size(); ++k) {
+      const NbcRec& c = recs[i + k].rec;
+      if (w[k] <= 0 || c.is_test) continue;
+      append(out[owner_of(c.rank, N, P)], ResMsg{metric, uint8_t(comm.grid ? CLS_GRID : CLS_LOCAL), 0, c.cp, c.rank,
+                                                 recs[i + k].index, c.enter, w[k]});
+    }
+    i = j;
+  }
+}
+
+// Positions of the owned blocking (`colls`) and non-blocking (`nbcs`) collective records in
+// one sequence in event order: by rank, then the order the rank's events came in.
+struct CollOrder {
+  std::vector<uint32_t> colls, nbcs;
+  std::vector<uint32_t> call;  // per position: the completing call of a non-blocking record, else kNone
+};
+CollOrder collective_order(const LocalData& data) {
+  CollOrder o;
+  o.colls.resize(data.colls.size());
+  o.nbcs.resize(data.nbcs.size());
+  o.call.assign(data.colls.size() + data.nbcs.size(), kNone);
+  uint32_t m = 0, b = 0;
+  for (size_t k = 0; k < data.nbcs.size(); ++k) {
+    while (b < data.nbcs[k].after_colls) o.colls[b++] = m++;
+    o.call[m] = data.nbcs[k].call;
+    o.nbcs[k] = m++;
+  }
+  while (b < data.colls.size()) o.colls[b++] = m++;
+  return o;
+}
+
 // Collective records go to the owner of the communicator's first rank, which computes the
-// instances' waiting times and sends them back to the members' owners. data.colls is
-// freed once sent (the memory serves the steps after it).
+// instances' waiting times and sends them back to the members' owners. data.colls and
+// data.nbcs are freed once sent (the memory serves the steps after it).
 void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {
   const int P = t.size();
   const uint32_t N = d.ranks();
-  const size_t owned = data.colls.size();
+  const CollOrder order_of = collective_order(data);
+  const size_t owned = order_of.call.size();
   std::vector<Bytes> out(P);
   std::vector<size_t> count(P, 0);  // sized exactly first, as in point_to_point
   for (const CollRec& c : data.colls) count[owner_of(d.comms[c.comm].members[0], N, P)]++;
   for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(CollMsg));
-  for (size_t k = 0; k < owned; ++k) {
+  for (size_t k = 0; k < data.colls.size(); ++k) {
     const CollRec& c = data.colls[k];
-    append(out[owner_of(d.comms[c.comm].members[0], N, P)], CollMsg{c, uint32_t(k), 0});
+    append(out[owner_of(d.comms[c.comm].members[0], N, P)], CollMsg{c, order_of.colls[k], 0});
   }
   std::vector<CollRec>().swap(data.colls);
-  out = collective_results(d, unpack<CollMsg>(t.exchange(out)), P, res);
+  Records<CollMsg> coll_recs = unpack<CollMsg>(t.exchange(out));
+  for (int p = 0; p < P; ++p) out[p].clear();
+  for (size_t k = 0; k < data.nbcs.size(); ++k) {
+    const NbcRec& c = data.nbcs[k];
+    append(out[owner_of(d.comms[c.comm].members[0], N, P)], NbcMsg{c, order_of.nbcs[k], 0});
+  }
+  std::vector<NbcRec>().swap(data.nbcs);
+  Records<NbcMsg> nbc_recs = unpack<NbcMsg>(t.exchange(out));
+  out = collective_results(d, std::move(coll_recs), P, res);
+  nonblocking_results(d, std::move(nbc_recs), P, res, out);
   // The results arrive grouped by computing process; they are charged (and written) in
   // the order of the members' own records instead, which no -j changes: rank, then event
   // order, the results of one record in the order computed (waiting before completion).
@@ -306,9 +380,20 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   for (size_t k = 1; k < slot.size(); ++k) slot[k] += slot[k - 1];
   std::vector<uint32_t> order(results.size());
   for (size_t i = 0; i < results.size(); ++i) order[slot[results[i].index]++] = uint32_t(i);
-  for (uint32_t i : order) {
-    const ResMsg& r = results[i];
-    acc.add(r.metric, r.cls == CLS_GRID, r.cp, r.rank, r.start, r.value);
+  // A Wait*/Test* that completes several non-blocking collectives waits once: only its
+  // longest wait counts (the first of equal ones), as for Late Sender in a Waitall.
+  for (size_t k = 0; k < order.size();) {
+    const ResMsg* best = &results[order[k]];
+    size_t next = k + 1;
+    const uint32_t call = order_of.call[best->index];
+    if (call != kNone)
+      for (; next < order.size(); ++next) {
+        const ResMsg& r = results[order[next]];
+        if (r.rank != best->rank || order_of.call[r.index] != call) break;
+        if (r.value > best->value) best = &r;
+      }
+    acc.add(best->metric, best->cls == CLS_GRID, best->cp, best->rank, best->start, best->value);
+    k = next;
   }
 }
 
@@ -395,7 +480,9 @@ void check_rank_order(const LocalData& data) {
             std::is_sorted(data.recvs.begin(), data.recvs.end(),
                            [](const RecvRec& a, const RecvRec& b) { return a.dst < b.dst; }) &&
             std::is_sorted(data.colls.begin(), data.colls.end(),
-                           [](const CollRec& a, const CollRec& b) { return a.rank < b.rank; });
+                           [](const CollRec& a, const CollRec& b) { return a.rank < b.rank; }) &&
+            std::is_sorted(data.nbcs.begin(), data.nbcs.end(),
+                           [](const NbcRec& a, const NbcRec& b) { return a.rank < b.rank; });
   if (!ok) throw std::logic_error("records are not grouped by rank in ascending order");
 }
 

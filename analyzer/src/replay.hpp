@@ -69,8 +69,8 @@ struct ReplayResult {
   Counters counters;
 };
 
-// `waits` receives every wait-state instance. Frees data.colls (sent to their instances'
-// owners on the way).
+// `waits` receives every wait-state instance. Frees data.colls and data.nbcs (sent to
+// their instances' owners on the way).
 ReplayResult replay(const Defs& defs, LocalData& data, Transport& t, WaitWriter& waits);
 
 void write_engine_files(const std::string& dir, const Defs& defs, const LocalData& data, const ReplayResult& res,

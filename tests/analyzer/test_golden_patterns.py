@@ -100,3 +100,37 @@ def test_clock_correction_matches_in_posting_order(make_trace, analyse, jobs, sp
     fixed = analyse(trace, jobs=jobs, time_correct=True)
     assert fixed["clock_violations"] == 0
     assert fixed["time_correction"]["corrected_receives"] == 1
+
+
+# Non-blocking collectives (docs/patterns.md "Non-blocking collectives"): the same metrics as
+# the blocking patterns; specs/nbc_*.spec derive each number by hand.
+NBC_GOLDEN = {
+    "nbc_nxn": ({"wait_at_nxn": (43 * US, 39 * US)}, 6, 0),
+    "nbc_barrier": ({"wait_at_barrier": (98 * US, 0.0), "wait_at_nxn": (0.0, 18 * US)}, 5, 1),
+    "nbc_bcast": ({"late_broadcast": (25 * US, 18 * US)}, 2, 0),
+    "nbc_reduce": ({"early_reduce": (9 * US, 25 * US), "early_scan": (18 * US, 0.0)}, 3, 0),
+}
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+@pytest.mark.parametrize("spec", sorted(NBC_GOLDEN))
+def test_nonblocking_collective_severities(spec, jobs, make_trace, analyse):
+    summary = analyse(make_trace(spec), jobs=jobs)
+    expected, collectives, incomplete = NBC_GOLDEN[spec]
+    for pattern in PATTERNS:
+        grid, local = expected.get(pattern, (0.0, 0.0))
+        got = summary["patterns"][pattern]
+        assert got["grid"] == pytest.approx(grid, rel=1e-9, abs=1e-15), (spec, pattern)
+        assert got["local"] == pytest.approx(local, rel=1e-9, abs=1e-15), (spec, pattern)
+    assert summary["collectives"] == collectives
+    assert summary["incomplete_collectives"] == incomplete
+
+
+def test_nonblocking_waits_charged_to_the_completing_call(make_trace, analyse):
+    """specs/nbc_nxn.spec: the waits are in the completing MPI_Wait / MPI_Waitall, never in
+    the MPI_I* calls: grid 35 + 8 in MPI_Wait; local 21 in rank 1's Wait, 18 in rank 0's Waitall."""
+    summary = analyse(make_trace("nbc_nxn"))
+    got = {(r["pattern"], r["class"], r["callpath"]): r["seconds"] for r in summary["by_callpath"]}
+    assert got == {("wait_at_nxn", "grid", "main/MPI_Wait"): pytest.approx(43 * US),
+                   ("wait_at_nxn", "local", "main/MPI_Wait"): pytest.approx(21 * US),
+                   ("wait_at_nxn", "local", "main/MPI_Waitall"): pytest.approx(18 * US)}

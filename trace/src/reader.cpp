@@ -111,11 +111,14 @@ class ProgramRegions {
   std::unordered_map<std::string, uint32_t> cache_;
 };
 
-enum : uint8_t { PEND_SEND = 0, PEND_RECV = 1 };
+enum : uint8_t { PEND_SEND = 0, PEND_RECV = 1, PEND_NBC = 2 };
 
 struct Frame { uint32_t cp; uint32_t instance; int64_t enter; uint32_t pend; int64_t coll_begin; };
 
 struct Posted { int64_t enter; uint32_t seq; };  // an MPI_Irecv's region enter and posting rank
+// A non-blocking collective's initiating call: its enter, class (from its name) and
+// initiation ordinal on this location.
+struct NbcPosted { int64_t enter; uint32_t ordinal; uint8_t cls; };
 
 // The handler of one location's balanced events (events.hpp): Enter/Leave feed a call
 // stack and per-call-path accumulators, communication events become compact records.
@@ -155,7 +158,8 @@ class RecordBuilder {
     for (size_t i = f.pend; i < pend_.size(); ++i) {
       auto [kind, idx] = pend_[i];
       if (kind == PEND_SEND) out_.sends[idx].c_leave = now;
-      else out_.recvs[idx].leave = now;
+      else if (kind == PEND_RECV) out_.recvs[idx].leave = now;
+      else out_.nbcs[idx].leave = now;
     }
     pend_.resize(f.pend);
     stack_.pop_back();
@@ -195,9 +199,21 @@ class RecordBuilder {
   }
   OTF2_CallbackCode coll_end(uint64_t t, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
                              uint64_t received);
+  OTF2_CallbackCode nbc_request(uint64_t, uint64_t req) {
+    out_.mpi_events++;
+    if (stack_.empty()) return OTF2_CALLBACK_SUCCESS;  // outside any call: no join time, completion finds no request
+    const Frame& f = stack_.back();
+    uint32_t region = out_.tree.nodes[f.cp].region;
+    nbc_req_.put(req, {f.enter, uint32_t(nbc_done_.size()), uint8_t(nonblocking_class(region))});
+    nbc_done_.push_back(0);
+    return OTF2_CALLBACK_SUCCESS;
+  }
+  OTF2_CallbackCode nbc_complete(uint64_t t, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
+                                 uint64_t received, uint64_t req);
 
-  // After the location: receives in posting order where that differs, call-path statistics.
-  void finish_location(size_t first_recv);
+  // After the location: receives in posting order where that differs, sequence numbers of
+  // the non-blocking collectives, call-path statistics.
+  void finish_location(size_t first_recv, size_t first_nbc);
 
  private:
   int64_t ts(uint64_t t) const { return int64_t(t - d_.global_offset); }
@@ -215,6 +231,12 @@ class RecordBuilder {
                              bool blocking, uint64_t req);
   OTF2_CallbackCode add_recv(uint64_t t, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len,
                              bool has_req, uint64_t req);
+  CollClass nonblocking_class(uint32_t region) {
+    if (region >= nbc_class_.size()) nbc_class_.resize(region + 1, kUnclassified);
+    if (nbc_class_[region] == kUnclassified) nbc_class_[region] = uint8_t(nonblocking_collective_class(d_.regions[region].name));
+    return CollClass(nbc_class_[region]);
+  }
+  void sequence_nbcs(size_t first_nbc);
 
   const Defs& d_;
   LocalData& out_;
@@ -234,6 +256,14 @@ class RecordBuilder {
   RequestTable<uint32_t> isend_req_;
   std::unordered_map<uint32_t, uint32_t> coll_seq_;
   uint32_t instances_ = 0;  // wraps (RecvRec keeps 31 bits); only equality of neighbours matters
+  // non-blocking collectives: pending requests, per initiation ordinal whether it completed,
+  // the ordinal of each record, communicators with a completion of an unknown request
+  RequestTable<NbcPosted> nbc_req_;
+  std::vector<uint8_t> nbc_done_;
+  std::vector<uint32_t> nbc_ordinal_;
+  std::vector<uint32_t> nbc_unknown_comms_;
+  static constexpr uint8_t kUnclassified = 0xff;
+  std::vector<uint8_t> nbc_class_;  // CollClass by initiating region (kUnclassified: not looked up yet)
   std::string error_;
 };
 
@@ -318,7 +348,71 @@ OTF2_CallbackCode RecordBuilder::coll_end(uint64_t t, OTF2_CollectiveOp op, OTF2
   return OTF2_CALLBACK_SUCCESS;
 }
 
-void RecordBuilder::finish_location(size_t first_recv) {
+OTF2_CallbackCode RecordBuilder::nbc_complete(uint64_t t, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
+                                              uint64_t sent, uint64_t received, uint64_t req) {
+  if (stack_.empty()) return fail("collective outside any region (corrupt event stream)");
+  const Frame& f = stack_.back();
+  bsent_[f.cp] += sent;  // bytes where the operation completes, as Score-P's profile has them
+  brecv_[f.cp] += received;
+  out_.mpi_events++;
+  if (comm >= d_.comms.size() || !d_.comms[comm].defined)
+    return fail("collective on undefined communicator " + std::to_string(comm));
+  const CommDef& c = d_.comms[comm];
+  if (c.is_self || c.members.size() < 2) return OTF2_CALLBACK_SUCCESS;  // size-1: nothing to wait for
+  auto pos = c.position.find(rank_);
+  if (pos == c.position.end()) return fail("collective on communicator " + std::to_string(comm) + " that does not contain this rank");
+  NbcPosted posted;
+  if (!nbc_req_.take(req, &posted)) {  // initiated where we cannot see it: its place in the order is unknown
+    nbc_unknown_comms_.push_back(comm);
+    return OTF2_CALLBACK_SUCCESS;
+  }
+  nbc_done_[posted.ordinal] = 1;
+  NbcRec r{};
+  r.comm = comm; r.rank = rank_; r.pos = pos->second;
+  r.root = root == OTF2_UNDEFINED_UINT32 ? kNone : d_.world_rank(comm, root, rank_);
+  r.cp = f.cp; r.call = f.instance; r.after_colls = uint32_t(out_.colls.size());
+  CollClass cls = CollClass(posted.cls) != CollClass::None ? CollClass(posted.cls) : collective_class(op);
+  r.cls = uint8_t(cls);
+  r.is_test = d_.regions[out_.tree.nodes[f.cp].region].is_test;
+  r.sent = sent; r.received = received;
+  r.join = posted.enter; r.enter = f.enter; r.leave = ts(t);  // leave: set at the call's Leave
+  pend_.push_back({PEND_NBC, uint32_t(out_.nbcs.size())});
+  out_.nbcs.push_back(r);
+  nbc_ordinal_.push_back(posted.ordinal);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+// Instance numbers: the k-th non-blocking collective this location initiated on a
+// communicator is its k-th instance there (MPI orders collectives by call, per
+// communicator; non-blocking ones never match blocking ones). Records whose number cannot
+// be known are dropped, so their instances count as incomplete instead of being matched
+// wrongly: all after a request that never completed (its communicator is unknown), and all
+// on a communicator where an unknown request completed. Unanalysed classes are dropped
+// after numbering (they still take their place in the order).
+void RecordBuilder::sequence_nbcs(size_t first_nbc) {
+  const uint32_t lost_from = uint32_t(std::find(nbc_done_.begin(), nbc_done_.end(), 0) - nbc_done_.begin());
+  std::vector<uint32_t> by_ordinal(out_.nbcs.size() - first_nbc);
+  for (size_t i = 0; i < by_ordinal.size(); ++i) by_ordinal[i] = uint32_t(i);
+  std::sort(by_ordinal.begin(), by_ordinal.end(), [&](uint32_t a, uint32_t b) { return nbc_ordinal_[a] < nbc_ordinal_[b]; });
+  std::unordered_map<uint32_t, uint32_t> next;
+  for (uint32_t i : by_ordinal) {
+    NbcRec& r = out_.nbcs[first_nbc + i];
+    r.seq = next[r.comm]++;
+  }
+  size_t kept = first_nbc;
+  for (size_t i = first_nbc; i < out_.nbcs.size(); ++i) {
+    const NbcRec& r = out_.nbcs[i];
+    CollClass cls = CollClass(r.cls);
+    bool unknown_comm = std::find(nbc_unknown_comms_.begin(), nbc_unknown_comms_.end(), r.comm) != nbc_unknown_comms_.end();
+    if (cls == CollClass::None || cls == CollClass::Skipped || nbc_ordinal_[i - first_nbc] > lost_from || unknown_comm)
+      continue;
+    out_.nbcs[kept++] = r;
+  }
+  out_.nbcs.resize(kept);
+}
+
+void RecordBuilder::finish_location(size_t first_recv, size_t first_nbc) {
+  sequence_nbcs(first_nbc);
   const bool out_of_order = !std::is_sorted(recv_seq_.begin(), recv_seq_.end());
   if (out_of_order || !out_.recv_order.empty()) {
     Order& order = out_.recv_order;
@@ -349,17 +443,18 @@ void read_locations(Archive& archive, const std::vector<uint32_t>& ranks, LocalD
   out.recvs.reserve(announced / 6);
   Prefaults prefault;
   std::optional<RecordBuilder> builder;
-  size_t first_recv = 0;
+  size_t first_recv = 0, first_nbc = 0;
   read_balanced<RecordBuilder>(
       archive, locations, out.repairs,
       [&](size_t i) -> RecordBuilder& {
         first_recv = out.recvs.size();
+        first_nbc = out.nbcs.size();
         return builder.emplace(defs, out, prefault, programs, ranks[i]);
       },
       [&](size_t, uint64_t events, const Archive::LocationInfo& info) {
         out.events += events;
         out.clock_offsets_applied += info.clock_offsets_applied;
-        builder->finish_location(first_recv);
+        builder->finish_location(first_recv, first_nbc);
       });
 }
 

@@ -142,6 +142,17 @@ void TraceWriter::collective_end(uint32_t rank, uint64_t t, OTF2_CollectiveOp op
         "collective end");
 }
 
+void TraceWriter::nbc_request(uint32_t rank, uint64_t t, uint64_t request) {
+  check(OTF2_EvtWriter_NonBlockingCollectiveRequest(events(rank, t), nullptr, t, request), "non-blocking collective request");
+}
+void TraceWriter::nbc_complete(uint32_t rank, uint64_t t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
+                               uint64_t sent, uint64_t received, uint64_t request) {
+  check(OTF2_EvtWriter_NonBlockingCollectiveComplete(events(rank, t), nullptr, t, op, comm,
+                                                     root == kNoRoot ? OTF2_UNDEFINED_UINT32 : root, sent, received,
+                                                     request),
+        "non-blocking collective complete");
+}
+
 uint64_t TraceWriter::finish() {
   std::vector<uint64_t> counts(ranks_.size());
   uint64_t total = 0;

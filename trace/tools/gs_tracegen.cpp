@@ -17,6 +17,9 @@
 //   R T0 T1 irecv NAME REQ                           (MpiIrecvRequest at T0)
 //   R T0 T1 wait NAME ITEM...   ITEM = s:REQ (MpiIsendComplete) | r:REQ:SRC:TAG:BYTES[:COMM] (MpiIrecv), at T1
 //   R T0 T1 coll NAME COMM ROOT SENT RECV            (CollectiveBegin T0 / End T1; ROOT -1 = none)
+//   R T0 T1 icoll NAME REQ                           (NonBlockingCollectiveRequest at T0, e.g. MPI_Iallreduce)
+//   R T0 T1 wait NAME ... c:REQ:OP:COMM:ROOT:SENT:RECV  (NonBlockingCollectiveComplete at T1; OP a
+//                                                    blocking name, e.g. MPI_Allreduce; ROOT -1 = none)
 // DST/SRC/ROOT are ranks in the communicator (world = world ranks).
 #include <algorithm>
 #include <cstdio>
@@ -160,10 +163,16 @@ int run_spec(const std::string& spec_path, const std::string& out) {
         } else if ((f.size() == 5 || f.size() == 6) && f[0] == "r") {
           w.irecv(r, t1, number(f[2], where), f.size() == 6 ? w.comm(f[5]) : kWorldComm, number(f[3], where),
                   number(f[4], where), number(f[1], where));
+        } else if (f.size() == 7 && f[0] == "c") {
+          int64_t root = signed_number(f[4], where);
+          w.nbc_complete(r, t1, collective_op(f[2]), w.comm(f[3]), root < 0 ? kNoRoot : uint32_t(root),
+                         number(f[5], where), number(f[6], where), number(f[1], where));
         } else {
           die(where, "bad wait item '" + t[k] + "'");
         }
       }
+    } else if (kind == "icoll") {
+      w.nbc_request(r, t0, num(5));
     } else if (kind == "coll") {
       int64_t root = signed_number(arg(6), where);
       w.collective_begin(r, t0);

@@ -34,6 +34,7 @@ namespace {
 enum EventKind : uint8_t {
   kEnter = 1, kLeave, kMpiSend, kMpiIsend, kMpiIsendComplete, kMpiIrecvRequest,
   kMpiRecv, kMpiIrecv, kMpiCollectiveBegin, kMpiCollectiveEnd,
+  kNbcRequest, kNbcComplete,  // NonBlockingCollectiveRequest / ...Complete
 };
 
 // Buffered writer of one raw column file.
@@ -207,6 +208,16 @@ class Dumper {
     int32_t root_loc = root == OTF2_UNDEFINED_UINT32 ? -1 : partner_location(s_, comm, root);
     // the collective operation goes in the tag column (an OTF2_CollectiveOp value)
     record(s_, t, kMpiCollectiveEnd, -1, root_loc, static_cast<int32_t>(comm), op, sent, received, 0);
+    return OTF2_CALLBACK_SUCCESS;
+  }
+  OTF2_CallbackCode nbc_request(uint64_t time, uint64_t req) { return marker(time, kNbcRequest, req); }
+  OTF2_CallbackCode nbc_complete(uint64_t time, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
+                                 uint64_t received, uint64_t req) {
+    int64_t t = to_ns(s_, time);
+    note_time(s_, t);
+    int32_t root_loc = root == OTF2_UNDEFINED_UINT32 ? -1 : partner_location(s_, comm, root);
+    // as a collective end, plus the request that the initiating MPI_I* call made
+    record(s_, t, kNbcComplete, -1, root_loc, static_cast<int32_t>(comm), op, sent, received, req);
     return OTF2_CALLBACK_SUCCESS;
   }
 

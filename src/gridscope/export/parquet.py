@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gridscope.export.source import (COLLECTIVE_OPS, ENTER, KIND_NAMES, LEAVE, MPI_COLL_END,
-                                     ExportSource, region_names)
+from gridscope.export.source import (COLLECTIVE_OPS, ENTER, KIND_NAMES, LEAVE, MPI_COLL_END, NBC_COMPLETE,
+                                     NBC_REQUEST, ExportSource, region_names)
 
 ROW_GROUP = 1 << 22
 
@@ -61,14 +61,14 @@ def write_parquet(src: ExportSource, out: Path, progress=None) -> int:
             comm = np.asarray(c["ev_comm"][a:b])
             tag = np.asarray(c["ev_tag"][a:b])
             is_region = (kind == ENTER) | (kind == LEAVE)
-            is_coll = kind == MPI_COLL_END
+            is_coll = (kind == MPI_COLL_END) | (kind == NBC_COMPLETE)  # a collective's operation and bytes
             has_comm = comm >= 0
             is_p2p = has_comm & ~is_coll
             rcode = np.where(is_region, rlookup[np.clip(region, 0, len(rlookup) - 1)], -1)
             ccode = np.where(has_comm, comm_arr[np.clip(comm, 0, len(comm_arr) - 1)], -1)
             partner_rank = np.where(partner >= 0, loc_rank[np.clip(partner, 0, len(loc_rank) - 1)], 0)
             request = np.asarray(c["ev_request"][a:b])
-            has_request = np.isin(kind, (4, 5, 6, 8))
+            has_request = np.isin(kind, (4, 5, 6, 8, NBC_REQUEST, NBC_COMPLETE))
             table = pa.table({
                 "rank": pa.array(loc_rank[loc]),
                 "location": pa.array(loc_id[loc]),

@@ -18,9 +18,10 @@ from gridscope.viewer.trace import Location, Trace, dump, find_anchor
 # Event kinds of the native dump (viewer/native/dump.cpp), index = code.
 KIND_NAMES = ("", "enter", "leave", "mpi_send", "mpi_isend", "mpi_isend_complete",
               "mpi_irecv_request", "mpi_recv", "mpi_irecv", "mpi_collective_begin",
-              "mpi_collective_end")
+              "mpi_collective_end", "mpi_nbc_request", "mpi_nbc_complete")
 ENTER, LEAVE, MPI_SEND, MPI_ISEND = 1, 2, 3, 4
 MPI_RECV, MPI_IRECV, MPI_COLL_END = 7, 8, 10
+NBC_REQUEST, NBC_COMPLETE = 11, 12
 
 # OTF2_CollectiveOp values (OTF2_Events.h), index = code.
 COLLECTIVE_OPS = ("barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "allgather",

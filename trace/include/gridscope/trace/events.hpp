@@ -14,6 +14,9 @@
 //   send(t, receiver, comm, tag, bytes)  isend(..., request)  isend_complete(t, request)
 //   irecv_request(t, request)  recv(t, sender, comm, tag, bytes)  irecv(..., request)
 //   coll_begin(t)  coll_end(t, op, comm, root, sent, received)
+//   nbc_request(t, request)  nbc_complete(t, op, comm, root, sent, received, request)
+//     (a non-blocking collective: NonBlockingCollectiveRequest in the initiating MPI_I* call,
+//     NonBlockingCollectiveComplete in the Wait*/Test* that completes it; OTF2 3.0)
 // and `const std::string& error() const` (empty unless it interrupted the pass).
 //
 // The program's root (opt-in: a handler with `static constexpr bool kProgramRoot = true`
@@ -240,6 +243,15 @@ class EventStream {
     self(u).last_ = t;
     return self(u).h_.coll_end(t, op, c, root, sent, received);
   }
+  static OTF2_CallbackCode on_nbc_request(GS_EVT_ARGS, uint64_t req) {
+    self(u).last_ = t;
+    return self(u).h_.nbc_request(t, req);
+  }
+  static OTF2_CallbackCode on_nbc_complete(GS_EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root,
+                                           uint64_t sent, uint64_t received, uint64_t req) {
+    self(u).last_ = t;
+    return self(u).h_.nbc_complete(t, op, c, root, sent, received, req);
+  }
 #undef GS_EVT_ARGS
 
   const Defs& defs_;
@@ -267,6 +279,8 @@ OTF2_EvtReaderCallbacks* EventStream<H>::callbacks() {
   OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, on_irecv);
   OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, on_coll_begin);
   OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, on_coll_end);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, on_nbc_request);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, on_nbc_complete);
   if constexpr (kRoot) {
     OTF2_EvtReaderCallbacks_SetProgramBeginCallback(cb, on_program_begin);
     OTF2_EvtReaderCallbacks_SetProgramEndCallback(cb, on_program_end);

@@ -2,6 +2,7 @@
 // GUIDE §3; Scalasca's classify_mpi, GUIDE §1). Shared by the engine and the trace writer.
 #pragma once
 #include <otf2/otf2.h>
+#include <cctype>
 #include <cstring>
 #include <string>
 
@@ -24,6 +25,18 @@ inline CollClass collective_class(const std::string& name) {
   for (const auto& e : table)
     if (name == e.n) return e.c;
   return CollClass::None;
+}
+
+// Class of a non-blocking collective from the region that initiated it: MPI_Ixxx is
+// classed as MPI_xxx (MPI_Ibarrier as MPI_Barrier, ...); the neighbourhood collectives
+// (MPI_Ineighbor_*) are Skipped (no wait-state definition for them); None for any other
+// name (e.g. MPI_Start of a persistent collective: then the completion's operation decides).
+inline CollClass nonblocking_collective_class(const std::string& name) {
+  if (name.rfind("MPI_I", 0) != 0 || name.size() < 6) return CollClass::None;
+  if (name.rfind("MPI_Ineighbor_", 0) == 0) return CollClass::Skipped;
+  std::string blocking = "MPI_" + name.substr(5);
+  blocking[4] = char(std::toupper(static_cast<unsigned char>(blocking[4])));
+  return collective_class(blocking);
 }
 
 // Collective class from the OTF2 operation (used when the region name is unknown).
@@ -63,7 +76,10 @@ inline OTF2_CollectiveOp collective_op(const std::string& name) {
 
 inline OTF2_RegionRole region_role(const std::string& name) {
   if (name.rfind("MPI_", 0) != 0) return OTF2_REGION_ROLE_FUNCTION;
-  switch (collective_class(name)) {
+  CollClass cls = collective_class(name);
+  if (cls == CollClass::None && name.rfind("MPI_Ineighbor_", 0) != 0)
+    cls = nonblocking_collective_class(name);  // Score-P: the role of the blocking form
+  switch (cls) {
     case CollClass::Barrier: return OTF2_REGION_ROLE_BARRIER;
     case CollClass::OneToN: return OTF2_REGION_ROLE_COLL_ONE2ALL;
     case CollClass::NToOne: return OTF2_REGION_ROLE_COLL_ALL2ONE;

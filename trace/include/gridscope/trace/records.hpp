@@ -38,6 +38,21 @@ struct CollRec {
   int64_t begin, end;
 };
 
+// One rank's part in a non-blocking collective instance (MPI_Ibarrier, MPI_Iallreduce, ...):
+// initiated by an MPI_I* call (NonBlockingCollectiveRequest), completed inside a Wait*/Test*
+// (NonBlockingCollectiveComplete). `seq`: the k-th non-blocking collective this rank
+// initiated on `comm` (MPI matches them by that order, apart from blocking ones).
+struct NbcRec {
+  uint32_t comm, seq, rank, pos, root;
+  uint32_t cp;                   // call path of the completing Wait*/Test*
+  uint32_t call;                 // that call's instance on its location (a Waitall completes several)
+  uint32_t after_colls;          // blocking collective records (LocalData::colls) before this one
+  uint8_t cls, is_test;          // CollClass; completed by an MPI_Test*
+  uint64_t sent, received;
+  int64_t join;                  // enter of the initiating MPI_I* call
+  int64_t enter, leave;          // the completing call's enter and leave
+};
+
 // Time, visits and bytes of one call path on one rank (times in ticks, exclusive).
 struct CallPathStats {
   uint32_t cp, rank;

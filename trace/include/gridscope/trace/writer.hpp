@@ -74,6 +74,11 @@ class TraceWriter {
   void collective_begin(uint32_t rank, uint64_t t);
   void collective_end(uint32_t rank, uint64_t t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
                       uint64_t sent, uint64_t received);
+  // A non-blocking collective as Score-P records it: the request inside the MPI_I* call,
+  // the completion (operation, communicator, root, bytes) inside the Wait*/Test* that completes it.
+  void nbc_request(uint32_t rank, uint64_t t, uint64_t request);
+  void nbc_complete(uint32_t rank, uint64_t t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent,
+                    uint64_t received, uint64_t request);
 
   // Writes the definitions and closes the archive. Returns the number of events written.
   uint64_t finish();
