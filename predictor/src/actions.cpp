@@ -149,6 +149,12 @@ class ActionBuilder {
     return complete(req, slot);
   }
   OTF2_CallbackCode coll_begin(uint64_t) { return ok(); }
+  // Non-blocking collectives: their MPI_I* calls are refused by name (kind_of: not expressible
+  // yet), so their request and completion events carry nothing more to replay.
+  OTF2_CallbackCode nbc_request(uint64_t, uint64_t) { return ok(); }
+  OTF2_CallbackCode nbc_complete(uint64_t, OTF2_CollectiveOp, OTF2_CommRef, uint32_t, uint64_t, uint64_t, uint64_t) {
+    return ok();
+  }
   OTF2_CallbackCode coll_end(uint64_t, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
                              uint64_t received) {
     Frame* f = call("MpiCollectiveEnd");
