@@ -47,29 +47,36 @@ SharedState* g_shared = nullptr;
 
 int status_code(int st) { return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0); }
 
-bool mark_reaped(pid_t pid, int st, int* failure) {
+// Records a reaped child; keeps in `failure` the first code that says why the run failed
+// (a child that only saw another fail, kPeerLost, is a cause only if nothing better shows).
+void mark_reaped(pid_t pid, int st, int* failure, bool killed_by_us = false) {
   for (int i = 0; i < g_child_count; ++i)
     if (g_children[i] == pid) g_reaped[i] = 1;
   int code = status_code(st);
-  if (code == 0) return false;
-  // a child we killed, or one that only saw another fail, is not the cause
-  bool cause = code != kPeerLost && !(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
-  if (*failure == 0 || (cause && *failure == kPeerLost)) *failure = code;
-  return true;
+  if (code == 0 || (killed_by_us && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)) return;
+  if (*failure == 0 || (*failure == kPeerLost && code != kPeerLost)) *failure = code;
 }
 
 // Process 0 only, async-signal-safe: kill and reap every child, exit with the failure's code.
-[[noreturn]] void end_all(int failure) {
+// `gone` (a child index, or -1) is a child whose socket closed: it is exiting, so its own
+// status is waited for first (a crash, even by SIGKILL, must not look like our kill).
+[[noreturn]] void end_all(int failure, int gone = -1) {
   sigset_t block;
   sigemptyset(&block);
   sigaddset(&block, SIGCHLD);
   sigprocmask(SIG_BLOCK, &block, nullptr);
+  int st;
+  if (gone >= 0 && !g_reaped[gone]) {
+    while (waitpid(g_children[gone], &st, 0) < 0 && errno == EINTR) {}
+    mark_reaped(g_children[gone], st, &failure);
+  }
+  for (int i = 0; i < g_child_count; ++i)  // those that ended on their own, before our kill
+    if (!g_reaped[i] && waitpid(g_children[i], &st, WNOHANG) == g_children[i]) mark_reaped(g_children[i], st, &failure);
   for (int i = 0; i < g_child_count; ++i)
     if (!g_reaped[i]) kill(g_children[i], SIGKILL);
   for (int i = 0; i < g_child_count; ++i) {
-    int st;
     while (!g_reaped[i] && waitpid(g_children[i], &st, 0) < 0 && errno == EINTR) {}
-    if (!g_reaped[i]) mark_reaped(g_children[i], st, &failure);
+    if (!g_reaped[i]) mark_reaped(g_children[i], st, &failure, true);
   }
   int claimed = g_shared ? g_shared->failure_code.load() : 0;
   _exit(claimed ? claimed : failure ? failure : kPeerLost);
@@ -175,9 +182,9 @@ class ForkTransport : public Transport {
     return g_shared->failure_code.compare_exchange_strong(none, code ? code : 1);
   }
 
-  // Another process ended before the exchange was complete.
-  [[noreturn]] void peer_lost() {
-    if (rank_ == 0) end_all(kPeerLost);
+  // Process `p` ended before the exchange was complete (children are forked in rank order).
+  [[noreturn]] void peer_lost(int p) {
+    if (rank_ == 0) end_all(kPeerLost, p - 1);
     _exit(kPeerLost);
   }
 
@@ -218,15 +225,15 @@ class ForkTransport : public Transport {
         const int p = peer[i];
         const short got = fds[i].revents;
         if (!got) continue;
-        if (recv[p].left && (got & (POLLIN | POLLHUP | POLLERR))) move(fd_[p], recv[p], false);
-        if (send[p].left && (got & (POLLOUT | POLLHUP | POLLERR))) move(fd_[p], send[p], true);
+        if (recv[p].left && (got & (POLLIN | POLLHUP | POLLERR))) move(p, recv[p], false);
+        if (send[p].left && (got & (POLLOUT | POLLHUP | POLLERR))) move(p, send[p], true);
       }
     }
   }
 
-  void move(int fd, Span& s, bool write_it) {
+  void move(int p, Span& s, bool write_it) {
     for (;;) {
-      ssize_t n = write_it ? ::send(fd, s.data, s.left, MSG_NOSIGNAL) : ::read(fd, s.data, s.left);
+      ssize_t n = write_it ? ::send(fd_[p], s.data, s.left, MSG_NOSIGNAL) : ::read(fd_[p], s.data, s.left);
       if (n > 0) {
         s.data += n;
         s.left -= uint64_t(n);
@@ -235,7 +242,7 @@ class ForkTransport : public Transport {
       }
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-      if (n == 0 || errno == EPIPE || errno == ECONNRESET) peer_lost();
+      if (n == 0 || errno == EPIPE || errno == ECONNRESET) peer_lost(p);
       fail(std::string(write_it ? "send: " : "read: ") + std::strerror(errno));
     }
   }
