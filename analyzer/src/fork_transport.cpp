@@ -33,6 +33,7 @@ namespace {
 // process 0 exits with the code of the process that failed first).
 constexpr int kPeerLost = 3;
 constexpr int kMaxProcesses = 1024;
+constexpr int kSocketBuffer = 4 << 20;
 
 struct SharedState {
   std::atomic<int> failure_code;  // 0: nobody failed yet
@@ -269,6 +270,10 @@ std::unique_ptr<Transport> make_fork_transport(int processes) {
       int sv[2];
       if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) != 0)
         fail(std::string("socketpair: ") + std::strerror(errno));
+      // Big socket buffers: fewer hand-overs between the processes per large exchange (the
+      // kernel caps the request at net.core.wmem_max/rmem_max).
+      for (int fd : sv)
+        for (int opt : {SO_SNDBUF, SO_RCVBUF}) setsockopt(fd, SOL_SOCKET, opt, &kSocketBuffer, sizeof kSocketBuffer);
       fds[a][b] = sv[0];
       fds[b][a] = sv[1];
     }
