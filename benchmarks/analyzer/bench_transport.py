@@ -30,10 +30,12 @@ def main() -> int:
     ap.add_argument("--jobs", default="2,3,4", help="process counts of the forked runs (mpirun: 2 only)")
     ap.add_argument("--no-mpirun", action="store_true", help="skip the mpirun -np 2 runs")
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/gs-bench-matrix"))
+    ap.add_argument("--trace", type=Path, default=None,
+                    help="this trace folder instead of the row's (e.g. a tiny one: the start-up alone)")
     args = ap.parse_args()
     shape = next(s for s in SHAPES if s.name == args.row)
     work = args.workdir.absolute()
-    folder, _ = trace_for(shape, FULL_EVENTS, work)
+    folder = args.trace.absolute() if args.trace else trace_for(shape, FULL_EVENTS, work)[0]
     anchor = folder / "traces.otf2"
     variants = [("j1", 1, False)] + [(f"fork-j{n}", n, False) for n in map(int, args.jobs.split(","))]
     if not args.no_mpirun:
@@ -47,7 +49,7 @@ def main() -> int:
             walls[name].append(r["wall_s"])
         load.append(os.getloadavg()[0])
     one = median(walls["j1"])
-    print(f"Row {shape.name} ({folder.name}), measured {started}, --repeat {args.repeat}, medians; "
+    print(f"{'Trace' if args.trace else 'Row ' + shape.name} ({folder.name}), measured {started}, --repeat {args.repeat}, medians; "
           f"load average (1 min) {min(load):.1f}-{max(load):.1f}\n")
     print("| engine | wall | speed-up over -j 1 | CPU (all processes) |")
     print("|---|---|---|---|")
