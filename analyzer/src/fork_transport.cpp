@@ -83,6 +83,17 @@ void mark_reaped(pid_t pid, int st, int* failure, bool killed_by_us = false) {
   _exit(claimed ? claimed : failure ? failure : kPeerLost);
 }
 
+// Ctrl-C (SIGINT to the process group) or SIGTERM to process 0: the children are ended
+// and reaped before process 0 dies of the same signal, so none is left even as a zombie.
+void on_stop_signal(int sig) {
+  for (int i = 0; i < g_child_count; ++i)
+    if (!g_reaped[i]) kill(g_children[i], SIGKILL);
+  for (int i = 0; i < g_child_count; ++i)
+    while (!g_reaped[i] && waitpid(g_children[i], nullptr, 0) < 0 && errno == EINTR) {}
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 // Only our own children (never waitpid(-1): a host program's other children are not ours).
 void on_child_exit(int) {
   int saved = errno, failure = 0, st;
@@ -171,7 +182,7 @@ class ForkTransport : public Transport {
       while (!g_reaped[i] && waitpid(g_children[i], &st, 0) < 0 && errno == EINTR) {}
       if (!g_reaped[i]) mark_reaped(g_children[i], st, &failure);
     }
-    signal(SIGCHLD, SIG_DFL);
+    for (int sig : {SIGCHLD, SIGINT, SIGTERM}) signal(sig, SIG_DFL);
     sigprocmask(SIG_UNBLOCK, &block, nullptr);
     int claimed = g_shared->failure_code.load();
     return claimed ? claimed : failure;
@@ -290,6 +301,11 @@ std::unique_ptr<Transport> make_fork_transport(int processes) {
   sigaddset(&block, SIGCHLD);
   sigprocmask(SIG_BLOCK, &block, &old);
   sigaction(SIGCHLD, &sa, nullptr);
+  struct sigaction stop {};
+  stop.sa_handler = on_stop_signal;
+  sigemptyset(&stop.sa_mask);
+  sigaddset(&stop.sa_mask, SIGCHLD);
+  for (int sig : {SIGINT, SIGTERM}) sigaction(sig, &stop, nullptr);
   const pid_t parent = getpid();
   std::fflush(nullptr);  // nothing buffered may be written twice
   int me = 0;
@@ -301,7 +317,7 @@ std::unique_ptr<Transport> make_fork_transport(int processes) {
     }
     if (pid == 0) {
       me = p;
-      signal(SIGCHLD, SIG_DFL);
+      for (int sig : {SIGCHLD, SIGINT, SIGTERM}) signal(sig, SIG_DFL);
       g_child_count = 0;
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != parent) _exit(kPeerLost);  // process 0 died before the line above

@@ -7,6 +7,7 @@ import itertools
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -134,7 +135,9 @@ class EngineRun:
         for line in self._popen.stdout:
             if line.rstrip("\n") == N.ENGINE_DONE:
                 return
-        if self._popen.wait() != 0:
+        if self._popen.wait() == -signal.SIGINT:  # Ctrl-C reached the engine first
+            raise KeyboardInterrupt
+        if self._popen.returncode != 0:
             self._stderr.seek(0)
             raise _error_from(self._stderr.read(), self._popen.returncode, self._anchor, self._launcher)
 
