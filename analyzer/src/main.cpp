@@ -1,6 +1,7 @@
 // gridscope-replay: parallel wait-state analysis of a Score-P-layout OTF2 trace.
 //
 //   gridscope-replay [--metahost-file F] -o DIR TRACE          (one process, no MPI)
+//   gridscope-replay --processes N [...] -o DIR TRACE          (N local processes, forked)
 //   mpirun -np N gridscope-replay [...] -o DIR TRACE           (N processes, MPI transport)
 //   gridscope-replay --list-ranks TRACE                        (rank, node, metahost per line)
 //
@@ -34,16 +35,18 @@ namespace {
 struct Options {
   std::string trace, out, metahost_file;
   bool list_ranks = false, force_mpi = false, time_correct = false;
+  int processes = 1;
   gs::ClcOptions clc;
 };
 
 [[noreturn]] void usage(int code) {
   std::fprintf(code ? stderr : stdout,
                "usage: gridscope-replay [--metahost-file FILE] [--time-correct [--latency-node S] [--latency-host S]\n"
-               "                        [--latency-grid S]] [--mpi] -o DIR TRACE\n"
+               "                        [--latency-grid S]] [--processes N | --mpi] -o DIR TRACE\n"
                "       gridscope-replay --list-ranks TRACE\n"
-               "TRACE is traces.otf2 or the folder holding it. Under mpirun every process\n"
-               "analyses its share of the ranks; without mpirun one process does all.\n");
+               "TRACE is traces.otf2 or the folder holding it. With --processes N, N local\n"
+               "processes (forked, no MPI) and under mpirun every process analyse their share of\n"
+               "the ranks; otherwise one process does all.\n");
   std::exit(code);
 }
 
@@ -59,6 +62,17 @@ double latency_option(const std::string& name, const std::string& text) {
   return v;
 }
 
+// A process count: a whole number from 1 to 1024.
+int processes_option(const std::string& text) {
+  char* end = nullptr;
+  long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < 1 || v > 1024) {
+    std::fprintf(stderr, "gridscope-replay: --processes: not a process count (1 to 1024): %s\n", text.c_str());
+    std::exit(2);
+  }
+  return int(v);
+}
+
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -72,6 +86,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--metahost-file") o.metahost_file = value();
     else if (a == "--list-ranks") o.list_ranks = true;
     else if (a == "--mpi") o.force_mpi = true;
+    else if (a == "--processes") o.processes = processes_option(value());
     else if (a == "--time-correct") o.time_correct = true;
     else if (a == "--latency-node") o.clc.latency_node_s = latency_option(a, value());
     else if (a == "--latency-host") o.clc.latency_host_s = latency_option(a, value());
@@ -79,7 +94,7 @@ Options parse(int argc, char** argv) {
     else if (!a.empty() && a[0] == '-') usage(2);
     else o.trace = a;
   }
-  if (o.trace.empty() || (!o.list_ranks && o.out.empty())) usage(2);
+  if (o.trace.empty() || (!o.list_ranks && o.out.empty()) || (o.force_mpi && o.processes > 1)) usage(2);
   // Tuning and test knob (not an option: users have no reason to set it).
   if (const char* r = std::getenv("GRIDSCOPE_CLC_SPECULATIVE_ROUNDS")) o.clc.speculative_rounds = std::atoi(r);
   return o;
@@ -249,23 +264,35 @@ int main(int argc, char** argv) {
   // in the heap for reuse instead of returning it (re-faulting fresh zeroed pages is costly).
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  std::unique_ptr<gs::Transport> t =
-      (!o.list_ranks && (o.force_mpi || gs::launched_by_mpi())) ? gs::make_mpi_transport(&argc, &argv)
-                                                                : gs::make_local_transport();
+  std::unique_ptr<gs::Transport> t;
   try {
-    int rc = run(o, *t);
-    gs::finalize_transport(*t);
-    return rc;
-  } catch (const gs::Error& e) {
-    std::fprintf(stderr, "gridscope-replay: %s: %s\n", e.where.c_str(), e.what());
-    std::fflush(stderr);
-    if (t->size() > 1) t->abort(2);  // never leave the other processes waiting
-    gs::finalize_transport(*t);
-    return 2;
+    // The local processes start first, so each reads the definitions itself (as under MPI).
+    if (o.list_ranks) t = gs::make_local_transport();
+    else if (o.processes > 1) t = gs::make_fork_transport(o.processes);
+    else if (o.force_mpi || gs::launched_by_mpi()) t = gs::make_mpi_transport(&argc, &argv);
+    else t = gs::make_local_transport();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gridscope-replay: internal error: %s\n", e.what());
-    std::fflush(stderr);
-    if (t->size() > 1) t->abort(70);
     return 70;
+  }
+  // The first process to fail reports; the others are ended without waiting for them.
+  auto fail = [&](int code, const std::string& where, const char* problem) {
+    if (t->claim_report(code)) {
+      std::fprintf(stderr, "gridscope-replay: %s: %s\n", where.c_str(), problem);
+      std::fflush(stderr);
+    }
+    if (t->size() > 1) t->abort(code);  // never leave the other processes waiting
+    return code;
+  };
+  try {
+    int rc = run(o, *t);
+    int ended = gs::finalize_transport(*t);
+    return rc ? rc : ended;
+  } catch (const gs::Error& e) {
+    int rc = fail(2, e.where, e.what());
+    gs::finalize_transport(*t);
+    return rc;
+  } catch (const std::exception& e) {
+    return fail(70, "internal error", e.what());
   }
 }

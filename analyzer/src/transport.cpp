@@ -113,8 +113,9 @@ std::unique_ptr<Transport> make_mpi_transport(int* argc, char*** argv) {
   return std::make_unique<MpiTransport>();
 }
 
-void finalize_transport(Transport& t) {
+int finalize_transport(Transport& t) {
   if (dynamic_cast<MpiTransport*>(&t)) MPI_Finalize();
+  return t.finish();
 }
 
 }  // namespace gs

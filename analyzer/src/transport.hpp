@@ -1,5 +1,6 @@
-// How analysis processes exchange data: the MPI transport (mpirun -np N) or a single
-// in-process transport (-j 1, no MPI initialisation at all).
+// How analysis processes exchange data: a single in-process transport (-j 1, no MPI
+// initialisation at all), forked local processes over socket pairs (-j N on one host,
+// fork_transport.cpp) or MPI (a launcher such as mpirun or srun, across nodes).
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -36,14 +37,24 @@ class Transport {
   virtual Bytes exchange(std::vector<Bytes>& out) = 0;
   virtual void sum(uint64_t* values, int n) = 0;
   virtual void min(int64_t* values, int n) = 0;  // element-wise minimum over all processes, in place
+  // Whether this process reports its failure (prints its line): with the local processes
+  // only the first to fail does, so a bad input is one line whatever N.
+  virtual bool claim_report(int code) { return true; }
+  // Ends the whole run with `code` (never leaves other processes waiting).
   [[noreturn]] virtual void abort(int code) = 0;
+  // After a successful run: process 0 of the local processes reaps the others (their exit
+  // code if one failed); 0 elsewhere.
+  virtual int finish() { return 0; }
 };
 
 std::unique_ptr<Transport> make_local_transport();
+// `processes` local processes: the caller forks here, before reading anything, and each
+// process continues with its own transport (rank 0 is the original process).
+std::unique_ptr<Transport> make_fork_transport(int processes);
 // MPI transport; returns null when the binary was not launched by an MPI launcher.
 std::unique_ptr<Transport> make_mpi_transport(int* argc, char*** argv);
 bool launched_by_mpi();
-void finalize_transport(Transport& t);
+int finalize_transport(Transport& t);  // exit code
 
 // Typed helpers: records are plain structs copied byte-wise.
 template <class T>

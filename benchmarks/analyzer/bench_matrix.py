@@ -87,9 +87,10 @@ def trace_for(shape: Shape, events: int, work: Path) -> tuple[Path, float | None
     return folder, seconds
 
 
-def engine_run(anchor: Path, scratch: Path, jobs: int, label: str) -> dict:
-    """The engine alone, started as the driver starts it; wall time to its 'output written',
-    CPU time (all its processes, until they exit) to CPU[label]."""
+def engine_run(anchor: Path, scratch: Path, jobs: int, label: str, via_mpirun: bool = False) -> dict:
+    """The engine alone, started as the driver starts it (or, with via_mpirun, under
+    `mpirun -np N` as before issue 16); wall time to its 'output written', CPU time (all its
+    processes, until they exit) to CPU[label]."""
     from gridscope.analysis.engine import start_engine
 
     shutil.rmtree(scratch, ignore_errors=True)
@@ -97,7 +98,7 @@ def engine_run(anchor: Path, scratch: Path, jobs: int, label: str) -> dict:
     os.environ.update(MPI_ENV)
     cpu0 = cpu_seconds()
     started = time.perf_counter()
-    with start_engine(anchor, scratch, jobs, None) as engine:
+    with start_engine(anchor, scratch, jobs, None, via_mpirun=via_mpirun) as engine:
         engine.wait()
         wall = time.perf_counter() - started
     CPU.setdefault(label, []).append(cpu_seconds() - cpu0)

@@ -1,14 +1,19 @@
-"""Bad input: one clear line naming the file, exit 2, no traceback, no hang (also under -j 2)."""
+"""Bad input: one clear line naming the file, exit 2, no traceback, no hang (also under -j 2 and
+-j 3, with no engine process left behind)."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
+import sys
+import time
 
 import pytest
 
-from analyzer_helpers import fails_with, gridscope
+from analyzer_helpers import MPI_ENV, fails_with, gridscope
 
 
 @pytest.fixture
@@ -118,3 +123,55 @@ def test_engine_rejects_a_bad_latency(make_trace, tmp_path, value):
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [f"gridscope-replay: --latency-grid: not a latency in seconds "
                                         f"(a number >= 0): {value}"]
+
+
+def _group_gone(pgid: int, seconds: float = 2.0) -> bool:
+    """No process (not even an unreaped one) is left in process group `pgid`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def _run_in_own_group(cmd: list[str]) -> tuple[subprocess.CompletedProcess, bool]:
+    """Runs `cmd` as the leader of a new process group; (its result, whether the group was
+    empty afterwards)."""
+    env = dict(os.environ, **MPI_ENV)
+    popen = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env, start_new_session=True)
+    try:
+        out, err = popen.communicate(timeout=60)
+    finally:
+        if popen.poll() is None:
+            os.killpg(popen.pid, signal.SIGKILL)
+            popen.wait()
+    return subprocess.CompletedProcess(cmd, popen.returncode, out, err), _group_gone(popen.pid)
+
+
+# 4 ranks on 3 processes: process 0 owns ranks 0 and 1, process 1 rank 2, process 2 rank 3.
+@pytest.mark.parametrize(("damaged", "where"), [
+    ("traces/3.evt", "traces/3.evt"),      # a child fails, the others wait for it in an exchange
+    ("traces/0.evt", "traces/0.evt"),      # process 0 fails, its children wait for it
+    ("traces.def", "traces.otf2"),         # every process fails (each reads the definitions)
+])
+def test_three_processes_fail_with_one_line_and_leave_nothing(copy_of, tmp_path, damaged, where):
+    from gridscope import native
+
+    trace = copy_of("late_sender")
+    truncate(trace / damaged)
+    (tmp_path / "e").mkdir()
+    engine, ok = _run_in_own_group([native.binary("gridscope-replay"), "--processes", "3", "-o", tmp_path / "e",
+                                    trace])
+    assert engine.returncode == 2, engine.stderr
+    lines = engine.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"gridscope-replay: {trace / where}: "), engine.stderr
+    assert ok, "an engine process was left behind"
+    app, ok = _run_in_own_group([sys.executable, "-m", "gridscope", "analyze", trace, "-o", tmp_path / "o", "-j", "3",
+                                 "-q"])
+    assert app.returncode == 2, app.stderr
+    assert app.stderr.splitlines() == [lines[0].replace("gridscope-replay: ", "gridscope: ", 1)], app.stderr
+    assert ok, "a process was left behind"

@@ -1,4 +1,4 @@
-"""-j 1 (one process, no MPI) and -j 2 (mpirun, MPI transport) give the same summary."""
+"""-j 1 (one process) and -j 2 (two processes the engine forks, local transport) give the same summary."""
 
 from __future__ import annotations
 
@@ -37,3 +37,34 @@ def test_three_processes_on_golden_trace(make_trace, analyse):
     one = analyse(make_trace("one_to_n"), jobs=1)
     three = analyse(make_trace("one_to_n"), jobs=3)
     assert values(one) == values(three)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_forked_processes_write_what_mpirun_processes_write(bench_trace, tmp_path, jobs):
+    """The engine's files (every process's) are byte for byte those of the MPI transport
+    under `mpirun -np N` (kept for benchmarks), apart from the per-process timings."""
+    from analyzer_helpers import MPI_ENV
+    from gridscope.analysis.engine import start_engine
+
+    outputs = {}
+    for via_mpirun in (False, True):
+        scratch = tmp_path / f"mpirun-{via_mpirun}"
+        scratch.mkdir()
+        with pytest.MonkeyPatch.context() as env:
+            for key, value in MPI_ENV.items():
+                env.setenv(key, value)
+            with start_engine(bench_trace / "traces.otf2", scratch, jobs, None, via_mpirun=via_mpirun) as engine:
+                engine.wait()
+        files = {}
+        for f in sorted(scratch.iterdir()):
+            if f.name == "meta.json":
+                meta = json.loads(f.read_text())
+                assert len(meta.pop("process_stats")) == jobs and meta["processes"] == jobs
+                files[f.name] = meta
+            else:
+                files[f.name] = f.read_bytes()
+        outputs[via_mpirun] = files
+    assert outputs[False].keys() == outputs[True].keys()
+    assert f"callpaths.{jobs - 1}.tsv" in outputs[False]
+    assert outputs[False] == outputs[True]

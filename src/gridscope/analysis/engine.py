@@ -1,5 +1,5 @@
-"""Runs the native replay engine: one process without MPI (-j 1), N under mpirun (-j N), or
-under the user's own launcher (--launcher "srun -n 64")."""
+"""Runs the native replay engine: one process (-j 1), N local processes that the engine forks
+itself (-j N, no MPI), or under the user's own launcher (--launcher "srun -n 64", MPI)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import itertools
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -79,9 +80,11 @@ def list_ranks(anchor: Path) -> list[tuple[int, str, str]]:
 
 def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | None,
                  time_correct: bool = False, latencies: dict[str, float | None] | None = None,
-                 launcher: list[str] | None = None) -> "EngineRun":
+                 launcher: list[str] | None = None, via_mpirun: bool = False) -> "EngineRun":
     """With `launcher` (launcher_prefix's words) the engine runs as `LAUNCHER... gridscope-replay
-    --mpi ...` and the launcher decides processes and hosts; `jobs` is then not used."""
+    --mpi ...` and the launcher decides processes and hosts; `jobs` is then not used.
+    `via_mpirun` runs -j N under `mpirun -np N` (the MPI transport) instead of the engine's own
+    local processes: for benchmarks comparing the two, not a user option."""
     engine = str(native.binary(N.ENGINE_BINARY))
     args = [engine, "-o", str(scratch)]
     if time_correct:
@@ -99,14 +102,16 @@ def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | N
         # transport choice: it may span nodes); --mpi even if the engine does not
         # recognise the launcher's environment.
         args = [*launcher, args[0], "--mpi", *args[1:]]
-    elif jobs > 1:
-        mpirun = _executable("mpirun", "install Open MPI or use -j 1")
+    elif jobs > 1 and via_mpirun:
+        mpirun = _executable("mpirun", "install Open MPI")
         env.update(MPI_ENV)
-        # -j N runs on this host: shared memory is the only transport needed. Choosing the
-        # ob1 messaging layer up front skips probing the network ones (UCX), which halves
-        # the launch (0.38 -> 0.16 s for 2 processes on a tiny trace, docs/perf-analyzer.md).
+        # shared memory only (ob1 + vader): skips probing the network transports (UCX)
         args = [mpirun, "-np", str(jobs), "--oversubscribe", "--bind-to", "none",
                 "--mca", "pml", "ob1", "--mca", "btl", "self,vader", *args]
+    elif jobs > 1:
+        # The engine forks its N processes itself (socket pairs, no MPI): mpirun's launch and
+        # MPI_Init/MPI_Finalize cost ~0.25 s a run (docs/perf-analyzer.md).
+        args = [args[0], "--processes", str(jobs), *args[1:]]
     stderr = tempfile.TemporaryFile(mode="w+")
     popen = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=stderr, text=True, env=env)
     return EngineRun(popen, stderr, anchor, launcher)
@@ -124,12 +129,15 @@ class EngineRun:
 
     def wait(self) -> None:
         """Returns once the engine says all its output is written (N.ENGINE_DONE on
-        stdout), before its processes have exited: MPI_Finalize, mpirun's teardown and
-        freeing the records take 0.03-0.08 s that the caller can use (docs/perf-analyzer.md)."""
+        stdout), before its processes have exited: freeing the records (and under a launcher
+        MPI_Finalize and the launcher's teardown) take 0.03-0.08 s that the caller can use
+        (docs/perf-analyzer.md)."""
         for line in self._popen.stdout:
             if line.rstrip("\n") == N.ENGINE_DONE:
                 return
-        if self._popen.wait() != 0:
+        if self._popen.wait() == -signal.SIGINT:  # Ctrl-C reached the engine first
+            raise KeyboardInterrupt
+        if self._popen.returncode != 0:
             self._stderr.seek(0)
             raise _error_from(self._stderr.read(), self._popen.returncode, self._anchor, self._launcher)
 

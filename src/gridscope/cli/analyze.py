@@ -16,7 +16,7 @@ from gridscope.cli.app import app
 def analyze(
     trace: Path = typer.Argument(..., help="Trace folder (holding traces.otf2) or the traces.otf2 file."),
     output: Path = typer.Option(..., "-o", "--output", help="Analysis folder to write."),
-    jobs: int = typer.Option(1, "-j", "--jobs", help="Analysis processes on this host (N > 1 runs under mpirun)."),
+    jobs: int = typer.Option(1, "-j", "--jobs", help="Analysis processes on this host (forked by the engine; no MPI needed)."),
     launcher: Optional[str] = typer.Option(
         None, "--launcher", metavar="CMD",
         help="Run the engine with your own launcher, across nodes: --launcher \"srun -n 64\" or "
