@@ -156,4 +156,16 @@ inline std::vector<int64_t> nbc_early_scan(const std::vector<NbcMember>& m) {
   return w;
 }
 
+// Completion delay (N×N Completion of N-to-N ops, Barrier Completion of MPI_Ibarrier): a
+// member's completing call returns after the first member's did: own leave - earliest
+// leave over all members (a completing MPI_Test* counts as a leave), capped by the time
+// spent in the call. The caller also takes out the late-join wait charged in that call.
+inline std::vector<int64_t> nbc_completion(const std::vector<NbcMember>& m) {
+  int64_t earliest = INT64_MAX;
+  for (auto& x : m) earliest = std::min(earliest, x.leave);
+  std::vector<int64_t> w;
+  for (auto& x : m) w.push_back(capped(x.leave - earliest, x.enter, x.leave));
+  return w;
+}
+
 }  // namespace gs

@@ -23,7 +23,8 @@ struct PostMsg { uint32_t index, pad; int64_t req_enter; };  // when a send's re
 struct CollMsg { CollRec rec; uint32_t index, pad; };
 struct NbcMsg { NbcRec rec; uint32_t index, pad; };  // the same for a non-blocking collective
 // A member's waiting time in a collective instance, sent back to the member's owner.
-struct ResMsg { uint16_t metric; uint8_t cls, pad; uint32_t cp, rank, index; int64_t start, value; };
+// `completion`: a non-blocking collective's completion delay (capped again at the owner).
+struct ResMsg { uint16_t metric; uint8_t cls, completion; uint32_t cp, rank, index; int64_t start, value; };
 
 
 class Accumulator {
@@ -278,8 +279,10 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
 }
 
 // At the owner of the communicator's first rank: the waiting times of every complete
-// non-blocking instance (docs/patterns.md), appended to `out` for each member's owner.
-// Members that completed it in an MPI_Test* wait for nobody (their join still counts).
+// non-blocking instance (docs/patterns.md), appended to `out` for each member's owner:
+// per member its wait for a late join, then its completion delay (Barrier, N-to-N only).
+// Members that completed it in an MPI_Test* wait for nobody (their join and their leave
+// still count for the others).
 void nonblocking_results(const Defs& d, Records<NbcMsg> recs, int P, ReplayResult& res, std::vector<Bytes>& out) {
   const uint32_t N = d.ranks();
   std::sort(recs.begin(), recs.end(), [](const NbcMsg& a, const NbcMsg& b) {
@@ -299,21 +302,30 @@ void nonblocking_results(const Defs& d, Records<NbcMsg> recs, int P, ReplayResul
       const NbcRec& c = recs[k].rec;
       members.push_back({c.join, c.enter, c.leave, c.sent, c.received, c.rank == c.root});
     }
-    std::vector<int64_t> w;
-    uint16_t metric = M_COUNT;
+    std::vector<int64_t> w, done;
+    uint16_t metric = M_COUNT, done_metric = M_COUNT;
     switch (CollClass(recs[i].rec.cls)) {
-      case CollClass::Barrier: metric = M_WAIT_AT_BARRIER; w = nbc_wait_for_all(members); break;
-      case CollClass::NxN: metric = M_WAIT_AT_NXN; w = nbc_wait_for_all(members); break;
+      case CollClass::Barrier:
+        metric = M_WAIT_AT_BARRIER; w = nbc_wait_for_all(members);
+        done_metric = M_BARRIER_COMPLETION; done = nbc_completion(members);
+        break;
+      case CollClass::NxN:
+        metric = M_WAIT_AT_NXN; w = nbc_wait_for_all(members);
+        done_metric = M_NXN_COMPLETION; done = nbc_completion(members);
+        break;
       case CollClass::OneToN: metric = M_LATE_BROADCAST; w = nbc_late_broadcast(members); break;
       case CollClass::NToOne: metric = M_EARLY_REDUCE; w = nbc_early_reduce(members); break;
       case CollClass::Prefix: metric = M_EARLY_SCAN; w = nbc_early_scan(members); break;
       default: break;
     }
+    const uint8_t cls = comm.grid ? CLS_GRID : CLS_LOCAL;
     for (size_t k = 0; k < w.size(); ++k) {
       const NbcRec& c = recs[i + k].rec;
-      if (w[k] <= 0 || c.is_test) continue;
-      append(out[owner_of(c.rank, N, P)], ResMsg{metric, uint8_t(comm.grid ? CLS_GRID : CLS_LOCAL), 0, c.cp, c.rank,
-                                                 recs[i + k].index, c.enter, w[k]});
+      if (c.is_test) continue;
+      Bytes& to = out[owner_of(c.rank, N, P)];
+      if (w[k] > 0) append(to, ResMsg{metric, cls, 0, c.cp, c.rank, recs[i + k].index, c.enter, w[k]});
+      if (k < done.size() && done[k] > 0)
+        append(to, ResMsg{done_metric, cls, 1, c.cp, c.rank, recs[i + k].index, c.leave - done[k], done[k]});
     }
     i = j;
   }
@@ -324,16 +336,19 @@ void nonblocking_results(const Defs& d, Records<NbcMsg> recs, int P, ReplayResul
 struct CollOrder {
   std::vector<uint32_t> colls, nbcs;
   std::vector<uint32_t> call;  // per position: the completing call of a non-blocking record, else kNone
+  std::vector<int64_t> duration;  // per position: that completing call's duration (non-blocking only)
 };
 CollOrder collective_order(const LocalData& data) {
   CollOrder o;
   o.colls.resize(data.colls.size());
   o.nbcs.resize(data.nbcs.size());
   o.call.assign(data.colls.size() + data.nbcs.size(), kNone);
+  o.duration.assign(o.call.size(), 0);
   uint32_t m = 0, b = 0;
   for (size_t k = 0; k < data.nbcs.size(); ++k) {
     while (b < data.nbcs[k].after_colls) o.colls[b++] = m++;
     o.call[m] = data.nbcs[k].call;
+    o.duration[m] = data.nbcs[k].leave - data.nbcs[k].enter;
     o.nbcs[k] = m++;
   }
   while (b < data.colls.size()) o.colls[b++] = m++;
@@ -381,18 +396,36 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   std::vector<uint32_t> order(results.size());
   for (size_t i = 0; i < results.size(); ++i) order[slot[results[i].index]++] = uint32_t(i);
   // A Wait*/Test* that completes several non-blocking collectives waits once: only its
-  // longest wait counts (the first of equal ones), as for Late Sender in a Waitall.
+  // longest wait for a join counts (the first of equal ones), as for Late Sender in a
+  // Waitall, then its longest completion delay (the first of equal ones), capped by the
+  // call's duration minus that wait: the two never cover the same time of the call.
   for (size_t k = 0; k < order.size();) {
-    const ResMsg* best = &results[order[k]];
-    size_t next = k + 1;
-    const uint32_t call = order_of.call[best->index];
-    if (call != kNone)
-      for (; next < order.size(); ++next) {
-        const ResMsg& r = results[order[next]];
-        if (r.rank != best->rank || order_of.call[r.index] != call) break;
-        if (r.value > best->value) best = &r;
-      }
-    acc.add(best->metric, best->cls == CLS_GRID, best->cp, best->rank, best->start, best->value);
+    const ResMsg& first = results[order[k]];
+    const uint32_t call = order_of.call[first.index];
+    if (call == kNone) {
+      acc.add(first.metric, first.cls == CLS_GRID, first.cp, first.rank, first.start, first.value);
+      ++k;
+      continue;
+    }
+    const ResMsg* wait = nullptr;
+    const ResMsg* done = nullptr;
+    size_t next = k;
+    for (; next < order.size(); ++next) {
+      const ResMsg& r = results[order[next]];
+      if (r.rank != first.rank || order_of.call[r.index] != call) break;
+      const ResMsg*& best = r.completion ? done : wait;
+      if (!best || r.value > best->value) best = &r;
+    }
+    int64_t waited = 0;
+    if (wait) {
+      acc.add(wait->metric, wait->cls == CLS_GRID, wait->cp, wait->rank, wait->start, wait->value);
+      waited = wait->value;
+    }
+    if (done) {
+      const int64_t leave = done->start + done->value;
+      const int64_t value = std::min(done->value, order_of.duration[done->index] - waited);
+      acc.add(done->metric, done->cls == CLS_GRID, done->cp, done->rank, leave - value, value);
+    }
     k = next;
   }
 }

@@ -67,3 +67,12 @@ TEST(NonBlockingCollectives, BroadcastReduceScan) {
                                  {130, 131, 150, 8, 8, false}, {120, 121, 150, 8, 8, false}};
   EXPECT_EQ(gs::nbc_early_scan(scan), (std::vector<int64_t>{0, 9, 0, 9}));
 }
+
+TEST(NonBlockingCollectives, CompletionIsOwnLeaveMinusTheEarliestLeave) {
+  // completing calls 20..22, 20..22, 20..35: the last returns 13 after the first
+  std::vector<NbcMember> m = {{10, 20, 22, 8, 8, false}, {11, 20, 22, 8, 8, false}, {12, 20, 35, 8, 8, false}};
+  EXPECT_EQ(gs::nbc_completion(m), (std::vector<int64_t>{0, 0, 13}));
+  // capped by the call's duration: entered after the first member had left
+  m[2].enter = 30;
+  EXPECT_EQ(gs::nbc_completion(m), (std::vector<int64_t>{0, 0, 5}));
+}

@@ -105,8 +105,11 @@ def test_clock_correction_matches_in_posting_order(make_trace, analyse, jobs, sp
 # Non-blocking collectives (docs/patterns.md "Non-blocking collectives"): the same metrics as
 # the blocking patterns; specs/nbc_*.spec derive each number by hand.
 NBC_GOLDEN = {
-    "nbc_nxn": ({"wait_at_nxn": (43 * US, 39 * US)}, 6, 0),
-    "nbc_barrier": ({"wait_at_barrier": (98 * US, 0.0), "wait_at_nxn": (0.0, 18 * US)}, 5, 1),
+    "nbc_nxn": ({"wait_at_nxn": (43 * US, 39 * US), "nxn_completion": (13 * US, 10 * US)}, 6, 0),
+    "nbc_barrier": ({"wait_at_barrier": (98 * US, 0.0), "wait_at_nxn": (0.0, 18 * US),
+                     "barrier_completion": (1 * US, 5 * US)}, 5, 1),
+    "nbc_completion": ({"wait_at_nxn": (12 * US, 0.0), "nxn_completion": (21 * US, 6 * US),
+                        "barrier_completion": (0.0, 5 * US)}, 5, 0),
     "nbc_bcast": ({"late_broadcast": (25 * US, 18 * US)}, 2, 0),
     "nbc_reduce": ({"early_reduce": (9 * US, 25 * US), "early_scan": (18 * US, 0.0)}, 3, 0),
 }
@@ -127,10 +130,26 @@ def test_nonblocking_collective_severities(spec, jobs, make_trace, analyse):
 
 
 def test_nonblocking_waits_charged_to_the_completing_call(make_trace, analyse):
-    """specs/nbc_nxn.spec: the waits are in the completing MPI_Wait / MPI_Waitall, never in
-    the MPI_I* calls: grid 35 + 8 in MPI_Wait; local 21 in rank 1's Wait, 18 in rank 0's Waitall."""
+    """specs/nbc_nxn.spec: the waits and completion delays are in the completing MPI_Wait /
+    MPI_Waitall, never in the MPI_I* calls. Wait at NxN: grid 35 + 8 in MPI_Wait; local 21
+    in rank 1's Wait, 18 in rank 0's Waitall. NxN Completion: grid 5 + 4 + 3 + 1 in
+    MPI_Wait; local 3 in rank 1's Wait, 2 + 5 in rank 0's Waitalls."""
     summary = analyse(make_trace("nbc_nxn"))
     got = {(r["pattern"], r["class"], r["callpath"]): r["seconds"] for r in summary["by_callpath"]}
     assert got == {("wait_at_nxn", "grid", "main/MPI_Wait"): pytest.approx(43 * US),
                    ("wait_at_nxn", "local", "main/MPI_Wait"): pytest.approx(21 * US),
-                   ("wait_at_nxn", "local", "main/MPI_Waitall"): pytest.approx(18 * US)}
+                   ("wait_at_nxn", "local", "main/MPI_Waitall"): pytest.approx(18 * US),
+                   ("nxn_completion", "grid", "main/MPI_Wait"): pytest.approx(13 * US),
+                   ("nxn_completion", "local", "main/MPI_Wait"): pytest.approx(3 * US),
+                   ("nxn_completion", "local", "main/MPI_Waitall"): pytest.approx(7 * US)}
+
+
+def test_nonblocking_completion_delay_in_the_completing_wait(make_trace, analyse):
+    """specs/nbc_completion.spec: the completion delays are in MPI_Wait (the completing
+    MPI_Test is not charged; the late Ibcast completion has no pattern)."""
+    summary = analyse(make_trace("nbc_completion"))
+    got = {(r["pattern"], r["class"], r["callpath"]): r["seconds"] for r in summary["by_callpath"]}
+    assert got == {("wait_at_nxn", "grid", "main/MPI_Wait"): pytest.approx(12 * US),
+                   ("nxn_completion", "grid", "main/MPI_Wait"): pytest.approx(21 * US),
+                   ("nxn_completion", "local", "main/MPI_Wait"): pytest.approx(6 * US),
+                   ("barrier_completion", "local", "main/MPI_Wait"): pytest.approx(5 * US)}
