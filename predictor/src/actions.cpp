@@ -111,14 +111,18 @@ class ActionBuilder {
   OTF2_CallbackCode send(uint64_t, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
     Frame* f = call("MpiSend");
     if (!f) return OTF2_CALLBACK_INTERRUPT;
-    const char* op = d_.regions[f->region].name == "MPI_Ssend" ? "ss " : "s ";
+    const std::string& name = d_.regions[f->region].name;
+    if (name == "MPI_Bsend" || name == "MPI_Rsend") set_.approximated[name + " replayed as MPI_Send"]++;
+    const char* op = name == "MPI_Ssend" ? "ss " : "s ";
     f->parts.push_back(op + p2p(peer, comm, tag, bytes));
     return ok();
   }
   OTF2_CallbackCode isend(uint64_t, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes, uint64_t req) {
     Frame* f = call("MpiIsend");
     if (!f) return OTF2_CALLBACK_INTERRUPT;
-    const char* op = d_.regions[f->region].name == "MPI_Issend" ? "iss " : "is ";
+    const std::string& name = d_.regions[f->region].name;
+    if (name == "MPI_Ibsend" || name == "MPI_Irsend") set_.approximated[name + " replayed as MPI_Isend"]++;
+    const char* op = name == "MPI_Issend" ? "iss " : "is ";
     f->parts.push_back(op + p2p(peer, comm, tag, bytes) + " " + std::to_string(take_slot(req)));
     return ok();
   }
