@@ -6,7 +6,10 @@
 - code what-if: the opt-1 recording predicted with --speedup cgiteration=0.8 against a
   recording of metatrace --cg-scale 0.8;
 - collectives what-if: the opt-1 vanilla recording predicted with --collectives topo
-  against a topo recording.
+  against a topo recording;
+- platform what-if: metatrace opt 1 recorded on grid5000-2 and predicted on grid5000-2 with
+  10x the WAN bandwidth and half its latency (a TOML written from the preset's values)
+  against a recording on that platform.
 Each row: total time and the recording's top-3 wait states (grid + local), relative error;
 wall time of the recording and of the prediction (replay + analysis; median of REPEAT).
 
@@ -29,6 +32,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 APP = REPO / "testdata" / "apps" / "metatrace" / "metatrace.c"
 PLATFORM, LAYOUT = "viola", "16,8"
+GRID_PLATFORM = "grid5000-2"
+WAN_BANDWIDTH_X, WAN_LATENCY_X = 10.0, 0.5  # the platform what-if
 REPEAT = 3
 
 
@@ -40,8 +45,37 @@ def gs(*args: str) -> float:
     return time.perf_counter() - started
 
 
-def record(work: Path, name: str, app_args: list[str], coll: str = "vanilla") -> tuple[Path, float]:
-    walls = [gs("record", "--platform", PLATFORM, "--layout", LAYOUT, "--coll", coll, "--force",
+def faster_wan(preset: str, out: Path) -> Path:
+    """The preset as a TOML file with every WAN route's bandwidth x10 and latency x0.5."""
+    from gridscope.testbed.platform import load_platform
+    from gridscope.testbed.units import format_bandwidth, format_duration, format_speed
+
+    plat = load_platform(preset)
+    lines = ["[platform]", f'name = "{plat.name}-wan10x"',
+             f'description = "{plat.name} with {WAN_BANDWIDTH_X:g}x WAN bandwidth, '
+             f'{WAN_LATENCY_X:g}x latency"']
+    for mh in plat.metahosts:
+        lines += [f"[metahost.{mh.name}]", f"nodes = {mh.nodes}", f"cores = {mh.cores}",
+                  f'speed = "{format_speed(mh.speed)}"',
+                  f'bandwidth = "{format_bandwidth(mh.bandwidth)}"',
+                  f'latency = "{format_duration(mh.latency)}"',
+                  f'loopback_bandwidth = "{format_bandwidth(mh.loopback_bandwidth)}"',
+                  f'loopback_latency = "{format_duration(mh.loopback_latency)}"']
+    first = plat.routes[0]
+    lines += ["[wan]", f'bandwidth = "{format_bandwidth(first.bandwidth * WAN_BANDWIDTH_X)}"',
+              f'latency = "{format_duration(first.latency * WAN_LATENCY_X)}"',
+              f'sharing = "{first.sharing}"']
+    for r in plat.routes:  # every direction explicitly, in case the preset's pairs differ
+        lines += ["[[wan.pair]]", f'from = "{r.src}"', f'to = "{r.dst}"',
+                  f'bandwidth = "{format_bandwidth(r.bandwidth * WAN_BANDWIDTH_X)}"',
+                  f'latency = "{format_duration(r.latency * WAN_LATENCY_X)}"']
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def record(work: Path, name: str, app_args: list[str], coll: str = "vanilla",
+           platform: str = PLATFORM) -> tuple[Path, float]:
+    walls = [gs("record", "--platform", platform, "--layout", LAYOUT, "--coll", coll, "--force",
                 "-o", str(work / name), "--", str(work / "mt"), *app_args) for _ in range(REPEAT)]
     gs("analyze", str(work / name), "-o", str(work / f"{name}-an"), "-q")
     return work / f"{name}-an", statistics.median(walls)
@@ -81,6 +115,17 @@ def main() -> None:
     pred, pred_wall = predict(work, "ev1", "pr1-topo", "--collectives", "topo")
     cases.append(("opt 1, vanilla recording --collectives topo vs topo recording", rows(rec, pred),
                   rec_wall, pred_wall))
+    fast = str(faster_wan(GRID_PLATFORM, work / "grid5000-2-wan10x.toml"))
+    before, _ = record(work, "g1", ["--opt", "1"], platform=GRID_PLATFORM)
+    rec, rec_wall = record(work, "g1-fast", ["--opt", "1"], platform=fast)
+    pred, pred_wall = predict(work, "g1", "pr-g1-fast", "--platform", fast)
+    cases.append((f"opt 1 on {GRID_PLATFORM}, --platform 10x WAN bandwidth, 1/2 latency vs "
+                  "recording there", rows(rec, pred), rec_wall, pred_wall))
+    # what the what-if changes: without it the check would pass for an unchanged prediction
+    base_total = rows(before, before)[0].recorded_s
+    what_if_note = (f"The {GRID_PLATFORM} recording itself (before the platform what-if): total_time "
+                    f"{base_total:.4f} s, {100 * (rows(rec, rec)[0].recorded_s / base_total - 1):+.1f} % "
+                    "on the faster WAN.")
 
     lines = ["| case | quantity | recorded (s) | predicted (s) | error |", "|---|---|---|---|---|"]
     for name, rs, _, _ in cases:
@@ -90,6 +135,7 @@ def main() -> None:
     lines += ["", "| case | record wall (s) | predict wall (s) | ratio |", "|---|---|---|---|"]
     for name, _, rw, pw in cases:
         lines.append(f"| {name} | {rw:.2f} | {pw:.2f} | {pw / rw:.2f} |")
+    lines += ["", what_if_note]
     table = "\n".join(lines)
     print(table)
     if args.write:

@@ -21,6 +21,7 @@ struct Frame {
   std::vector<std::string> parts;  // communication events inside a replayed MPI call
   std::vector<size_t> slots;       // requests it completed
   std::string coll;                // a collective's action
+  bool vcoll = false;              // ... of a v-collective (blocks evened over the instance later)
 };
 
 class ActionBuilder {
@@ -32,7 +33,7 @@ class ActionBuilder {
   OTF2_CallbackCode enter(uint64_t t, uint32_t region) {
     if (!started_) { started_ = true; last_ = t; }
     const RegionDef& r = d_.regions[region];
-    Frame f{region, Kind::Local, r.is_mpi, !r.is_mpi, t, {}, {}, {}};
+    Frame f{region, Kind::Local, r.is_mpi, !r.is_mpi, t, {}, {}, {}, false};
     if (r.is_mpi) {
       f.kind = in_call() ? Kind::Local : kind_of(r.name);  // MPI inside MPI: part of the outer call
       if (f.kind == Kind::Unsupported) set_.unsupported[r.name]++;
@@ -100,6 +101,7 @@ class ActionBuilder {
         break;
       case Kind::Collective:
         if (f.coll.empty()) break;
+        if (f.vcoll) out_.vcoll_lines.push_back(out_.lines.size());
         out_.lines.push_back(f.coll);
         last_ = t;
         break;
@@ -111,14 +113,18 @@ class ActionBuilder {
   OTF2_CallbackCode send(uint64_t, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
     Frame* f = call("MpiSend");
     if (!f) return OTF2_CALLBACK_INTERRUPT;
-    const char* op = d_.regions[f->region].name == "MPI_Ssend" ? "ss " : "s ";
+    const std::string& name = d_.regions[f->region].name;
+    if (name == "MPI_Bsend" || name == "MPI_Rsend") set_.approximated[name + " replayed as MPI_Send"]++;
+    const char* op = name == "MPI_Ssend" ? "ss " : "s ";
     f->parts.push_back(op + p2p(peer, comm, tag, bytes));
     return ok();
   }
   OTF2_CallbackCode isend(uint64_t, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes, uint64_t req) {
     Frame* f = call("MpiIsend");
     if (!f) return OTF2_CALLBACK_INTERRUPT;
-    const char* op = d_.regions[f->region].name == "MPI_Issend" ? "iss " : "is ";
+    const std::string& name = d_.regions[f->region].name;
+    if (name == "MPI_Ibsend" || name == "MPI_Irsend") set_.approximated[name + " replayed as MPI_Isend"]++;
+    const char* op = name == "MPI_Issend" ? "iss " : "is ";
     f->parts.push_back(op + p2p(peer, comm, tag, bytes) + " " + std::to_string(take_slot(req)));
     return ok();
   }
@@ -169,7 +175,10 @@ class ActionBuilder {
     int64_t root_pos = -1;
     if (root != OTF2_UNDEFINED_UINT32) root_pos = c.global_ranks ? local(c, root) : int64_t(root);
     uint64_t block = coll_block(op, n, me, root_pos < 0 ? n : uint64_t(root_pos), sent, received);
-    if (coll_is_v(op)) set_.approximated[std::string(d_.regions[f->region].name) + " replayed with equal blocks"]++;
+    if (coll_is_v(op)) {
+      set_.approximated[std::string(d_.regions[f->region].name) + " replayed with equal blocks"]++;
+      f->vcoll = true;
+    }
     grow(block * n);
     f->coll = std::string("x ") + name + " " + std::to_string(comm) + " " + std::to_string(root_pos) + " " +
               std::to_string(block);
@@ -278,6 +287,45 @@ class ActionBuilder {
 
 }  // namespace
 
+// A v-collective's ranks each recorded their own average block; replayed as they are, a
+// rank sending larger blocks than its peer expects truncates (MPI_ERR_TRUNCATE). Every rank
+// of one instance (the k-th v-collective on a communicator: MPI orders collectives per
+// communicator) gets the mean block of the instance's ranks instead, which keeps its total bytes.
+void even_vcollective_blocks(const Defs& defs, ActionSet& set) {
+  struct Line { size_t rank, line; uint64_t block; };
+  std::map<std::pair<uint64_t, size_t>, std::vector<Line>> instances;  // (comm, k) -> its ranks' lines
+  auto fields = [](const std::string& line) {
+    std::vector<std::string> out;
+    for (size_t at = 0, next; at <= line.size(); at = next + 1) {
+      next = line.find(' ', at);
+      if (next == std::string::npos) next = line.size();
+      out.push_back(line.substr(at, next - at));
+    }
+    return out;  // x OP COMM ROOT BYTES
+  };
+  for (size_t r = 0; r < set.ranks.size(); ++r) {
+    std::map<uint64_t, size_t> seen;
+    for (size_t i : set.ranks[r].vcoll_lines) {
+      std::vector<std::string> f = fields(set.ranks[r].lines[i]);
+      uint64_t comm = std::stoull(f[2]);
+      instances[{comm, seen[comm]++}].push_back({r, i, std::stoull(f[4])});
+    }
+  }
+  for (const auto& [key, lines] : instances) {
+    uint64_t sum = 0;
+    for (const Line& l : lines) sum += l.block;
+    uint64_t mean = (sum + lines.size() / 2) / lines.size();
+    const CommDef& c = defs.comms[key.first];
+    uint64_t n = c.is_self ? 1 : c.members.size();
+    for (const Line& l : lines) {
+      RankActions& a = set.ranks[l.rank];
+      std::vector<std::string> f = fields(a.lines[l.line]);
+      a.lines[l.line] = f[0] + " " + f[1] + " " + f[2] + " " + f[3] + " " + std::to_string(mean);
+      if (mean * n > a.max_bytes) a.max_bytes = mean * n;
+    }
+  }
+}
+
 ActionSet build_actions(Archive& archive) {
   const Defs& defs = archive.defs();
   ActionSet set;
@@ -290,6 +338,7 @@ ActionSet build_actions(Archive& archive) {
       archive, locations, log,
       [&](size_t i) -> ActionBuilder& { return builder.emplace(defs, set, user_ids, uint32_t(i)); },
       [&](size_t, uint64_t, const Archive::LocationInfo&) { builder->finish(); });
+  even_vcollective_blocks(defs, set);
   if (log.total() > 0)
     for (const std::string& w : repair_warnings(log, defs)) set.approximated["user regions repaired: " + w]++;
   // `k`: at each rank's first communicator constructor when every rank has one (where the

@@ -31,6 +31,7 @@ struct RankActions {
   // first communicator constructor (its text when `k` goes elsewhere: its computation)
   size_t init_k = SIZE_MAX, create_k = SIZE_MAX;
   std::string create_alternative;
+  std::vector<size_t> vcoll_lines;  // lines of v-collectives, whose blocks are evened per instance
 };
 
 struct ActionSet {

@@ -7,7 +7,7 @@ namespace gs::predict {
 enum class Kind {
   Init,          // the replayer's own MPI_Init stands for it
   Finalize,      // the replayer calls MPI_Finalize here
-  Send,          // blocking sends: MPI_Send (Bsend, Rsend replayed as Send), MPI_Ssend
+  Send,          // blocking sends: MPI_Send (Bsend, Rsend replayed as Send, stated), MPI_Ssend
   Isend,         // non-blocking sends
   Recv,          // MPI_Recv
   Irecv,         // MPI_Irecv

@@ -132,3 +132,19 @@ def test_too_few_hosts(tmp_path):
                          "--platform", platform, check=False)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert "site siteA has 1 cores (1 nodes x 1) for 2 ranks" in proc.stderr
+
+
+def test_vcollective_blocks_even_over_the_instance(tmp_path):
+    # an MPI_Alltoallv where rank 0 sends 2 x 4 bytes and rank 1 2 x 8: each rank's own
+    # average (4, 8) would truncate rank 0's receive; both replay the instance's mean, 6
+    spec = SPEC.replace("0 100 120 coll MPI_Allreduce MPI_COMM_WORLD -1 32 32",
+                        "0 100 120 coll MPI_Alltoallv MPI_COMM_WORLD -1 8 16").replace(
+        "1 100 120 coll MPI_Allreduce MPI_COMM_WORLD -1 32 32",
+        "1 100 120 coll MPI_Alltoallv MPI_COMM_WORLD -1 16 8")
+    proc = _actions(_trace(tmp_path, spec), tmp_path / "act")
+    assert proc.returncode == 0, proc.stderr
+    for rank in (0, 1):
+        lines = (tmp_path / "act" / f"rank-{rank}.act").read_text().splitlines()
+        colls = [line for line in lines if line.startswith("x ")]
+        assert colls == ["x alltoall 0 -1 6"], (rank, colls)  # replayed as MPI_Alltoall
+    assert '"MPI_Alltoallv replayed with equal blocks": 2' in (tmp_path / "act" / "meta.json").read_text()

@@ -26,6 +26,10 @@ def predict(
     placement: str = typer.Option("metahost", "--placement", help="metahost (each trace metahost "
                                   "onto the platform site of that name), block, round-robin, or a "
                                   "metahost map file naming each rank's site."),
+    metahosts: Optional[Path] = typer.Option(None, "--metahosts", help="Metahost map JSON "
+                                             "relabelling the trace's ranks (as `analyze --metahosts`; "
+                                             "for Score-P traces), each metahost then onto the site "
+                                             "of its name."),
     jobs: int = typer.Option(1, "-j", "--jobs", help="Analysis processes."),
     force: bool = typer.Option(False, "--force", help="Replace an existing prediction folder."),
 ) -> None:
@@ -38,6 +42,7 @@ def predict(
 
     opts = driver.Options(trace=trace, output=output, platform=platform, collectives=collectives,
                           speedups=driver.parse_speedups(speedup or []), placement=placement,
+                          metahosts=metahosts,
                           jobs=jobs, force=force)
     console = Console(stderr=True)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),

@@ -13,6 +13,8 @@ from gridscope.errors import GridscopeError
 
 TOOL = "gridscope-actions"
 META = "meta.json"
+# the stated approximation of a trace with threads: only each rank's master thread replays
+OTHER_LOCATIONS = "non-rank locations (threads) not replayed, their events ignored"
 
 
 @dataclass(frozen=True)
@@ -34,5 +36,5 @@ def extract(anchor: Path, folder: Path) -> Actions:
     meta = json.loads((folder / META).read_text())
     approx = dict(meta["approximations"])
     if meta.get("other_locations"):
-        approx["events of non-rank locations (threads) not replayed"] = int(meta["other_locations"])
+        approx[OTHER_LOCATIONS] = int(meta["other_locations"])
     return Actions(folder, int(meta["ranks"]), list(meta["metahosts"]), list(meta["nodes"]), approx)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gridscope.errors import GridscopeError
+from gridscope.metahosts import load_map
 from gridscope.predict import actions as actions_mod
 from gridscope.predict import mapping, replay, source
 
@@ -28,6 +29,7 @@ class Options:
     collectives: str | None = None
     speedups: dict[str, float] = field(default_factory=dict)
     placement: str = mapping.BY_METAHOST
+    metahosts: Path | None = None  # a metahost map relabelling the trace's ranks (Score-P traces)
     jobs: int = 1
     force: bool = False
 
@@ -71,6 +73,7 @@ def run(opts: Options, progress=None) -> dict:  # noqa: ANN001 - callback(str)
     collectives = opts.collectives or src.collectives or "vanilla"
     replay.collectives_env(collectives)  # a bad mode fails before any work
     plat = load_platform(platform)
+    relabel = None if opts.metahosts is None else load_map(opts.metahosts)  # fails before any work
     recorded = None
     if src.platform is not None:
         try:
@@ -87,7 +90,8 @@ def run(opts: Options, progress=None) -> dict:  # noqa: ANN001 - callback(str)
     if unknown:
         raise GridscopeError(src.anchor, f"has no user region {', '.join(map(repr, unknown))} "
                              f"for --speedup (regions: {', '.join(sorted(regions)) or 'none'})")
-    hosts = mapping.hosts_for(plat, acts.metahosts, acts.nodes, opts.placement, str(src.anchor))
+    metahosts = acts.metahosts if relabel is None else relabel.resolve_all(acts.nodes)
+    hosts = mapping.hosts_for(plat, metahosts, acts.nodes, opts.placement, str(src.anchor))
     speeds = mapping.recorded_speeds(recorded, acts.metahosts)
     say("building the replayer")
     exe = replay.build(work)
@@ -101,6 +105,7 @@ def run(opts: Options, progress=None) -> dict:  # noqa: ANN001 - callback(str)
         "from": str(src.anchor), "platform": plat.source, "recorded_platform": src.platform,
         "collectives": collectives, "recorded_collectives": src.collectives,
         "speedup": opts.speedups, "placement": opts.placement,
+        "metahosts": None if opts.metahosts is None else str(opts.metahosts),
         "approximations": acts.approximations,
         "computation_rescaled": recorded is not None,
         "replay_s": round(replay_s, 3),
