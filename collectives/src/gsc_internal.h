@@ -175,8 +175,8 @@ const gsc_algo_t *gsc_registry_find(GSColl_op op, const char *name);
 const gsc_algo_t *gsc_select(GSColl_op op, MPI_Comm comm, size_t bytes, gsc_topo_t **topo);
 void gsc_note_last(GSColl_op op, const char *name);
 
-/* Re-entry guard: set while one of our algorithms runs, so nested MPI calls made by a
- * tracer (or by us) go straight to PMPI. */
+/* Re-entry guard: set while one of our algorithms runs, so a nested GSColl_* call (from a
+ * tracer or a library we call) goes straight to PMPI. Our own traffic is PMPI_ anyway. */
 extern int gsc_in_collective;
 
 #endif
