@@ -7,8 +7,9 @@
 
 #include "gridscope/coll.h"
 
-/* Reserved tags on the user's communicator (below the MPI minimum MPI_TAG_UB, 32767).
- * Every receive names its source, so FIFO matching keeps successive collectives apart. */
+/* Tags of the algorithms' messages (on the communicator's private duplicate, topo->coll_comm;
+ * below the MPI minimum MPI_TAG_UB, 32767). Every receive names its source, so FIFO
+ * matching keeps successive collectives apart. */
 enum {
     GS_TAG_BASE = 32700,
     GS_TAG_BCAST = GS_TAG_BASE,
@@ -45,6 +46,9 @@ typedef struct gsc_topo {
     int contiguous;          /* 1 when every metahost is a contiguous block of ranks */
     MPI_Comm level_comm[GS_MAX_LEVELS]; /* comm of my group at each level (PMPI_Comm_split) */
     MPI_Comm leader_comm;    /* metahost leaders (lowest rank of each), else MPI_COMM_NULL */
+    MPI_Comm coll_comm;      /* PMPI_Comm_dup of the communicator (when nmeta >= 2): the
+                              * algorithms' messages travel there, in their own context as
+                              * inside an MPI library, so no user receive can match them */
 } gsc_topo_t;
 
 /* The cached hierarchy of comm (built on first use, collectively). NULL on error. */
