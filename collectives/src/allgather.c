@@ -72,7 +72,7 @@ int gsc_allgather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     for (int c = 0; c < nch; c++) {
         int kc = gsc_tree_subtree(&tr, ch[c], csub);
         tmp[c] = malloc((size_t)kc * bsz);
-        MPI_Irecv(tmp[c], (int)((size_t)kc * bsz), MPI_BYTE, ch[c], GS_TAG_GATHER, comm, &req[c]);
+        PMPI_Irecv(tmp[c], (int)((size_t)kc * bsz), MPI_BYTE, ch[c], GS_TAG_GATHER, comm, &req[c]);
     }
     {
         size_t b = 0;
@@ -84,14 +84,14 @@ int gsc_allgather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype
         memcpy(agg + (size_t)pos[me] * bsz, own, bsz);
         free(own);
     }
-    if (nch) MPI_Waitall(nch, req, MPI_STATUSES_IGNORE);
+    if (nch) PMPI_Waitall(nch, req, MPI_STATUSES_IGNORE);
     for (int c = 0; c < nch; c++) {
         int kc = gsc_tree_subtree(&tr, ch[c], csub);
         for (int j = 0; j < kc; j++) memcpy(agg + (size_t)pos[csub[j]] * bsz, tmp[c] + (size_t)j * bsz, bsz);
         free(tmp[c]);
     }
     if (!leader)
-        MPI_Send(agg, (int)((size_t)ns * bsz), MPI_BYTE, tr.parent[me], GS_TAG_GATHER, comm);
+        PMPI_Send(agg, (int)((size_t)ns * bsz), MPI_BYTE, tr.parent[me], GS_TAG_GATHER, comm);
 
     /* 2. leaders: exchange regions in pieces; 3. stream F down the tree */
     MPI_Request *ready = malloc(sizeof(MPI_Request) * (size_t)(npc + 1));
@@ -104,7 +104,7 @@ int gsc_allgather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype
         for (int m = 0; m < nm; m++) leaders[m] = gsc_meta_leader(t, m, -1);
         for (int p = 0; p < npc; p++) {
             if (pc[p].region != my_meta)
-                MPI_Irecv(F + pc[p].off, (int)pc[p].len, MPI_BYTE, leaders[pc[p].region],
+                PMPI_Irecv(F + pc[p].off, (int)pc[p].len, MPI_BYTE, leaders[pc[p].region],
                           GS_TAG_ALLGATHER_X, comm, &ready[p]);
         }
         /* own region to every other leader, round robin over the leaders piece by piece */
@@ -119,11 +119,11 @@ int gsc_allgather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype
         free(leaders);
     } else {
         for (int p = 0; p < npc; p++)
-            MPI_Irecv(F + pc[p].off, (int)pc[p].len, MPI_BYTE, tr.parent[me],
+            PMPI_Irecv(F + pc[p].off, (int)pc[p].len, MPI_BYTE, tr.parent[me],
                       GS_TAG_ALLGATHER_DOWN, comm, &ready[p]);
     }
     for (int p = 0; p < npc; p++) {
-        if (ready[p] != MPI_REQUEST_NULL) MPI_Wait(&ready[p], MPI_STATUS_IGNORE);
+        if (ready[p] != MPI_REQUEST_NULL) PMPI_Wait(&ready[p], MPI_STATUS_IGNORE);
         for (int c = 0; c < nch; c++)
             gsc_sendq_isend(&dq[c], F + pc[p].off, (int)pc[p].len, MPI_BYTE, ch[c],
                            GS_TAG_ALLGATHER_DOWN, comm);

@@ -47,27 +47,27 @@ static int local_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, 
     for (int j = 0; j < nA; j++) {
         if (j == my || !counts[j]) continue;
         if (node[j] == node[my])
-            MPI_Irecv(all + displs[j], counts[j], MPI_BYTE, MA[j], tag_a, comm, &rq[nr++]);
+            PMPI_Irecv(all + displs[j], counts[j], MPI_BYTE, MA[j], tag_a, comm, &rq[nr++]);
         else if (i_lead) {
-            MPI_Irecv(all + displs[j], counts[j], MPI_BYTE, MA[j], tag_a, comm, &fq[nf]);
+            PMPI_Irecv(all + displs[j], counts[j], MPI_BYTE, MA[j], tag_a, comm, &fq[nf]);
             fwd[nf++] = j;
         } else
-            MPI_Irecv(all + displs[j], counts[j], MPI_BYTE, MA[lead[my]], tag_b, comm, &rq[nr++]);
+            PMPI_Irecv(all + displs[j], counts[j], MPI_BYTE, MA[lead[my]], tag_b, comm, &rq[nr++]);
     }
     if (counts[my])
         for (int j = 0; j < nA; j++) {
             if (j == my) continue;
             if (node[j] == node[my] || lead[j] == j)
-                MPI_Isend(mine, counts[my], MPI_BYTE, MA[j], tag_a, comm, &rq[nr++]);
+                PMPI_Isend(mine, counts[my], MPI_BYTE, MA[j], tag_a, comm, &rq[nr++]);
         }
     for (int f = 0; f < nf; f++) { /* leader: pass other nodes' parts to my mates */
-        MPI_Wait(&fq[f], MPI_STATUS_IGNORE);
+        PMPI_Wait(&fq[f], MPI_STATUS_IGNORE);
         int j = fwd[f];
         for (int k = 0; k < nA; k++)
             if (k != my && node[k] == node[my])
-                MPI_Isend(all + displs[j], counts[j], MPI_BYTE, MA[k], tag_b, comm, &rq[nr++]);
+                PMPI_Isend(all + displs[j], counts[j], MPI_BYTE, MA[k], tag_b, comm, &rq[nr++]);
     }
-    if (nr) rc = MPI_Waitall(nr, rq, MPI_STATUSES_IGNORE);
+    if (nr) rc = PMPI_Waitall(nr, rq, MPI_STATUSES_IGNORE);
     free(node);
     free(lead);
     free(rq);
@@ -105,10 +105,10 @@ static void wan_post(wan_tx_t *w, int d)
     size_t off = (size_t)c * w->csz, len = w->bsz - off < w->csz ? w->bsz - off : w->csz;
     /* synchronous when windowed: completion then means the chunk arrived */
     if (w->sync)
-        MPI_Issend(w->buf + off, (int)len, MPI_BYTE, w->dst[d], GS_TAG_ALLGATHER_X, w->comm,
+        PMPI_Issend(w->buf + off, (int)len, MPI_BYTE, w->dst[d], GS_TAG_ALLGATHER_X, w->comm,
                    &w->rq[d * w->nck + c]);
     else
-        MPI_Isend(w->buf + off, (int)len, MPI_BYTE, w->dst[d], GS_TAG_ALLGATHER_X, w->comm,
+        PMPI_Isend(w->buf + off, (int)len, MPI_BYTE, w->dst[d], GS_TAG_ALLGATHER_X, w->comm,
                   &w->rq[d * w->nck + c]);
 }
 
@@ -124,7 +124,7 @@ static void wan_refill(wan_tx_t *w)
  * posting its next chunks, so no receiver waits on a sender that waits on it). */
 static int wait_progress(wan_tx_t *w, MPI_Request *reqs, int n)
 {
-    if (!w) return n ? MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    if (!w) return n ? PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
     MPI_Request *arr = malloc(sizeof(MPI_Request) * (size_t)(n + w->nd + 1));
     int *who = malloc(sizeof(int) * (size_t)(n + w->nd + 1)), rc = MPI_SUCCESS;
     for (;;) {
@@ -142,7 +142,7 @@ static int wait_progress(wan_tx_t *w, MPI_Request *reqs, int n)
                 who[m++] = d;
             }
         int idx;
-        rc = MPI_Waitany(m, arr, &idx, MPI_STATUS_IGNORE);
+        rc = PMPI_Waitany(m, arr, &idx, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || idx == MPI_UNDEFINED) break;
         if (who[idx] >= 0)
             w->rq[who[idx] * w->nck + w->next[who[idx]] - 2] = MPI_REQUEST_NULL;
@@ -182,8 +182,8 @@ static int ring_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, c
     for (int s = 0; s < nA - 1 && rc == MPI_SUCCESS; s++) {
         int sp = ring[(pos + nA - s) % nA], rp = ring[(pos + nA - s - 1) % nA];
         MPI_Request rq[2];
-        MPI_Irecv(all + displs[rp], counts[rp], MPI_BYTE, prev, tag, comm, &rq[0]);
-        MPI_Isend(all + displs[sp], counts[sp], MPI_BYTE, next, tag, comm, &rq[1]);
+        PMPI_Irecv(all + displs[rp], counts[rp], MPI_BYTE, prev, tag, comm, &rq[0]);
+        PMPI_Isend(all + displs[sp], counts[sp], MPI_BYTE, next, tag, comm, &rq[1]);
         rc = wait_progress(w, rq, 2);
     }
     free(ring);
@@ -252,7 +252,7 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
             if (i % nA == my) {
                 for (int c = 0; c < nck; c++) {
                     size_t off = (size_t)c * csz, len = bsz - off < csz ? bsz - off : csz;
-                    MPI_Irecv(in + (size_t)k * bsz + off, (int)len, MPI_BYTE,
+                    PMPI_Irecv(in + (size_t)k * bsz + off, (int)len, MPI_BYTE,
                               t->meta_ranks[t->meta_start[B] + i], GS_TAG_ALLGATHER_X, comm,
                               &rr[k * nck + c]);
                 }
@@ -326,10 +326,10 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     /* the rest of my chunks, then every WAN send */
     for (int d = 0; d < w.nd; d++)
         while (w.next[d] < nck) {
-            MPI_Wait(&w.rq[d * nck + w.next[d] - 2], MPI_STATUS_IGNORE);
+            PMPI_Wait(&w.rq[d * nck + w.next[d] - 2], MPI_STATUS_IGNORE);
             wan_post(&w, d);
         }
-    if (w.nd > 0) MPI_Waitall(w.nd * nck, w.rq, MPI_STATUSES_IGNORE);
+    if (w.nd > 0) PMPI_Waitall(w.nd * nck, w.rq, MPI_STATUSES_IGNORE);
     for (int j = 0; j < nA; j++) {
         size_t o = (size_t)displs[j];
         for (int B = 0; B < nm; B++) {

@@ -83,7 +83,7 @@ int gsc_allreduce_hier(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
             }
             for (int s = 0; s < nseg; s++) {
                 int off = s * seg_elems, cnt = count - off < seg_elems ? count - off : seg_elems;
-                MPI_Irecv(remote[m] + (MPI_Aint)off * extent, cnt, dt, leaders[m],
+                PMPI_Irecv(remote[m] + (MPI_Aint)off * extent, cnt, dt, leaders[m],
                           GS_TAG_REDUCE_X, comm, &rreq[m * nseg + s]);
             }
         }
@@ -104,7 +104,7 @@ int gsc_allreduce_hier(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
             int off = s * seg_elems, cnt = count - off < seg_elems ? count - off : seg_elems;
             MPI_Aint o = (MPI_Aint)off * extent;
             for (int m = 0; m < nm; m++)
-                if (m != my_meta) MPI_Wait(&rreq[m * nseg + s], MPI_STATUS_IGNORE);
+                if (m != my_meta) PMPI_Wait(&rreq[m * nseg + s], MPI_STATUS_IGNORE);
             const char *last = nm - 1 == my_meta ? acc : remote[nm - 1];
             gsc_copy(last + o, res + o, cnt, dt);
             for (int m = nm - 2; m >= 0; m--)

@@ -69,7 +69,7 @@ int gsc_alltoall_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         if (i == my) continue;
         size_t len = (size_t)(1 + relayed_count(t, A, i, my)) * bsz;
         lin[i] = malloc(len);
-        MPI_Irecv(lin[i], (int)len, MPI_BYTE, MA[i], GS_TAG_ALLTOALL_LOCAL, comm, &req[nreq++]);
+        PMPI_Irecv(lin[i], (int)len, MPI_BYTE, MA[i], GS_TAG_ALLTOALL_LOCAL, comm, &req[nreq++]);
     }
     /* phase 2 receives, posted early: from each remote relay b_r, blocks of its sources */
     int nwan_r = 0;
@@ -86,7 +86,7 @@ int gsc_alltoall_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
             win[nwan_r] = malloc((size_t)k * bsz);
             win_meta[nwan_r] = B;
             win_r[nwan_r] = r;
-            MPI_Irecv(win[nwan_r], (int)((size_t)k * bsz), MPI_BYTE,
+            PMPI_Irecv(win[nwan_r], (int)((size_t)k * bsz), MPI_BYTE,
                       t->meta_ranks[t->meta_start[B] + r], GS_TAG_ALLTOALL_WAN, comm,
                       &wreq[nwan_r]);
             nwan_r++;
@@ -108,11 +108,11 @@ int gsc_alltoall_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     o += bsz;
                 }
         }
-        MPI_Isend(buf, (int)len, MPI_BYTE, MA[r], GS_TAG_ALLTOALL_LOCAL, comm, &req[nreq++]);
+        PMPI_Isend(buf, (int)len, MPI_BYTE, MA[r], GS_TAG_ALLTOALL_LOCAL, comm, &req[nreq++]);
     }
     gsc_unpack(P + (size_t)me * bsz, bsz, (char *)recvbuf + (MPI_Aint)me * recvcount * rext,
               recvcount, recvtype);
-    if (nreq) MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+    if (nreq) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
     nreq = 0;
     for (int i = 0; i < nA; i++)
         if (i != my)
@@ -140,11 +140,11 @@ int gsc_alltoall_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                 memcpy(buf + o, blk, bsz);
                 o += bsz;
             }
-            MPI_Isend(buf, (int)((size_t)k * bsz), MPI_BYTE, dst, GS_TAG_ALLTOALL_WAN, comm,
+            PMPI_Isend(buf, (int)((size_t)k * bsz), MPI_BYTE, dst, GS_TAG_ALLTOALL_WAN, comm,
                       &req[nreq++]);
         }
     }
-    if (nwan_r) MPI_Waitall(nwan_r, wreq, MPI_STATUSES_IGNORE);
+    if (nwan_r) PMPI_Waitall(nwan_r, wreq, MPI_STATUSES_IGNORE);
     for (int w = 0; w < nwan_r; w++) {
         int B = win_meta[w], r = win_r[w];
         int nB = t->meta_start[B + 1] - t->meta_start[B];
@@ -158,7 +158,7 @@ int gsc_alltoall_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         }
         free(win[w]);
     }
-    if (nreq) rc = MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+    if (nreq) rc = PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
     for (int w = 0; w < nw; w++) free(wout[w]);
     for (int i = 0; i < nA; i++) {
         free(lin[i]);

@@ -12,6 +12,8 @@
         int rc_;                                                                             \
         if (a_->fn && (!a_->needs_commutative || commutative_)) {                            \
             gsc_note_last(OP, a_->name);                                                      \
+            /* the algorithm runs on the private duplicate (same ranks, own context) */       \
+            MPI_Comm comm = t_->coll_comm;                                                   \
             rc_ = ((FN_TYPE)a_->fn)(__VA_ARGS__, t_);                                        \
         } else {                                                                             \
             gsc_note_last(OP, "vanilla");                                                     \

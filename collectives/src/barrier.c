@@ -17,24 +17,24 @@ int gsc_barrier_hier(MPI_Comm comm, gsc_topo_t *t)
     MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)(nch + 2 * nm + 1));
     char dummy = 0;
     for (int c = 0; c < nch; c++)
-        MPI_Irecv(NULL, 0, MPI_BYTE, ch[c], GS_TAG_BARRIER_UP, comm, &req[c]);
-    if (nch) MPI_Waitall(nch, req, MPI_STATUSES_IGNORE);
+        PMPI_Irecv(NULL, 0, MPI_BYTE, ch[c], GS_TAG_BARRIER_UP, comm, &req[c]);
+    if (nch) PMPI_Waitall(nch, req, MPI_STATUSES_IGNORE);
     if (tr.parent[me] >= 0) {
-        MPI_Send(NULL, 0, MPI_BYTE, tr.parent[me], GS_TAG_BARRIER_UP, comm);
-        MPI_Recv(&dummy, 0, MPI_BYTE, tr.parent[me], GS_TAG_BARRIER_DOWN, comm, MPI_STATUS_IGNORE);
+        PMPI_Send(NULL, 0, MPI_BYTE, tr.parent[me], GS_TAG_BARRIER_UP, comm);
+        PMPI_Recv(&dummy, 0, MPI_BYTE, tr.parent[me], GS_TAG_BARRIER_DOWN, comm, MPI_STATUS_IGNORE);
     } else {
         int k = 0, my_meta = t->group[0][me];
         for (int m = 0; m < nm; m++) {
             if (m == my_meta) continue;
             int other = gsc_meta_leader(t, m, -1);
-            MPI_Irecv(NULL, 0, MPI_BYTE, other, GS_TAG_BARRIER_X, comm, &req[k++]);
-            MPI_Isend(NULL, 0, MPI_BYTE, other, GS_TAG_BARRIER_X, comm, &req[k++]);
+            PMPI_Irecv(NULL, 0, MPI_BYTE, other, GS_TAG_BARRIER_X, comm, &req[k++]);
+            PMPI_Isend(NULL, 0, MPI_BYTE, other, GS_TAG_BARRIER_X, comm, &req[k++]);
         }
-        if (k) MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
+        if (k) PMPI_Waitall(k, req, MPI_STATUSES_IGNORE);
     }
     for (int c = 0; c < nch; c++)
-        MPI_Isend(NULL, 0, MPI_BYTE, ch[c], GS_TAG_BARRIER_DOWN, comm, &req[c]);
-    if (nch) rc = MPI_Waitall(nch, req, MPI_STATUSES_IGNORE);
+        PMPI_Isend(NULL, 0, MPI_BYTE, ch[c], GS_TAG_BARRIER_DOWN, comm, &req[c]);
+    if (nch) rc = PMPI_Waitall(nch, req, MPI_STATUSES_IGNORE);
     free(req);
     gsc_tree_free(&tr);
     return rc;

@@ -36,7 +36,7 @@ int gsc_gather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     for (int c = 0; c < nch; c++) {
         int k = gsc_tree_subtree(&tr, ch[c], csub);
         tmp[c] = malloc((size_t)k * bsz);
-        MPI_Irecv(tmp[c], (int)((size_t)k * bsz), MPI_BYTE, ch[c], GS_TAG_GATHER, comm, &req[c]);
+        PMPI_Irecv(tmp[c], (int)((size_t)k * bsz), MPI_BYTE, ch[c], GS_TAG_GATHER, comm, &req[c]);
     }
     if (!is_root) {
         agg = malloc((size_t)ns * bsz);
@@ -49,7 +49,7 @@ int gsc_gather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         gsc_unpack(own, bsz, (char *)recvbuf + (MPI_Aint)me * recvcount * rext, recvcount,
                   recvtype);
     }
-    if (nch) MPI_Waitall(nch, req, MPI_STATUSES_IGNORE);
+    if (nch) PMPI_Waitall(nch, req, MPI_STATUSES_IGNORE);
     for (int c = 0; c < nch; c++) {
         int k = gsc_tree_subtree(&tr, ch[c], csub);
         for (int j = 0; j < k; j++) {
@@ -62,7 +62,7 @@ int gsc_gather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         }
     }
     if (!is_root)
-        rc = MPI_Send(agg, (int)((size_t)ns * bsz), MPI_BYTE, tr.parent[me], GS_TAG_GATHER, comm);
+        rc = PMPI_Send(agg, (int)((size_t)ns * bsz), MPI_BYTE, tr.parent[me], GS_TAG_GATHER, comm);
 out:
     for (int c = 0; tmp && c < nch; c++) free(tmp[c]);
     free(tmp);

@@ -7,8 +7,9 @@
 
 #include "gridscope/coll.h"
 
-/* Reserved tags on the user's communicator (below the MPI minimum MPI_TAG_UB, 32767).
- * Every receive names its source, so FIFO matching keeps successive collectives apart. */
+/* Tags of the algorithms' messages (on the communicator's private duplicate, topo->coll_comm;
+ * below the MPI minimum MPI_TAG_UB, 32767). Every receive names its source, so FIFO
+ * matching keeps successive collectives apart. */
 enum {
     GS_TAG_BASE = 32700,
     GS_TAG_BCAST = GS_TAG_BASE,
@@ -45,6 +46,9 @@ typedef struct gsc_topo {
     int contiguous;          /* 1 when every metahost is a contiguous block of ranks */
     MPI_Comm level_comm[GS_MAX_LEVELS]; /* comm of my group at each level (PMPI_Comm_split) */
     MPI_Comm leader_comm;    /* metahost leaders (lowest rank of each), else MPI_COMM_NULL */
+    MPI_Comm coll_comm;      /* PMPI_Comm_dup of the communicator (when nmeta >= 2): the
+                              * algorithms' messages travel there, in their own context as
+                              * inside an MPI library, so no user receive can match them */
 } gsc_topo_t;
 
 /* The cached hierarchy of comm (built on first use, collectively). NULL on error. */
@@ -175,8 +179,8 @@ const gsc_algo_t *gsc_registry_find(GSColl_op op, const char *name);
 const gsc_algo_t *gsc_select(GSColl_op op, MPI_Comm comm, size_t bytes, gsc_topo_t **topo);
 void gsc_note_last(GSColl_op op, const char *name);
 
-/* Re-entry guard: set while one of our algorithms runs, so nested MPI calls made by a
- * tracer (or by us) go straight to PMPI. */
+/* Re-entry guard: set while one of our algorithms runs, so a nested GSColl_* call (from a
+ * tracer or a library we call) goes straight to PMPI. Our own traffic is PMPI_ anyway. */
 extern int gsc_in_collective;
 
 #endif

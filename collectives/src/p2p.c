@@ -1,6 +1,6 @@
 /* Point-to-point helpers: segment sizes, pipelined streams, typed and packed buffers.
- * Traffic goes through MPI_ (so a tracer records it on the user's communicator); buffer
- * management goes through PMPI_. */
+ * Everything goes through PMPI_, as inside an MPI library's own collective: a tracer
+ * records the collective call, not the messages of its algorithm (docs/collectives.md). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,18 +33,18 @@ int gsc_sendq_init(gsc_sendq_t *q, int cap, int win)
 int gsc_sendq_isend(gsc_sendq_t *q, const void *buf, int cnt, MPI_Datatype dt, int dst, int tag,
                    MPI_Comm comm)
 {
-    if (q->tail - q->head >= q->win) MPI_Wait(&q->req[q->head++], MPI_STATUS_IGNORE);
+    if (q->tail - q->head >= q->win) PMPI_Wait(&q->req[q->head++], MPI_STATUS_IGNORE);
     /* synchronous when windowed: completion then means the segment was received (a short
      * standard send may complete at once, buffered, which would make the window void) */
-    if (q->win < (1 << 20)) return MPI_Issend(buf, cnt, dt, dst, tag, comm, &q->req[q->tail++]);
-    return MPI_Isend(buf, cnt, dt, dst, tag, comm, &q->req[q->tail++]);
+    if (q->win < (1 << 20)) return PMPI_Issend(buf, cnt, dt, dst, tag, comm, &q->req[q->tail++]);
+    return PMPI_Isend(buf, cnt, dt, dst, tag, comm, &q->req[q->tail++]);
 }
 
 int gsc_sendq_drain(gsc_sendq_t *q)
 {
     int rc = MPI_SUCCESS;
     if (q->tail > q->head)
-        rc = MPI_Waitall(q->tail - q->head, q->req + q->head, MPI_STATUSES_IGNORE);
+        rc = PMPI_Waitall(q->tail - q->head, q->req + q->head, MPI_STATUSES_IGNORE);
     free(q->req);
     q->req = NULL;
     return rc;
@@ -103,7 +103,7 @@ int gsc_stream_run(gsc_stream_t *st, int ns, MPI_Comm comm)
         for (int s = 0; s < k; s++) {
             int off = s * st[i].seg_elems;
             int cnt = st[i].count - off < st[i].seg_elems ? st[i].count - off : st[i].seg_elems;
-            MPI_Irecv(st[i].buf + (MPI_Aint)off * st[i].extent, cnt, st[i].dt, st[i].src,
+            PMPI_Irecv(st[i].buf + (MPI_Aint)off * st[i].extent, cnt, st[i].dt, st[i].src,
                       st[i].tag, comm, &recv[i][s]);
         }
     }
@@ -112,9 +112,9 @@ int gsc_stream_run(gsc_stream_t *st, int ns, MPI_Comm comm)
             int k = gsc_nsegs(st[i].count, st[i].seg_elems);
             if (s >= k) continue;
             if (recv[i])
-                MPI_Wait(&recv[i][s], MPI_STATUS_IGNORE);
+                PMPI_Wait(&recv[i][s], MPI_STATUS_IGNORE);
             else if (st[i].ready && st[i].ready[s] != MPI_REQUEST_NULL)
-                MPI_Wait(&st[i].ready[s], MPI_STATUS_IGNORE);
+                PMPI_Wait(&st[i].ready[s], MPI_STATUS_IGNORE);
             int off = s * st[i].seg_elems;
             int cnt = st[i].count - off < st[i].seg_elems ? st[i].count - off : st[i].seg_elems;
             for (int d = 0; d < st[i].ndst; d++)

@@ -42,14 +42,14 @@ int gsc_reduce_up(char *acc, int count, MPI_Datatype dt, MPI_Op op, const gsc_tr
         }
         for (int s = 0; s < nseg; s++) {
             int off = s * seg_elems, cnt = count - off < seg_elems ? count - off : seg_elems;
-            MPI_Irecv(tmp[c] + (MPI_Aint)off * extent, cnt, dt, ch[c], tag, comm,
+            PMPI_Irecv(tmp[c] + (MPI_Aint)off * extent, cnt, dt, ch[c], tag, comm,
                       &rreq[c * nseg + s]);
         }
     }
     for (int s = 0; s < nseg; s++) {
         int off = s * seg_elems, cnt = count - off < seg_elems ? count - off : seg_elems;
         for (int c = 0; c < nch; c++) {
-            MPI_Wait(&rreq[c * nseg + s], MPI_STATUS_IGNORE);
+            PMPI_Wait(&rreq[c * nseg + s], MPI_STATUS_IGNORE);
             PMPI_Reduce_local(tmp[c] + (MPI_Aint)off * extent, acc + (MPI_Aint)off * extent, cnt,
                               dt, op);
         }

@@ -22,6 +22,7 @@ static void topo_free(gsc_topo_t *t)
         if (t->level_comm[l] != MPI_COMM_NULL) PMPI_Comm_free(&t->level_comm[l]);
     }
     if (t->leader_comm != MPI_COMM_NULL) PMPI_Comm_free(&t->leader_comm);
+    if (t->coll_comm != MPI_COMM_NULL) PMPI_Comm_free(&t->coll_comm);
     free(t->meta_start);
     free(t->meta_ranks);
     free(t->meta_index);
@@ -81,6 +82,7 @@ static gsc_topo_t *topo_build(MPI_Comm comm)
     if (!t) return NULL;
     for (int l = 0; l < GS_MAX_LEVELS; l++) t->level_comm[l] = MPI_COMM_NULL;
     t->leader_comm = MPI_COMM_NULL;
+    t->coll_comm = MPI_COMM_NULL;
     PMPI_Comm_size(comm, &t->size);
     PMPI_Comm_rank(comm, &t->rank);
     int n = t->size;
@@ -130,6 +132,8 @@ static gsc_topo_t *topo_build(MPI_Comm comm)
         PMPI_Comm_split(comm, t->group[l][t->rank], t->rank, &t->level_comm[l]);
     int me_leader = t->meta_ranks[t->meta_start[tmp[t->rank]]] == t->rank;
     PMPI_Comm_split(comm, me_leader ? 0 : MPI_UNDEFINED, t->rank, &t->leader_comm);
+    /* nmeta is the same on every rank, so all or none take part in the dup */
+    if (t->nmeta >= 2) PMPI_Comm_dup(comm, &t->coll_comm);
     free(keys);
     free(tmp);
     return t;

@@ -102,6 +102,56 @@ static int NCOUNTS = 4;
 #endif
 #define MAXCOUNT 1500
 
+/* One call of op (7 ints per rank, root 0) through GSColl_<Op>. */
+static void run_once(GSColl_op op, MPI_Comm comm, int *in, int *out)
+{
+    switch (op) {
+    case GSCOLL_BCAST: GSColl_Bcast(out, 7, MPI_INT, 0, comm); break;
+    case GSCOLL_REDUCE: GSColl_Reduce(in, out, 7, MPI_INT, MPI_SUM, 0, comm); break;
+    case GSCOLL_ALLREDUCE: GSColl_Allreduce(in, out, 7, MPI_INT, MPI_SUM, comm); break;
+    case GSCOLL_GATHER: GSColl_Gather(in, 7, MPI_INT, out, 7, MPI_INT, 0, comm); break;
+    case GSCOLL_ALLGATHER: GSColl_Allgather(in, 7, MPI_INT, out, 7, MPI_INT, comm); break;
+    case GSCOLL_BARRIER: GSColl_Barrier(comm); break;
+    case GSCOLL_ALLTOALL: GSColl_Alltoall(in, 7, MPI_INT, out, 7, MPI_INT, comm); break;
+    default: break;
+    }
+}
+
+/* The algorithms' messages travel in their own context, as inside an MPI library: a user
+ * receive from any source with any tag, pending during every algorithm, still gets the
+ * user's message sent after them (on the user's communicator it would take the first
+ * message of the algorithm). */
+static void check_private_context(MPI_Comm comm)
+{
+    int me, n;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    int *in = calloc((size_t)n * 7, sizeof(int)), *out = calloc((size_t)n * 7, sizeof(int));
+    int got[2] = {-1, -1}, mark[2] = {0x5eed, me};
+    MPI_Request rq;
+    MPI_Status st;
+    MPI_Irecv(got, 2, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &rq);
+    for (int op = 0; op < GSCOLL_NOPS; op++) {
+        for (const char *const *al = GSColl_Algorithms((GSColl_op)op); *al; al++) {
+            if (strcmp(*al, "vanilla") == 0) continue;
+            GSColl_Force((GSColl_op)op, *al);
+            run_once((GSColl_op)op, comm, in, out);
+            GSColl_Force((GSColl_op)op, NULL);
+        }
+    }
+    MPI_Send(mark, 2, MPI_INT, (me + 1) % n, 7, comm);
+    MPI_Wait(&rq, &st);
+    int prev = (me + n - 1) % n;
+    checks++;
+    if (st.MPI_TAG != 7 || st.MPI_SOURCE != prev || got[0] != 0x5eed || got[1] != prev) {
+        failures++;
+        fprintf(stderr, "FAIL world rank %d: a wildcard user receive got tag %d from %d\n",
+                world_rank, st.MPI_TAG, st.MPI_SOURCE);
+    }
+    free(in);
+    free(out);
+}
+
 static void check_comm(MPI_Comm comm, const char *label)
 {
     int me, n;
@@ -270,6 +320,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &n);
 
     check_comm(MPI_COMM_WORLD, "world");
+    check_private_context(MPI_COMM_WORLD);
     MPI_Comm dup, half, low;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     check_comm(dup, "dup");
