@@ -34,15 +34,12 @@ Expectations, derived from the program and docs/patterns.md ("Non-blocking colle
 from __future__ import annotations
 
 import json
-import re
-import shutil
-import subprocess
 
 import pytest
 
 from gridscope.cube.reader import read_cubex
 from gstest import run_gridscope
-from tests.collector.test_program_time import APPS, N, SLACK_S
+from tests.collector.test_program_time import N, SLACK_S, record_nbc
 
 WAITS = ("wait_at_nxn", "wait_at_barrier", "nxn_completion", "barrier_completion")
 LOOP_CALLS = ("nbc/MPI_Iallreduce", "nbc/MPI_Wait", "nbc/MPI_Ibarrier")
@@ -52,25 +49,14 @@ NOT_MPI = ("time", "visits", "bytes_sent", "bytes_received")
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
-    if shutil.which("mpicc") is None:
-        pytest.fail("mpicc is missing (make install installs the MPI packages)")
     work = tmp_path_factory.mktemp("nbcwaits")
-    exe = work / "nbc"
-    subprocess.run(["mpicc", "-O1", "-I", str(APPS / "common"), "-o", str(exe),
-                    str(APPS / "nbc" / "nbc.c")], check=True)
-    metahosts = work / "map.json"
-    metahosts.write_text('{"A": ["rank:0-1"], "B": ["rank:2-3"]}')
-    trace = work / "trace"
-    proc = run_gridscope("record", "--metahosts", metahosts, "-o", trace, "--",
-                         "mpirun", "-np", str(N), exe)
-    done = re.search(r"nbc done: sum 6, computed ([0-9.]+) s", proc.stdout)
-    assert done, proc.stdout
+    trace, computed = record_nbc(work)
     outs = {}
     for jobs in (1, 2):
         out = work / f"analysis-j{jobs}"
         terminal = run_gridscope("analyze", trace, "-o", out, "-j", str(jobs)).stdout
         outs[jobs] = (out, terminal)
-    return outs, float(done.group(1))
+    return outs, computed
 
 
 def waits_by_rank(out) -> dict[int, float]:

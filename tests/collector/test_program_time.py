@@ -41,11 +41,11 @@ SLACK_S = 0.010
 TIME = "time"
 
 
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory):
+def record_nbc(work: Path, *args: str) -> tuple[Path, float]:
+    """testdata/apps/nbc/nbc.c built and recorded on 4 ranks over two metahosts (ARGS go to the
+    program); returns the trace folder and the compute time the program measured itself."""
     if shutil.which("mpicc") is None:
         pytest.fail("mpicc is missing (make install installs the MPI packages)")
-    work = tmp_path_factory.mktemp("nbc")
     exe = work / "nbc"
     subprocess.run(["mpicc", "-O1", "-I", str(APPS / "common"), "-o", str(exe),
                     str(APPS / "nbc" / "nbc.c")], check=True)
@@ -53,12 +53,19 @@ def recorded(tmp_path_factory):
     metahosts.write_text('{"A": ["rank:0-1"], "B": ["rank:2-3"]}')
     trace = work / "trace"
     proc = run_gridscope("record", "--metahosts", metahosts, "-o", trace, "--",
-                         "mpirun", "-np", str(N), exe, "--blocking")
+                         "mpirun", "-np", str(N), exe, *args)
     done = re.search(r"nbc done: sum 6, computed ([0-9.]+) s", proc.stdout)
     assert done, proc.stdout
+    return trace, float(done.group(1))
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    work = tmp_path_factory.mktemp("nbc")
+    trace, computed = record_nbc(work, "--blocking")
     out = work / "analysis"
     run_gridscope("analyze", trace, "-o", out, "-j", "2", "-q")
-    return trace / "traces.otf2", out, float(done.group(1))
+    return trace / "traces.otf2", out, computed
 
 
 @pytest.mark.slow
