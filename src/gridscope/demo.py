@@ -26,6 +26,8 @@ COMPARE_PLATFORM = "grid5000-2"
 COMPARE_RANKS = 16            # about two minutes of simulation on 2 cores
 CYCLES = (0, 1, 2)
 APP = "metatrace"
+# What would a 20 % faster conjugate-gradient computation buy in cycle 1? (gridscope predict)
+WHAT_IF_CYCLE, WHAT_IF_SPEEDUP = 1, "cgiteration=0.8"
 STEP_TIMEOUT_S = 900
 # Simulated runs need none of these, but a real MPI fallback inside a step would.
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
@@ -77,6 +79,13 @@ def plan(out: Path, apps: Path) -> list[Step]:
                           ("diff", str(run_folder(out, a)), str(run_folder(out, b)),
                            "-o", str(out / f"diff-opt{a}-opt{b}")),
                           needs=(f"analyze{a}", f"analyze{b}")))
+    what_if = out / f"{APP}-opt{WHAT_IF_CYCLE}-predicted-cg0.8"
+    steps.append(Step("predict", f"predict cycle {WHAT_IF_CYCLE} with {WHAT_IF_SPEEDUP}",
+                      ("predict", str(run_folder(out, WHAT_IF_CYCLE)), "-o", str(what_if),
+                       "--speedup", WHAT_IF_SPEEDUP, "--force"), needs=(f"analyze{WHAT_IF_CYCLE}",)))
+    steps.append(Step("diff_predicted", f"diff cycle {WHAT_IF_CYCLE} → its prediction",
+                      ("diff", str(run_folder(out, WHAT_IF_CYCLE)), str(what_if),
+                       "-o", str(out / f"diff-opt{WHAT_IF_CYCLE}-predicted")), needs=("predict",)))
     steps.append(Step("report", "write report.html",
                       ("report", *(str(run_folder(out, c)) for c in CYCLES),
                        "-o", str(out / "report.html"), "--title",

@@ -27,7 +27,10 @@ def test_plan_runs_the_public_commands_in_order(tmp_path):
     steps = plan(tmp_path, Path("/apps"))
     keys = [s.key for s in steps]
     assert keys == ["build", "record0", "analyze0", "record1", "analyze1", "record2",
-                    "analyze2", "compare", "diff01", "diff12", "report"]
+                    "analyze2", "compare", "diff01", "diff12", "predict", "diff_predicted", "report"]
+    predict = next(s for s in steps if s.key == "predict")
+    assert predict.args[:2] == ("predict", str(tmp_path / "metatrace-opt1")) and predict.needs == ("analyze1",)
+    assert predict.args[-3:] == ("--speedup", "cgiteration=0.8", "--force")
     record1 = next(s for s in steps if s.key == "record1").args
     assert record1[:3] == ("record", "--platform", "viola")
     assert ("-np", "24") == record1[3:5] and record1[-2:] == ("--opt", "1")
