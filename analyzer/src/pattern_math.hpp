@@ -31,21 +31,48 @@ struct CollMember {
   bool is_root;
 };
 
+// Non-blocking collectives (docs/patterns.md): a member joins the instance when it enters
+// the initiating MPI_I* call and can only wait inside the Wait*/Test* that completes it,
+// so each waiting time is (the join it waits for) - (enter of the completing call), capped
+// by the time spent in that call.
+struct NbcMember {
+  int64_t join, enter, leave;  // initiating call's enter; completing call's enter and leave
+  uint64_t sent, received;
+  bool is_root;
+};
+
+// The formulas below serve both kinds: a member joins the instance (join) and can only wait
+// inside one call (enter .. leave). A blocking member joins when its call begins.
+inline int64_t join_of(const CollMember& x) { return x.begin; }
+inline int64_t enter_of(const CollMember& x) { return x.begin; }
+inline int64_t leave_of(const CollMember& x) { return x.end; }
+inline int64_t join_of(const NbcMember& x) { return x.join; }
+inline int64_t enter_of(const NbcMember& x) { return x.enter; }
+inline int64_t leave_of(const NbcMember& x) { return x.leave; }
+template <class M>
+int64_t capped_in_call(int64_t wait, const M& x) { return capped(wait, enter_of(x), leave_of(x)); }
+
 // Per-member waiting times of one collective instance, by class. Index = comm rank.
-inline std::vector<int64_t> wait_at_barrier(const std::vector<CollMember>& m) {
+// Wait at Barrier (and Wait at NxN of a non-blocking instance): every member waits for the
+// latest join.
+template <class M>
+std::vector<int64_t> wait_at_barrier(const std::vector<M>& m) {
   int64_t latest = INT64_MIN;
-  for (auto& x : m) latest = std::max(latest, x.begin);
+  for (auto& x : m) latest = std::max(latest, join_of(x));
   std::vector<int64_t> w;
-  for (auto& x : m) w.push_back(capped(latest - x.begin, x.begin, x.end));
+  for (auto& x : m) w.push_back(capped_in_call(latest - enter_of(x), x));
   return w;
 }
 
-// Barrier Completion and NxN Completion: own exit minus earliest exit.
-inline std::vector<int64_t> completion(const std::vector<CollMember>& m) {
+// Barrier Completion and NxN Completion: own exit minus earliest exit. For a non-blocking
+// instance the exits are the completing calls' leaves (a completing MPI_Test* counts as one);
+// the caller also takes out the late-join wait charged in that call.
+template <class M>
+std::vector<int64_t> completion(const std::vector<M>& m) {
   int64_t earliest = INT64_MAX;
-  for (auto& x : m) earliest = std::min(earliest, x.end);
+  for (auto& x : m) earliest = std::min(earliest, leave_of(x));
   std::vector<int64_t> w;
-  for (auto& x : m) w.push_back(capped(x.end - earliest, x.begin, x.end));
+  for (auto& x : m) w.push_back(capped_in_call(leave_of(x) - earliest, x));
   return w;
 }
 
@@ -68,104 +95,43 @@ inline std::vector<int64_t> wait_at_nxn(const std::vector<CollMember>& m) {
   return w;
 }
 
-// Late Broadcast: non-root members that receive data wait for the root.
-inline std::vector<int64_t> late_broadcast(const std::vector<CollMember>& m) {
-  int64_t root_begin = INT64_MIN;
-  for (auto& x : m)
-    if (x.is_root) root_begin = x.begin;
-  std::vector<int64_t> w;
-  for (auto& x : m)
-    w.push_back(!x.is_root && x.received > 0 && root_begin != INT64_MIN ? capped(root_begin - x.begin, x.begin, x.end) : 0);
-  return w;
-}
-
-// Early Reduce: at the root only, latest sender begin minus root begin.
-inline std::vector<int64_t> early_reduce(const std::vector<CollMember>& m) {
-  int64_t latest_sender = INT64_MIN;
-  for (auto& x : m)
-    if (!x.is_root && x.sent > 0) latest_sender = std::max(latest_sender, x.begin);
-  std::vector<int64_t> w;
-  for (auto& x : m)
-    w.push_back(x.is_root && latest_sender != INT64_MIN ? capped(latest_sender - x.begin, x.begin, x.end) : 0);
-  return w;
-}
-
-// Early Scan: latest begin over comm ranks 0..i minus own begin.
-inline std::vector<int64_t> early_scan(const std::vector<CollMember>& m) {
-  int64_t prefix = INT64_MIN;
-  std::vector<int64_t> w;
-  for (auto& x : m) {
-    prefix = std::max(prefix, x.begin);
-    w.push_back(capped(prefix - x.begin, x.begin, x.end));
-  }
-  return w;
-}
-
-// Non-blocking collectives (docs/patterns.md): a member joins the instance when it enters
-// the initiating MPI_I* call and can only wait inside the Wait*/Test* that completes it,
-// so each waiting time is (the join it waits for) - (enter of the completing call), capped
-// by the time spent in that call.
-struct NbcMember {
-  int64_t join, enter, leave;  // initiating call's enter; completing call's enter and leave
-  uint64_t sent, received;
-  bool is_root;
-};
-
-// Wait at Barrier (MPI_Ibarrier) and Wait at NxN (N-to-N): every member waits for the
-// latest join.
-inline std::vector<int64_t> nbc_wait_for_all(const std::vector<NbcMember>& m) {
-  int64_t latest = INT64_MIN;
-  for (auto& x : m) latest = std::max(latest, x.join);
-  std::vector<int64_t> w;
-  for (auto& x : m) w.push_back(capped(latest - x.enter, x.enter, x.leave));
-  return w;
-}
-
-// Late Broadcast (MPI_Ibcast, MPI_Iscatter(v)): non-root members that receive data wait for
-// the root's join.
-inline std::vector<int64_t> nbc_late_broadcast(const std::vector<NbcMember>& m) {
+// Late Broadcast (Bcast, Scatter(v) and their I-forms): non-root members that receive data
+// wait for the root's join.
+template <class M>
+std::vector<int64_t> late_broadcast(const std::vector<M>& m) {
   int64_t root_join = INT64_MIN;
   for (auto& x : m)
-    if (x.is_root) root_join = x.join;
+    if (x.is_root) root_join = join_of(x);
   std::vector<int64_t> w;
   for (auto& x : m)
-    w.push_back(!x.is_root && x.received > 0 && root_join != INT64_MIN ? capped(root_join - x.enter, x.enter, x.leave) : 0);
+    w.push_back(!x.is_root && x.received > 0 && root_join != INT64_MIN ? capped_in_call(root_join - enter_of(x), x) : 0);
   return w;
 }
 
-// Early Reduce (MPI_Ireduce, MPI_Igather(v)): the root waits for the latest join of a
-// non-root member that sends data.
-inline std::vector<int64_t> nbc_early_reduce(const std::vector<NbcMember>& m) {
+// Early Reduce (Reduce, Gather(v) and their I-forms): at the root only, the latest join of a
+// non-root member that sends data minus the root's enter.
+template <class M>
+std::vector<int64_t> early_reduce(const std::vector<M>& m) {
   int64_t latest_sender = INT64_MIN;
   for (auto& x : m)
-    if (!x.is_root && x.sent > 0) latest_sender = std::max(latest_sender, x.join);
+    if (!x.is_root && x.sent > 0) latest_sender = std::max(latest_sender, join_of(x));
   std::vector<int64_t> w;
   for (auto& x : m)
-    w.push_back(x.is_root && latest_sender != INT64_MIN ? capped(latest_sender - x.enter, x.enter, x.leave) : 0);
+    w.push_back(x.is_root && latest_sender != INT64_MIN ? capped_in_call(latest_sender - enter_of(x), x) : 0);
   return w;
 }
 
-// Early Scan (MPI_Iscan, MPI_Iexscan): member i waits for the latest join over members 0..i.
-inline std::vector<int64_t> nbc_early_scan(const std::vector<NbcMember>& m) {
+// Early Scan (Scan, Exscan and their I-forms): latest join over comm ranks 0..i minus own enter.
+template <class M>
+std::vector<int64_t> early_scan(const std::vector<M>& m) {
   int64_t prefix = INT64_MIN;
   std::vector<int64_t> w;
   for (auto& x : m) {
-    prefix = std::max(prefix, x.join);
-    w.push_back(capped(prefix - x.enter, x.enter, x.leave));
+    prefix = std::max(prefix, join_of(x));
+    w.push_back(capped_in_call(prefix - enter_of(x), x));
   }
   return w;
 }
 
-// Completion delay (N×N Completion of N-to-N ops, Barrier Completion of MPI_Ibarrier): a
-// member's completing call returns after the first member's did: own leave - earliest
-// leave over all members (a completing MPI_Test* counts as a leave), capped by the time
-// spent in the call. The caller also takes out the late-join wait charged in that call.
-inline std::vector<int64_t> nbc_completion(const std::vector<NbcMember>& m) {
-  int64_t earliest = INT64_MAX;
-  for (auto& x : m) earliest = std::min(earliest, x.leave);
-  std::vector<int64_t> w;
-  for (auto& x : m) w.push_back(capped(x.leave - earliest, x.enter, x.leave));
-  return w;
-}
 
 }  // namespace gs

@@ -306,16 +306,16 @@ void nonblocking_results(const Defs& d, Records<NbcMsg> recs, int P, ReplayResul
     uint16_t metric = M_COUNT, done_metric = M_COUNT;
     switch (CollClass(recs[i].rec.cls)) {
       case CollClass::Barrier:
-        metric = M_WAIT_AT_BARRIER; w = nbc_wait_for_all(members);
-        done_metric = M_BARRIER_COMPLETION; done = nbc_completion(members);
+        metric = M_WAIT_AT_BARRIER; w = wait_at_barrier(members);
+        done_metric = M_BARRIER_COMPLETION; done = completion(members);
         break;
       case CollClass::NxN:
-        metric = M_WAIT_AT_NXN; w = nbc_wait_for_all(members);
-        done_metric = M_NXN_COMPLETION; done = nbc_completion(members);
+        metric = M_WAIT_AT_NXN; w = wait_at_barrier(members);
+        done_metric = M_NXN_COMPLETION; done = completion(members);
         break;
-      case CollClass::OneToN: metric = M_LATE_BROADCAST; w = nbc_late_broadcast(members); break;
-      case CollClass::NToOne: metric = M_EARLY_REDUCE; w = nbc_early_reduce(members); break;
-      case CollClass::Prefix: metric = M_EARLY_SCAN; w = nbc_early_scan(members); break;
+      case CollClass::OneToN: metric = M_LATE_BROADCAST; w = late_broadcast(members); break;
+      case CollClass::NToOne: metric = M_EARLY_REDUCE; w = early_reduce(members); break;
+      case CollClass::Prefix: metric = M_EARLY_SCAN; w = early_scan(members); break;
       default: break;
     }
     const uint8_t cls = comm.grid ? CLS_GRID : CLS_LOCAL;

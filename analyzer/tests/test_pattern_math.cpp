@@ -48,31 +48,31 @@ using gs::NbcMember;
 TEST(NonBlockingCollectives, EveryoneWaitsForTheLatestJoinInsideTheCompletingCall) {
   // joins 10, 12, 40; completing calls entered 20, 15, 41
   std::vector<NbcMember> m = {{10, 20, 45, 8, 8, false}, {12, 15, 45, 8, 8, false}, {40, 41, 45, 8, 8, false}};
-  EXPECT_EQ(gs::nbc_wait_for_all(m), (std::vector<int64_t>{20, 25, 0}));
+  EXPECT_EQ(gs::wait_at_barrier(m), (std::vector<int64_t>{20, 25, 0}));
   // a completing call that ends before the latest join (skewed clocks): capped by its duration
   m[0].leave = 30;
-  EXPECT_EQ(gs::nbc_wait_for_all(m), (std::vector<int64_t>{10, 25, 0}));
+  EXPECT_EQ(gs::wait_at_barrier(m), (std::vector<int64_t>{10, 25, 0}));
   // the time between the join and the completing call is the program's, not waiting
   std::vector<NbcMember> overlap = {{0, 100, 101, 8, 8, false}, {50, 51, 101, 8, 8, false}};
-  EXPECT_EQ(gs::nbc_wait_for_all(overlap), (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(gs::wait_at_barrier(overlap), (std::vector<int64_t>{0, 0}));
 }
 
 TEST(NonBlockingCollectives, BroadcastReduceScan) {
   std::vector<NbcMember> bc = {{30, 31, 32, 16, 0, true}, {10, 12, 40, 0, 8, false}, {35, 36, 40, 0, 8, false},
                                {5, 6, 40, 0, 0, false}};  // the last receives nothing: no wait
-  EXPECT_EQ(gs::nbc_late_broadcast(bc), (std::vector<int64_t>{0, 18, 0, 0}));
+  EXPECT_EQ(gs::late_broadcast(bc), (std::vector<int64_t>{0, 18, 0, 0}));
   std::vector<NbcMember> red = {{60, 61, 100, 8, 24, true}, {70, 71, 100, 8, 0, false}, {90, 91, 100, 0, 0, false}};
-  EXPECT_EQ(gs::nbc_early_reduce(red), (std::vector<int64_t>{9, 0, 0}));  // rank 2 sends nothing
+  EXPECT_EQ(gs::early_reduce(red), (std::vector<int64_t>{9, 0, 0}));  // rank 2 sends nothing
   std::vector<NbcMember> scan = {{110, 111, 150, 8, 8, false}, {100, 101, 150, 8, 8, false},
                                  {130, 131, 150, 8, 8, false}, {120, 121, 150, 8, 8, false}};
-  EXPECT_EQ(gs::nbc_early_scan(scan), (std::vector<int64_t>{0, 9, 0, 9}));
+  EXPECT_EQ(gs::early_scan(scan), (std::vector<int64_t>{0, 9, 0, 9}));
 }
 
 TEST(NonBlockingCollectives, CompletionIsOwnLeaveMinusTheEarliestLeave) {
   // completing calls 20..22, 20..22, 20..35: the last returns 13 after the first
   std::vector<NbcMember> m = {{10, 20, 22, 8, 8, false}, {11, 20, 22, 8, 8, false}, {12, 20, 35, 8, 8, false}};
-  EXPECT_EQ(gs::nbc_completion(m), (std::vector<int64_t>{0, 0, 13}));
+  EXPECT_EQ(gs::completion(m), (std::vector<int64_t>{0, 0, 13}));
   // capped by the call's duration: entered after the first member had left
   m[2].enter = 30;
-  EXPECT_EQ(gs::nbc_completion(m), (std::vector<int64_t>{0, 0, 5}));
+  EXPECT_EQ(gs::completion(m), (std::vector<int64_t>{0, 0, 5}));
 }
