@@ -217,13 +217,34 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   waits.end_phase(PHASE_LATE_RECEIVER);
 }
 
+// Sorts the gathered records of collective instances (blocking or non-blocking) by
+// communicator, instance and member position, and calls fn(i, j, comm) for each complete
+// instance [i, j); instances that lack members or mix operations are counted incomplete.
+template <class Msgs, class Fn>
+void for_each_complete_instance(const Defs& d, Msgs& recs, ReplayResult& res, Fn fn) {
+  std::sort(recs.begin(), recs.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.rec.comm, a.rec.seq, a.rec.pos) < std::tie(b.rec.comm, b.rec.seq, b.rec.pos);
+  });
+  for (size_t i = 0; i < recs.size();) {
+    size_t j = i;
+    while (j < recs.size() && recs[j].rec.comm == recs[i].rec.comm && recs[j].rec.seq == recs[i].rec.seq) ++j;
+    const CommDef& comm = d.comms[recs[i].rec.comm];
+    bool complete = j - i == comm.members.size();
+    for (size_t k = i; complete && k < j; ++k) complete = recs[k].rec.cls == recs[i].rec.cls && recs[k].rec.pos == k - i;
+    if (complete) {
+      res.counters.collectives++;
+      fn(i, j, comm);
+    } else {
+      res.counters.incomplete_collectives++;
+    }
+    i = j;
+  }
+}
+
 // At the owner of the communicator's first rank: the waiting times of every complete
 // instance, addressed to each member's owner. RECS is freed on return.
 std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int P, ReplayResult& res) {
   const uint32_t N = d.ranks();
-  std::sort(recs.begin(), recs.end(), [](const CollMsg& a, const CollMsg& b) {
-    return std::tie(a.rec.comm, a.rec.seq, a.rec.pos) < std::tie(b.rec.comm, b.rec.seq, b.rec.pos);
-  });
   // at most two results (waiting, completion) per record: reserved address space, the
   // pages are touched only as results are written
   std::vector<Bytes> out(P);
@@ -231,14 +252,7 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
   for (const CollMsg& m : recs) count[owner_of(m.rec.rank, N, P)] += 2;
   for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(ResMsg));
   std::vector<CollMember> members;
-  for (size_t i = 0; i < recs.size();) {
-    size_t j = i;
-    while (j < recs.size() && recs[j].rec.comm == recs[i].rec.comm && recs[j].rec.seq == recs[i].rec.seq) ++j;
-    const CommDef& comm = d.comms[recs[i].rec.comm];
-    bool complete = j - i == comm.members.size();
-    for (size_t k = i; complete && k < j; ++k) complete = recs[k].rec.cls == recs[i].rec.cls && recs[k].rec.pos == k - i;
-    if (!complete) { res.counters.incomplete_collectives++; i = j; continue; }
-    res.counters.collectives++;
+  for_each_complete_instance(d, recs, res, [&](size_t i, size_t j, const CommDef& comm) {
     members.clear();
     int64_t latest_begin = INT64_MIN;
     for (size_t k = i; k < j; ++k) {
@@ -273,8 +287,7 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
     if (cls == CollClass::Barrier || cls == CollClass::NxN)
       for (auto& m : members)
         if (m.end < latest_begin) res.counters.clock_violations++;
-    i = j;
-  }
+  });
   return out;
 }
 
@@ -285,18 +298,8 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
 // still count for the others).
 void nonblocking_results(const Defs& d, Records<NbcMsg> recs, int P, ReplayResult& res, std::vector<Bytes>& out) {
   const uint32_t N = d.ranks();
-  std::sort(recs.begin(), recs.end(), [](const NbcMsg& a, const NbcMsg& b) {
-    return std::tie(a.rec.comm, a.rec.seq, a.rec.pos) < std::tie(b.rec.comm, b.rec.seq, b.rec.pos);
-  });
   std::vector<NbcMember> members;
-  for (size_t i = 0; i < recs.size();) {
-    size_t j = i;
-    while (j < recs.size() && recs[j].rec.comm == recs[i].rec.comm && recs[j].rec.seq == recs[i].rec.seq) ++j;
-    const CommDef& comm = d.comms[recs[i].rec.comm];
-    bool complete = j - i == comm.members.size();
-    for (size_t k = i; complete && k < j; ++k) complete = recs[k].rec.cls == recs[i].rec.cls && recs[k].rec.pos == k - i;
-    if (!complete) { res.counters.incomplete_collectives++; i = j; continue; }
-    res.counters.collectives++;
+  for_each_complete_instance(d, recs, res, [&](size_t i, size_t j, const CommDef& comm) {
     members.clear();
     for (size_t k = i; k < j; ++k) {
       const NbcRec& c = recs[k].rec;
@@ -327,8 +330,7 @@ void nonblocking_results(const Defs& d, Records<NbcMsg> recs, int P, ReplayResul
       if (k < done.size() && done[k] > 0)
         append(to, ResMsg{done_metric, cls, 1, c.cp, c.rank, recs[i + k].index, c.leave - done[k], done[k]});
     }
-    i = j;
-  }
+  });
 }
 
 // Positions of the owned blocking (`colls`) and non-blocking (`nbcs`) collective records in
