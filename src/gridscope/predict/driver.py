@@ -4,9 +4,12 @@ as a prediction (docs/predict.md)."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import shutil
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +35,41 @@ class Options:
     metahosts: Path | None = None  # a metahost map relabelling the trace's ranks (Score-P traces)
     jobs: int = 1
     force: bool = False
+
+
+class _Phases:
+    """Wall seconds of each named phase of the job (summary.json, prediction.phases_s)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, name: str):
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = round(time.perf_counter() - started, 4)
+
+
+# the analysis's Python side: pandas and pyarrow take ~0.3 s to import, a fifth of a
+# 24-rank prediction; they load on the other core while the trace is read and replayed
+ANALYSIS_MODULES = ("gridscope.analysis.driver", "gridscope.analysis.cube_export",
+                    "gridscope.analysis.engine_files", "gridscope.analysis.engine_waits",
+                    "gridscope.analysis.summary", "gridscope.analysis.waitstates", "gridscope.cube")
+
+
+def _preload(modules: tuple[str, ...]) -> threading.Thread:
+    def load() -> None:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - the analysis itself reports a broken install
+                return
+
+    thread = threading.Thread(target=load, name="preload-analysis", daemon=True)
+    thread.start()
+    return thread
 
 
 def parse_speedups(specs: list[str]) -> dict[str, float]:
@@ -66,6 +104,8 @@ def run(opts: Options, progress=None) -> dict:  # noqa: ANN001 - callback(str)
 
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
+    phases = _Phases()
+    preload = _preload(ANALYSIS_MODULES)
     src = source.resolve(opts.trace)
     platform = opts.platform or src.platform
     if platform is None:
@@ -84,7 +124,8 @@ def run(opts: Options, progress=None) -> dict:  # noqa: ANN001 - callback(str)
     _prepare_output(out, opts.force)
     work = out / WORK_DIR
     say("reading the trace")
-    acts = actions_mod.extract(src.anchor, work)
+    with phases("actions"):
+        acts = actions_mod.extract(src.anchor, work)
     regions = set((work / "regions.txt").read_text().splitlines())
     unknown = sorted(set(opts.speedups) - regions)
     if unknown:
@@ -94,13 +135,17 @@ def run(opts: Options, progress=None) -> dict:  # noqa: ANN001 - callback(str)
     hosts = mapping.hosts_for(plat, metahosts, acts.nodes, opts.placement, str(src.anchor))
     speeds = mapping.recorded_speeds(recorded, acts.metahosts)
     say("building the replayer")
-    exe = replay.build(work)
+    with phases("replayer"):
+        exe, replayer = replay.build(work)
     say(f"replaying {acts.ranks} ranks on {plat.name} ({collectives} collectives)")
-    trace_dir = replay.run(exe, work, platform, hosts, collectives, opts.speedups, speeds,
-                           out / TRACE_DIR)
+    with phases("replay"):
+        trace_dir = replay.run(exe, work, platform, hosts, collectives, opts.speedups, speeds,
+                               out / TRACE_DIR)
     replay_s = time.perf_counter() - started
     say("analysing the prediction")
-    summary = analyze(AnalyzeOptions(trace_dir, out, jobs=opts.jobs, quiet=True))
+    preload.join()
+    with phases("analysis"):
+        summary = analyze(AnalyzeOptions(trace_dir, out, jobs=opts.jobs, quiet=True))
     summary[PREDICTION_KEY] = {
         "from": str(src.anchor), "platform": plat.source, "recorded_platform": src.platform,
         "collectives": collectives, "recorded_collectives": src.collectives,
@@ -109,6 +154,8 @@ def run(opts: Options, progress=None) -> dict:  # noqa: ANN001 - callback(str)
         "approximations": acts.approximations,
         "computation_rescaled": recorded is not None,
         "replay_s": round(replay_s, 3),
+        "phases_s": phases.seconds,
+        "replayer": replayer,
     }
     (out / SUMMARY).write_text(json.dumps(summary, indent=1) + "\n")
     return summary

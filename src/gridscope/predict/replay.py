@@ -1,34 +1,105 @@
 """The SMPI replayer (predictor/replay/gs_replay_actions.c, installed under share/predictor):
-built with `gridscope cc --simulate` (so the collector records the replay and the
-collectives go through SMPI or the topology-aware library) and run by the testbed's
-simulated `record` on the chosen hosts."""
+built as `gridscope cc --simulate` builds a program (so the collector records the replay and
+the collectives go through SMPI or the topology-aware library) and run by the testbed's
+simulated `record` on the chosen hosts.
+
+The binary depends only on its inputs (source, the collector's and the collectives' SMPI
+archives, smpicc): their key names it. The install builds one beside the source with its key
+(predictor/CMakeLists.txt); without it, or when the key differs, `gridscope predict` builds
+one into the user's cache, once per key."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 from gridscope import native
 from gridscope.errors import GridscopeError
 
-SOURCE = Path("predictor") / "gs_replay_actions.c"
+PREDICTOR_DIR = "predictor"
+SOURCE = Path(PREDICTOR_DIR) / "gs_replay_actions.c"
 BINARY = "gs_replay_actions"
+KEY_SUFFIX = ".key"
+CACHE_ENV = "GRIDSCOPE_CACHE_DIR"
+SMPICC = "smpicc"
+# how the replayer was found (summary.json, prediction.replayer)
+INSTALLED, CACHED, BUILT = "installed", "cached", "built"
 SPEEDS = "speeds.txt"
 RULES_ENV = "GRIDSCOPE_COLL_RULES"
 MODES = ("vanilla", "topo", "auto")
 
 
-def build(folder: Path) -> Path:
+def replayer_key(inputs: list[Path]) -> str:
+    """sha256 of the lines "sha256(input)" (predictor/replayer_key.cmake computes the same)."""
+    text = "".join(hashlib.sha256(p.read_bytes()).hexdigest() + "\n" for p in inputs)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _inputs(source: Path) -> list[Path]:
+    from gridscope.testbed.cc import simulated_archives
+
+    smpicc = shutil.which(SMPICC)
+    if smpicc is None:
+        raise GridscopeError(SMPICC, "compiler not found; install libsimgrid-dev")
+    return [source, *simulated_archives(), Path(smpicc).resolve()]
+
+
+def cache_root() -> Path:
+    base = os.environ.get(CACHE_ENV)
+    if base:
+        return Path(base) / PREDICTOR_DIR
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(xdg) / "gridscope" / PREDICTOR_DIR
+
+
+def _build_cached(source: Path, key: str, root: Path) -> Path:
+    """Compiles into ROOT/KEY/ (a temporary folder renamed into place: concurrent
+    predictions building the same key each finish with a whole binary)."""
     from gridscope.testbed.cc import compile_program
 
-    source = native.share_dir() / SOURCE
+    target = root / key
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=root))
+    try:
+        compile_program([str(source), "-O2"], tmp / BINARY, simulate=True)
+        try:
+            tmp.rename(target)
+        except OSError:
+            if not (target / BINARY).is_file():  # not another prediction's build: a real failure
+                raise GridscopeError(target, "cannot store the replayer in the cache") from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target / BINARY
+
+
+def find_replayer(share: Path, cache: Path) -> tuple[Path, str]:
+    """The replayer binary for the source under SHARE, and how it was found: the installed
+    one when its key matches, else CACHE/KEY/, built there if missing."""
+    source = share / SOURCE
     if not source.is_file():
         raise GridscopeError(source, "the replayer source is missing; reinstall gridscope")
-    exe = folder / BINARY
-    compile_program([str(source), "-O2"], exe, simulate=True)
-    return exe
+    key = replayer_key(_inputs(source))
+    installed = share / PREDICTOR_DIR / BINARY
+    stamp = installed.with_name(BINARY + KEY_SUFFIX)
+    if installed.is_file() and stamp.is_file() and stamp.read_text().strip() == key:
+        return installed, INSTALLED
+    if (cache / key / BINARY).is_file():
+        return cache / key / BINARY, CACHED
+    return _build_cached(source, key, cache), BUILT
+
+
+def build(folder: Path) -> tuple[Path, str]:
+    """The replayer, copied into FOLDER (the prediction's replay folder keeps what repeats
+    the replay); and how it was found (INSTALLED, CACHED, BUILT)."""
+    exe, how = find_replayer(native.share_dir(), cache_root())
+    local = folder / BINARY
+    shutil.copy2(exe, local)
+    return local, how
 
 
 def collectives_env(collectives: str) -> tuple[str, dict[str, str]]:
