@@ -176,6 +176,42 @@ static double speed_of(const char *dir, int rank, double own)
   return s;
 }
 
+/* A collective of COUNT bytes per process, blocking (REQ NULL) or its non-blocking form. */
+static int collective(const char *coll, MPI_Comm comm, int root, int cnt, char *sbuf, char *rbuf, MPI_Request *req)
+{
+  if (!strcmp(coll, "barrier")) req ? MPI_Ibarrier(comm, req) : MPI_Barrier(comm);
+  else if (!strcmp(coll, "bcast"))
+    req ? MPI_Ibcast(sbuf, cnt, MPI_BYTE, root, comm, req) : MPI_Bcast(sbuf, cnt, MPI_BYTE, root, comm);
+  else if (!strcmp(coll, "reduce"))
+    req ? MPI_Ireduce(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, root, comm, req)
+        : MPI_Reduce(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, root, comm);
+  else if (!strcmp(coll, "allreduce"))
+    req ? MPI_Iallreduce(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, comm, req)
+        : MPI_Allreduce(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, comm);
+  else if (!strcmp(coll, "gather"))
+    req ? MPI_Igather(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, root, comm, req)
+        : MPI_Gather(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, root, comm);
+  else if (!strcmp(coll, "scatter"))
+    req ? MPI_Iscatter(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, root, comm, req)
+        : MPI_Scatter(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, root, comm);
+  else if (!strcmp(coll, "allgather"))
+    req ? MPI_Iallgather(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, comm, req)
+        : MPI_Allgather(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, comm);
+  else if (!strcmp(coll, "alltoall"))
+    req ? MPI_Ialltoall(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, comm, req)
+        : MPI_Alltoall(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, comm);
+  else if (!strcmp(coll, "reduce_scatter_block"))
+    req ? MPI_Ireduce_scatter_block(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, comm, req)
+        : MPI_Reduce_scatter_block(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, comm);
+  else if (!strcmp(coll, "scan"))
+    req ? MPI_Iscan(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, comm, req) : MPI_Scan(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, comm);
+  else if (!strcmp(coll, "exscan"))
+    req ? MPI_Iexscan(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, comm, req)
+        : MPI_Exscan(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, comm);
+  else return 0;
+  return 1;
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -269,24 +305,13 @@ int main(int argc, char **argv)
         }
       }
       MPI_Waitall(k, waiting, MPI_STATUSES_IGNORE);
-    } else if (!strcmp(op, "x")) {
+    } else if (!strcmp(op, "x") || !strcmp(op, "ix")) {
       char coll[32];
-      if (sscanf(line, "x %31s %d %d %llu", coll, &c, &a, &n) != 4) die(rank, line, "bad collective");
-      MPI_Comm comm = comm_of(&w, c, rank);
-      int cnt = (int)n;
-      if (!strcmp(coll, "barrier")) MPI_Barrier(comm);
-      else if (!strcmp(coll, "bcast")) MPI_Bcast(sbuf, cnt, MPI_BYTE, a, comm);
-      else if (!strcmp(coll, "reduce")) MPI_Reduce(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, a, comm);
-      else if (!strcmp(coll, "allreduce")) MPI_Allreduce(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, comm);
-      else if (!strcmp(coll, "gather")) MPI_Gather(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, a, comm);
-      else if (!strcmp(coll, "scatter")) MPI_Scatter(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, a, comm);
-      else if (!strcmp(coll, "allgather")) MPI_Allgather(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, comm);
-      else if (!strcmp(coll, "alltoall")) MPI_Alltoall(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, comm);
-      else if (!strcmp(coll, "reduce_scatter_block"))
-        MPI_Reduce_scatter_block(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, comm);
-      else if (!strcmp(coll, "scan")) MPI_Scan(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, comm);
-      else if (!strcmp(coll, "exscan")) MPI_Exscan(sbuf, rbuf, cnt, MPI_BYTE, MPI_BOR, comm);
-      else die(rank, coll, "unknown collective");
+      if (sscanf(line, "%*s %31s %d %d %llu %d", coll, &c, &a, &n, &d) != 4 + (op[0] == 'i') ||
+          (op[0] == 'i' && d >= (int)nslots))
+        die(rank, line, "bad collective");
+      if (!collective(coll, comm_of(&w, c, rank), a, (int)n, sbuf, rbuf, op[0] == 'i' ? &slots[d] : NULL))
+        die(rank, coll, "unknown collective");
     } else if (!strcmp(op, "f")) {
       if (!finalized) MPI_Finalize();
       finalized = 1;

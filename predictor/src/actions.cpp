@@ -1,5 +1,6 @@
 #include "actions.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <optional>
@@ -99,6 +100,11 @@ class ActionBuilder {
         }
         last_ = t;
         break;
+      case Kind::Icollective:
+        if (f.parts.empty()) break;  // its request was not in the trace: nothing to post
+        for (auto& p : f.parts) out_.lines.push_back(std::move(p));
+        last_ = t;
+        break;
       case Kind::Collective:
         if (f.coll.empty()) break;
         if (f.vcoll) out_.vcoll_lines.push_back(out_.lines.size());
@@ -155,33 +161,37 @@ class ActionBuilder {
     return complete(req, slot);
   }
   OTF2_CallbackCode coll_begin(uint64_t) { return ok(); }
-  // Non-blocking collectives: their MPI_I* calls are refused by name (kind_of: not expressible
-  // yet), so their request and completion events carry nothing more to replay.
-  OTF2_CallbackCode nbc_request(uint64_t, uint64_t) { return ok(); }
-  OTF2_CallbackCode nbc_complete(uint64_t, OTF2_CollectiveOp, OTF2_CommRef, uint32_t, uint64_t, uint64_t, uint64_t) {
+  // A non-blocking collective: its operation, communicator, root and bytes are known only
+  // when it completes (in a Wait/Test), so the MPI_I* call's action is patched then.
+  OTF2_CallbackCode nbc_request(uint64_t, uint64_t req) {
+    Frame* f = call("NonBlockingCollectiveRequest");
+    if (!f) return OTF2_CALLBACK_INTERRUPT;
+    pending_nbc_[req] = {out_.lines.size() + f->parts.size(), take_slot(req), f->region};
+    f->parts.push_back("");
     return ok();
+  }
+  OTF2_CallbackCode nbc_complete(uint64_t, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
+                                 uint64_t received, uint64_t req) {
+    auto it = pending_nbc_.find(req);
+    if (it == pending_nbc_.end()) return ok();  // its MPI_I* call is not in the trace: nothing to post
+    PendingNbc p = it->second;
+    pending_nbc_.erase(it);
+    std::string action;
+    if (!coll_action(op, comm, root, sent, received, d_.regions[p.region].name, action)) return ok();
+    std::string text = "i" + action + " " + std::to_string(p.slot);
+    if (coll_is_v(op)) out_.vcoll_lines.push_back(p.line);
+    if (p.line < out_.lines.size()) out_.lines[p.line] = text;
+    else patch_open(p.line, text);
+    return complete(req, p.slot);
   }
   OTF2_CallbackCode coll_end(uint64_t, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
                              uint64_t received) {
     Frame* f = call("MpiCollectiveEnd");
     if (!f) return OTF2_CALLBACK_INTERRUPT;
-    const char* name = coll_name(op);
-    if (!name) { set_.unsupported["collective operation " + std::to_string(int(op))]++; return ok(); }
-    if (comm >= d_.comms.size() || !d_.comms[comm].defined) return fail("collective on undefined communicator " + std::to_string(comm));
-    const CommDef& c = d_.comms[comm];
-    uint64_t n = c.is_self ? 1 : c.members.size();
-    auto pos = c.position.find(rank_);
-    uint64_t me = c.is_self || pos == c.position.end() ? 0 : pos->second;
-    int64_t root_pos = -1;
-    if (root != OTF2_UNDEFINED_UINT32) root_pos = c.global_ranks ? local(c, root) : int64_t(root);
-    uint64_t block = coll_block(op, n, me, root_pos < 0 ? n : uint64_t(root_pos), sent, received);
-    if (coll_is_v(op)) {
-      set_.approximated[std::string(d_.regions[f->region].name) + " replayed with equal blocks"]++;
-      f->vcoll = true;
+    if (!coll_action(op, comm, root, sent, received, d_.regions[f->region].name, f->coll)) {
+      return error_.empty() ? ok() : OTF2_CALLBACK_INTERRUPT;
     }
-    grow(block * n);
-    f->coll = std::string("x ") + name + " " + std::to_string(comm) + " " + std::to_string(root_pos) + " " +
-              std::to_string(block);
+    f->vcoll = coll_is_v(op);
     return ok();
   }
 
@@ -191,9 +201,36 @@ class ActionBuilder {
       if (where.first < out_.lines.size()) out_.lines[where.first].clear();
       set_.approximated["MPI_Irecv never completed in the trace, not posted"]++;
     }
+    for (auto& [req, p] : pending_nbc_) {  // its operation is unknown: not posted
+      if (p.line < out_.lines.size()) out_.lines[p.line].clear();
+      set_.approximated[d_.regions[p.region].name + " never completed in the trace, not posted"]++;
+    }
   }
 
  private:
+  // "x OP COMM ROOT BYTES" of a collective into ACTION (false: nothing to replay, or a
+  // failure in error_). NAME is the MPI function (for the stated approximation).
+  bool coll_action(OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received,
+                   const std::string& name, std::string& action) {
+    const char* opname = coll_name(op);
+    if (!opname) { set_.unsupported["collective operation " + std::to_string(int(op))]++; return false; }
+    if (comm >= d_.comms.size() || !d_.comms[comm].defined) {
+      fail("collective on undefined communicator " + std::to_string(comm));
+      return false;
+    }
+    const CommDef& c = d_.comms[comm];
+    uint64_t n = c.is_self ? 1 : c.members.size();
+    auto pos = c.position.find(rank_);
+    uint64_t me = c.is_self || pos == c.position.end() ? 0 : pos->second;
+    int64_t root_pos = -1;
+    if (root != OTF2_UNDEFINED_UINT32) root_pos = c.global_ranks ? local(c, root) : int64_t(root);
+    uint64_t block = coll_block(op, n, me, root_pos < 0 ? n : uint64_t(root_pos), sent, received);
+    if (coll_is_v(op)) set_.approximated[name + " replayed with equal blocks"]++;
+    grow(block * n);
+    action = std::string("x ") + opname + " " + std::to_string(comm) + " " + std::to_string(root_pos) + " " +
+             std::to_string(block);
+    return true;
+  }
   static bool replayed(Kind k) {
     return k != Kind::Local && k != Kind::Approximated && k != Kind::Unsupported;
   }
@@ -281,6 +318,8 @@ class ActionBuilder {
   uint64_t last_ = 0;
   std::unordered_map<uint64_t, size_t> slot_of_;
   std::unordered_map<uint64_t, std::pair<size_t, size_t>> pending_irecv_;  // request -> (line, slot)
+  struct PendingNbc { size_t line, slot; uint32_t region; };
+  std::unordered_map<uint64_t, PendingNbc> pending_nbc_;  // request -> its MPI_I* call's line
   std::vector<size_t> free_;
   std::string error_;
 };
@@ -301,11 +340,15 @@ void even_vcollective_blocks(const Defs& defs, ActionSet& set) {
       if (next == std::string::npos) next = line.size();
       out.push_back(line.substr(at, next - at));
     }
-    return out;  // x OP COMM ROOT BYTES
+    return out;  // x|ix OP COMM ROOT BYTES [SLOT]
   };
   for (size_t r = 0; r < set.ranks.size(); ++r) {
     std::map<uint64_t, size_t> seen;
-    for (size_t i : set.ranks[r].vcoll_lines) {
+    // in call order (a non-blocking one is listed when it completes, after later calls)
+    std::vector<size_t> order = set.ranks[r].vcoll_lines;
+    std::sort(order.begin(), order.end());
+    for (size_t i : order) {
+      if (set.ranks[r].lines[i].empty()) continue;
       std::vector<std::string> f = fields(set.ranks[r].lines[i]);
       uint64_t comm = std::stoull(f[2]);
       instances[{comm, seen[comm]++}].push_back({r, i, std::stoull(f[4])});
@@ -320,7 +363,10 @@ void even_vcollective_blocks(const Defs& defs, ActionSet& set) {
     for (const Line& l : lines) {
       RankActions& a = set.ranks[l.rank];
       std::vector<std::string> f = fields(a.lines[l.line]);
-      a.lines[l.line] = f[0] + " " + f[1] + " " + f[2] + " " + f[3] + " " + std::to_string(mean);
+      f[4] = std::to_string(mean);
+      std::string line = f[0];
+      for (size_t k = 1; k < f.size(); ++k) line += " " + f[k];
+      a.lines[l.line] = line;
       if (mean * n > a.max_bytes) a.max_bytes = mean * n;
     }
   }

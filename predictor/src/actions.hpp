@@ -12,6 +12,7 @@
 //   sr PEER TAG COMM BYTES PEER TAG BYTES   MPI_Sendrecv (send part, then receive part)
 //   w N SLOT...                    MPI_Waitall on the requests the call completed
 //   x OP COMM ROOT BYTES           a collective (ROOT -1 when none; BYTES per process)
+//   ix OP COMM ROOT BYTES SLOT     its non-blocking form (MPI_Ibarrier, MPI_Iallreduce, ...)
 //   f                              MPI_Finalize
 #pragma once
 #include <cstdint>

@@ -1,5 +1,6 @@
 // How the predictor replays each MPI function found in a trace (docs/predict.md).
 #pragma once
+#include <cctype>
 #include <string>
 
 namespace gs::predict {
@@ -14,6 +15,7 @@ enum class Kind {
   Sendrecv,      // MPI_Sendrecv, MPI_Sendrecv_replace
   Complete,      // MPI_Wait*, MPI_Test*: the requests they completed
   Collective,    // by the CollectiveEnd's operation
+  Icollective,   // non-blocking collectives: by the operation of their NonBlockingCollectiveComplete
   CommCreate,    // communicator constructors (the replayer builds all communicators once)
   Local,         // no communication: its time counts as computation
   Approximated,  // MPI_Probe / MPI_Iprobe: replayed as their recorded time (stated in the output)
@@ -21,6 +23,11 @@ enum class Kind {
 };
 
 inline bool starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// "MPI_Barrier" -> "MPI_Ibarrier"
+inline std::string nonblocking_name(const char* blocking) {
+  return std::string("MPI_I") + char(std::tolower(static_cast<unsigned char>(blocking[4]))) + (blocking + 5);
+}
 
 inline Kind kind_of(const std::string& name) {
   if (name == "MPI_Init" || name == "MPI_Init_thread") return Kind::Init;
@@ -39,6 +46,8 @@ inline Kind kind_of(const std::string& name) {
       "MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Exscan"};
   for (const char* c : collectives)
     if (name == c) return Kind::Collective;
+  for (const char* c : collectives)  // their non-blocking forms (MPI 3.0): MPI_Ibarrier, MPI_Iallreduce, ...
+    if (name == nonblocking_name(c)) return Kind::Icollective;
   static const char* creators[] = {"MPI_Comm_split", "MPI_Comm_split_type", "MPI_Comm_dup",
                                    "MPI_Comm_dup_with_info", "MPI_Comm_create", "MPI_Comm_create_group",
                                    "MPI_Cart_create", "MPI_Graph_create", "MPI_Cart_sub"};

@@ -148,3 +148,35 @@ def test_vcollective_blocks_even_over_the_instance(tmp_path):
         colls = [line for line in lines if line.startswith("x ")]
         assert colls == ["x alltoall 0 -1 6"], (rank, colls)  # replayed as MPI_Alltoall
     assert '"MPI_Alltoallv replayed with equal blocks": 2' in (tmp_path / "act" / "meta.json").read_text()
+
+
+def test_nonblocking_collectives_patched_at_completion(tmp_path):
+    # both ranks start an MPI_Ialltoallv (request 11) and call a blocking MPI_Alltoallv; rank 0
+    # completes the first after the second, rank 1 before it. The Ialltoallv's operation and
+    # bytes come with its completion; its action stays where it was called. Blocks: rank 0
+    # receives 16 (8 per process), rank 1 8 (4): both replay the instance's mean, 6; the
+    # Alltoallv (40 received, 20 per process) is the second instance on both ranks.
+    spec = SPEC.replace("0 100 120 coll MPI_Allreduce MPI_COMM_WORLD -1 32 32",
+                        "0 100 105 icoll MPI_Ialltoallv 11\n"
+                        "0 106 108 coll MPI_Alltoallv MPI_COMM_WORLD -1 40 40\n"
+                        "0 110 120 wait MPI_Wait c:11:MPI_Alltoallv:MPI_COMM_WORLD:-1:8:16").replace(
+        "1 100 120 coll MPI_Allreduce MPI_COMM_WORLD -1 32 32",
+        "1 100 105 icoll MPI_Ialltoallv 11\n"
+        "1 106 108 wait MPI_Wait c:11:MPI_Alltoallv:MPI_COMM_WORLD:-1:16:8\n"
+        "1 110 120 coll MPI_Alltoallv MPI_COMM_WORLD -1 40 40")
+    proc = _actions(_trace(tmp_path, spec), tmp_path / "act")
+    assert proc.returncode == 0, proc.stderr
+    lines = {r: (tmp_path / "act" / f"rank-{r}.act").read_text().splitlines() for r in (0, 1)}
+    assert lines[0][10:] == ["ix alltoall 0 -1 6 0", "c 1e-06", "x alltoall 0 -1 20", "c 2e-06",
+                            "w 1 0", "c 1e-05", "e 0", "f"]
+    assert lines[1][9:] == ["ix alltoall 0 -1 6 0", "c 1e-06", "w 1 0", "c 2e-06",
+                            "x alltoall 0 -1 20", "c 5e-06", "e 0", "c 5e-06", "f"]
+    assert '"MPI_Ialltoallv replayed with equal blocks": 2' in (tmp_path / "act" / "meta.json").read_text()
+
+
+def test_neighbourhood_collectives_are_refused(tmp_path):
+    # Score-P records them as the all-to-all they generalise; replaying them as one would
+    # send to every rank instead of the neighbours
+    spec = SPEC.replace("0 130 leave main", "0 121 122 region MPI_Ineighbor_alltoall\n0 130 leave main")
+    proc = _actions(_trace(tmp_path, spec), tmp_path / "act")
+    assert proc.returncode == 2 and "MPI_Ineighbor_alltoall (1x)" in proc.stderr

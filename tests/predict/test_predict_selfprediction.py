@@ -50,3 +50,28 @@ def test_self_prediction_metatrace(metatrace, tmp_path, opt):
     assert rows[0].error <= 0.02, rows[0]
     for row in rows[1:]:
         assert row.error <= 0.05, row
+
+
+def test_self_prediction_nonblocking_collectives(tmp_path):
+    # testdata/apps/nbc: rank 0 computes 2 ms before each of 20 MPI_Iallreduce + MPI_Wait, then
+    # MPI_Ibarrier + MPI_Wait; the others wait for it in the MPI_Wait of each allreduce. The
+    # replay issues the same non-blocking collectives (completed by MPI_Waitall).
+    apps = REPO / "testdata" / "apps"
+    exe = tmp_path / "nbc"
+    run_gridscope("cc", "--simulate", apps / "nbc" / "nbc.c", f"-I{apps / 'common'}", "-O1", "-lm",
+                  "-o", exe)
+    run_gridscope("record", "--platform", "grid5000-2", "-np", "4", "-o", tmp_path / "rec", "--", exe)
+    run_gridscope("analyze", tmp_path / "rec", "-o", tmp_path / "an", "-q")
+    run_gridscope("predict", tmp_path / "rec", "-o", tmp_path / "pred")
+    recorded = json.loads((tmp_path / "an" / "summary.json").read_text())
+    predicted = json.loads((tmp_path / "pred" / "summary.json").read_text())
+    assert predicted["collectives"] == recorded["collectives"] == 21
+    acts = (tmp_path / "pred" / "replay" / "rank-1.act").read_text().splitlines()
+    assert sum(line.startswith("ix allreduce ") for line in acts) == 20
+    assert sum(line.startswith("ix barrier ") for line in acts) == 1
+    waits = {(r["pattern"], r["callpath"]) for r in predicted["by_callpath"]}
+    assert ("wait_at_nxn", "gs_replay_actions/MPI_Waitall") in waits
+    rows = compare(recorded, predicted)
+    assert rows[0].error <= 0.02, rows[0]
+    for row in rows[1:]:
+        assert row.error <= 0.05, row
