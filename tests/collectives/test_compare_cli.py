@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gstest import run_gridscope
+from gstest import REPO, run_gridscope
 
 
 @pytest.mark.slow
@@ -55,6 +55,11 @@ def test_compare_small_run(tmp_path):
     (["--platform", "grid5000-2", "-np", "4", "--app", "/bin/true"], "--rules"),
     (["--platform", "grid5000-2", "-np", "4", "--rules", "/no/rules.txt"],
      "rule table does not exist"),
+    (["--platform", "grid5000-2", "-np", "4", "--predict"], "--predict needs --app"),
+    (["--platform", "grid5000-2", "-np", "4", "--app", "/bin/true", "--modes", "topo", "--predict"],
+     "keep vanilla in --modes"),
+    (["--platform", "grid5000-2", "-np", "4", "--app", "/bin/true", "--modes", "vanilla",
+      "--predict", "--no-analysis"], "leave out --no-analysis"),
 ])
 def test_compare_bad_input(tmp_path, args, message):
     proc = run_gridscope("compare", *args, "-o", tmp_path / "o", check=False)
@@ -78,3 +83,28 @@ def test_compare_refuses_to_overwrite(tmp_path):
 def test_compare_help():
     proc = run_gridscope("compare", "--help")
     assert "--platform" in proc.stdout and "--placement" in proc.stdout
+
+
+@pytest.mark.slow
+def test_compare_app_predict(tmp_path):
+    # metatrace (no wildcard receives: its replay is exact, docs/perf-predict.md) recorded with
+    # vanilla and topo collectives; --predict adds topo predicted from the vanilla recording
+    apps = REPO / "testdata" / "apps"
+    exe = tmp_path / "metatrace"
+    run_gridscope("cc", "--simulate", apps / "metatrace" / "metatrace.c", f"-I{apps / 'common'}",
+                  "-O1", "-lm", "-o", exe)
+    out = tmp_path / "cmp"
+    proc = run_gridscope("compare", "--platform", "grid5000-2", "-np", "8", "--app", exe,
+                         "--modes", "vanilla,topo", "--placement", "round-robin", "--predict",
+                         "-o", out, "--", "--steps", "2", timeout=300)
+    assert "topo predicted" in proc.stdout
+    (row,) = json.loads((out / "compare.json").read_text())["rows"]
+    assert row["placement"] == "round-robin" and row["auto_s"] is None
+    assert abs(row["topo_predicted_s"] - row["topo_s"]) <= 0.05 * row["topo_s"]  # issue 14's target
+    pred = json.loads((out / "round-robin" / "topo_predicted" / "summary.json").read_text())
+    assert pred["total_time_s"] == row["topo_predicted_s"]
+    assert pred["prediction"]["collectives"] == "topo"
+    assert pred["prediction"]["recorded_collectives"] == "vanilla"
+    assert pred["prediction"]["from"] == str(out / "round-robin" / "vanilla" / "trace" / "traces.otf2")
+    ws = json.loads((out / "waitstates.json").read_text())["round-robin"]
+    assert ws and all({"vanilla_s", "topo_s", "topo_predicted_s"} <= set(r) for r in ws)

@@ -37,6 +37,9 @@ def compare(
     no_analysis: bool = typer.Option(False, "--no-analysis", help="Record only; skip the "
                                      "wait-state analysis."),
     force: bool = typer.Option(False, "--force", help="Replace an existing compare folder."),
+    predict: bool = typer.Option(False, "--predict", help="With --app: also predict the topo run "
+                                 "from each vanilla recording (`gridscope predict --collectives "
+                                 "topo`); with --modes vanilla the program runs once per placement."),
 ) -> None:
     """Run a program with vanilla, topology-aware and auto collectives on a simulated platform
     (SimGrid, vanilla = SMPI's 'ompi' selector), record and analyse every run, and write
@@ -44,7 +47,7 @@ def compare(
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from gridscope.compare import driver, report
+    from gridscope.compare import driver, report, runs
     from gridscope.errors import GridscopeError
 
     try:
@@ -55,7 +58,7 @@ def compare(
         platform=platform, ranks=np, output=output,
         app=[str(app_), *ctx.args] if app_ is not None else None,
         placements=tuple(_csv(placement)), modes=tuple(_csv(modes)), sizes=size_list,
-        ops=tuple(_csv(ops)), rules=rules, analyze=not no_analysis, force=force)
+        ops=tuple(_csv(ops)), rules=rules, analyze=not no_analysis, force=force, predict=predict)
     console = Console()
     if not console.is_terminal:
         console = Console(width=160)  # logs and pipes: keep the table's columns whole
@@ -65,7 +68,7 @@ def compare(
         result = driver.run(opts, progress=lambda msg: bar.update(task, description=msg))
     report.print_table(console, f"{platform}, {np} ranks: time per call (vanilla = SimGrid "
                        f"'{driver.SELECTOR}' selector)", result.rows)
-    modes_run = [m for m in report.MODES if m in opts.modes]
+    modes_run = [m for m in report.MODES if m in opts.modes] + ([runs.PREDICTED] if predict else [])
     for pl, rows in result.waitstates.items():
         report.print_waitstates(console, pl, rows, [m for m in modes_run
                                                      if rows and f"{m}_s" in rows[0]])

@@ -31,6 +31,7 @@ class Options:
     analyze: bool = True
     force: bool = False
     iterations: int = 2
+    predict: bool = False  # also predict topo from each vanilla recording (gridscope predict)
 
 
 @dataclass
@@ -63,6 +64,12 @@ def check(opts: Options):  # noqa: ANN201 - Platform
         raise GridscopeError(None, "auto needs a rule table measured on the platform: give "
                              "--rules (the rules.txt of a collbench compare on this platform) "
                              "or leave auto out with --modes vanilla,topo")
+    if opts.predict and opts.app is None:
+        raise GridscopeError(None, "--predict needs --app: collbench's timings come from its own "
+                             "output, which a replay does not write")
+    if opts.predict and ("vanilla" not in opts.modes or not opts.analyze):
+        raise GridscopeError(None, "--predict replays the vanilla recording and compares analyses: "
+                             "keep vanilla in --modes and leave out --no-analysis")
     if opts.app is not None and not Path(opts.app[0]).is_file():
         raise GridscopeError(opts.app[0], "program does not exist (build it with "
                              "`gridscope cc --simulate`)")
@@ -151,6 +158,9 @@ def run(opts: Options, progress=None) -> Result:  # noqa: ANN001 - callback(str)
             if opts.analyze:
                 say(f"analysing {mode} ({pl})")
                 analyses[(pl, mode)] = runs.analyze(cfg, trace)
+            if opts.predict and mode == "vanilla":
+                say(f"predicting topo from the vanilla recording ({pl})")
+                analyses[(pl, runs.PREDICTED)] = runs.predict_topo(trace, out / pl)
 
     wan = bounds.wan_of(plat)
     rows: list[report.Row] = []
@@ -166,13 +176,14 @@ def run(opts: Options, progress=None) -> Result:  # noqa: ANN001 - callback(str)
                                            bounds.lower_bound_s(op, nbytes, opts.ranks, wan)))
         else:
             t = {}
-            for m in report.MODES:
+            for m in (*report.MODES, runs.PREDICTED):
                 a = analyses.get((pl, m))
                 t[m] = json.loads((a / "summary.json").read_text())["total_time_s"] if a else None
-            rows.append(report.Row("program", 0, pl, t["vanilla"], t["topo"], t["auto"], None))
+            rows.append(report.Row("program", 0, pl, t["vanilla"], t["topo"], t["auto"], None,
+                                   t[runs.PREDICTED]))
     result = Result(rows, rules=rules_path)
     for pl in opts.placements:
-        per_mode = {m: report.load_patterns(analyses[(pl, m)]) for m in order
+        per_mode = {m: report.load_patterns(analyses[(pl, m)]) for m in (*order, runs.PREDICTED)
                     if (pl, m) in analyses}
         if per_mode:
             result.waitstates[pl] = report.waitstate_rows(per_mode)

@@ -20,6 +20,7 @@ class Row:
     topo_s: float | None
     auto_s: float | None
     bound_s: float | None
+    topo_predicted_s: float | None = None  # compare --predict: topo predicted from vanilla
 
 
 def speedup(row: Row) -> float | None:
@@ -28,8 +29,16 @@ def speedup(row: Row) -> float | None:
     return row.vanilla_s / row.topo_s
 
 
+def _predicted(rows: list[Row]) -> bool:
+    return any(r.topo_predicted_s is not None for r in rows)
+
+
 def write_json(path: Path, platform: str, ranks: int, rows: list[Row]) -> None:
-    doc = {"platform": platform, "ranks": ranks, "rows": [asdict(r) for r in rows]}
+    """compare.json; rows carry topo_predicted_s only when there are predictions."""
+    keep = _predicted(rows)
+    doc = {"platform": platform, "ranks": ranks,
+           "rows": [{k: v for k, v in asdict(r).items() if keep or k != "topo_predicted_s"}
+                    for r in rows]}
     path.write_text(json.dumps(doc, indent=2) + "\n")
 
 
@@ -50,15 +59,17 @@ def print_table(console, title: str, rows: list[Row]) -> None:  # noqa: ANN001 -
     from rich.table import Table
 
     table = Table(title=title)
-    for col in ("op", "bytes", "placement", "vanilla", "topo", "auto", "bound",
-                "topo/bound", "speed-up", "auto/vanilla"):
+    predicted = _predicted(rows)
+    for col in ("op", "bytes", "placement", "vanilla", "topo", *(("topo predicted",) if predicted else ()),
+                "auto", "bound", "topo/bound", "speed-up", "auto/vanilla"):
         table.add_column(col, justify="left" if col in ("op", "placement") else "right")
     for r in rows:
         sp = speedup(r)
         ratio = f"{r.topo_s / r.bound_s:.2f}" if r.topo_s and r.bound_s else "-"
         av = f"{r.auto_s / r.vanilla_s:.2f}" if r.auto_s and r.vanilla_s else "-"
         table.add_row(r.op, _fmt_size(r.bytes), r.placement, _fmt_s(r.vanilla_s),
-                      _fmt_s(r.topo_s), _fmt_s(r.auto_s), _fmt_s(r.bound_s), ratio,
+                      _fmt_s(r.topo_s), *((_fmt_s(r.topo_predicted_s),) if predicted else ()),
+                      _fmt_s(r.auto_s), _fmt_s(r.bound_s), ratio,
                       f"{sp:.2f}x" if sp else "-", av)
     console.print(table)
 
@@ -79,7 +90,8 @@ def plot(path: Path, platform: str, ranks: int, rows: list[Row]) -> None:
             sel = sorted((r for r in rows if r.op == op and r.placement == pl),
                          key=lambda r: r.bytes)
             xs = [max(r.bytes, 1) for r in sel]
-            for mode, style in (("vanilla", "o-"), ("topo", "s-"), ("auto", "x--")):
+            for mode, style in (("vanilla", "o-"), ("topo", "s-"), ("auto", "x--"),
+                                ("topo_predicted", "^:")):
                 ys = [getattr(r, f"{mode}_s") for r in sel]
                 if any(y is not None for y in ys):
                     ax.plot(xs, [y if y is not None else float("nan") for y in ys], style,

@@ -1,6 +1,8 @@
 """Recording and analysing one configuration (program x placement x collective mode) through
 the gridscope CLI itself (`gridscope record --platform`, `gridscope analyze`), each in its
-own folder: OUT/<placement>/<mode>/{trace/, analysis/, collbench.json, *.log}."""
+own folder: OUT/<placement>/<mode>/{trace/, analysis/, collbench.json, *.log}; with
+--predict also OUT/<placement>/topo_predicted/ (`gridscope predict` of the vanilla trace with
+topo collectives: its trace and analysis) and OUT/<placement>/predict.log."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 from gridscope.errors import GridscopeError
 
 RULES_ENV = "GRIDSCOPE_COLL_RULES"
+PREDICTED = "topo_predicted"  # topo predicted from the vanilla recording (compare --predict)
 
 
 @dataclass(frozen=True)
@@ -58,4 +61,13 @@ def analyze(cfg: Config, trace: Path) -> Path:
     out = cfg.folder / "analysis"
     argv = gridscope_argv("analyze", str(trace), "-o", str(out), "--quiet")
     _run(argv, cfg.folder / "analyze.log", dict(os.environ))
+    return out
+
+
+def predict_topo(vanilla_trace: Path, folder: Path) -> Path:
+    """The topo run predicted from the vanilla recording; returns its analysis folder."""
+    out = folder / PREDICTED
+    argv = gridscope_argv("predict", str(vanilla_trace), "-o", str(out), "--collectives", "topo",
+                          "--force")
+    _run(argv, folder / "predict.log", dict(os.environ))
     return out
