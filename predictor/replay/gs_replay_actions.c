@@ -33,8 +33,11 @@ typedef struct {
   double *factor; /* per region: computation scale (1 = as recorded) */
   MPI_Comm *comms;
   int ncomms;
-  int *group_of; /* per comm id: 1 when built by `k` */
+  int *group_of; /* per comm id: 1 when built by `ki`/`kc` */
   int **members, *nmembers;
+  int build_at_create; /* comms.txt's "at create": `kc` builds them, else `ki` */
+  unsigned long long **vblock; /* per comm id: the block of its K-th v-collective (vblocks.txt) */
+  int *nvblocks;
 } world_t;
 
 static char *path_of(const char *dir, const char *name)
@@ -71,16 +74,22 @@ static void read_comms(world_t *w, const char *dir, int rank)
   if (!f) die(rank, path, "cannot be read");
   int id, n;
   char kind[16];
+  if (fscanf(f, " at %15s", kind) != 1) die(rank, path, "lacks its first line `at create|init`");
+  w->build_at_create = !strcmp(kind, "create");
   while (fscanf(f, "%d %15s %d", &id, kind, &n) == 3) {
     if (id >= w->ncomms) {
       int m = id + 1;
       w->comms = realloc(w->comms, m * sizeof *w->comms);
       w->group_of = realloc(w->group_of, m * sizeof *w->group_of);
+      w->vblock = realloc(w->vblock, m * sizeof *w->vblock);
+      w->nvblocks = realloc(w->nvblocks, m * sizeof *w->nvblocks);
       w->members = realloc(w->members, m * sizeof *w->members);
       w->nmembers = realloc(w->nmembers, m * sizeof *w->nmembers);
       for (int i = w->ncomms; i < m; i++) {
         w->comms[i] = MPI_COMM_NULL;
         w->group_of[i] = 0;
+        w->vblock[i] = NULL;
+        w->nvblocks[i] = 0;
         w->members[i] = NULL;
         w->nmembers[i] = 0;
       }
@@ -103,6 +112,28 @@ static int is_member(const world_t *w, int id, int rank)
   for (int i = 0; i < w->nmembers[id]; i++)
     if (w->members[id][i] == rank) return 1;
   return 0;
+}
+
+/* vblocks.txt (COMM K BLOCK, by COMM then K); returns the largest buffer the rank's
+ * v-collectives need (BLOCK x the size of each communicator it belongs to). */
+static unsigned long long read_vblocks(world_t *w, const char *dir, int rank, int world_size)
+{
+  char *path = path_of(dir, "vblocks.txt");
+  FILE *f = fopen(path, "r");
+  if (!f) die(rank, path, "cannot be read");
+  int id;
+  unsigned long long k, block, need = 0;
+  while (fscanf(f, "%d %llu %llu", &id, &k, &block) == 3) {
+    if (id < 0 || id >= w->ncomms || k != (unsigned long long)w->nvblocks[id]) die(rank, path, "out of order");
+    w->vblock[id] = realloc(w->vblock[id], (k + 1) * sizeof **w->vblock);
+    w->vblock[id][w->nvblocks[id]++] = block;
+    int size = w->comms[id] == MPI_COMM_WORLD ? world_size : w->comms[id] == MPI_COMM_SELF ? 1 : w->nmembers[id];
+    int mine = w->comms[id] == MPI_COMM_WORLD || w->comms[id] == MPI_COMM_SELF || is_member(w, id, rank);
+    if (mine && block * (unsigned long long)size > need) need = block * (unsigned long long)size;
+  }
+  fclose(f);
+  free(path);
+  return need;
 }
 
 /* The smallest communicator built so far (or the world, -1) holding all of id's members. */
@@ -176,6 +207,17 @@ static double speed_of(const char *dir, int rank, double own)
   return s;
 }
 
+/* Splits LINE at blanks in place into at most MAX fields; returns how many it has. */
+static int split(char *line, char **fields, int max)
+{
+  int n = 0;
+  for (char *save = NULL, *t = strtok_r(line, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
+    if (n == max) return max + 1;
+    fields[n++] = t;
+  }
+  return n;
+}
+
 /* A collective of COUNT bytes per process, blocking (REQ NULL) or its non-blocking form. */
 static int collective(const char *coll, MPI_Comm comm, int root, int cnt, char *sbuf, char *rbuf, MPI_Request *req)
 {
@@ -247,6 +289,10 @@ int main(int argc, char **argv)
     die(rank, path, "not an action stream");
   /* The payloads' contents never matter: the buffers live in SMPI's shared memory, whose
    * blocks SMPI does not copy between ranks (the copies were a fifth of a replay's time). */
+  int world_size;
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  unsigned long long vneed = read_vblocks(&w, dir, rank, world_size);
+  if (vneed > max_bytes) max_bytes = vneed;
   char *sbuf = SMPI_SHARED_MALLOC(max_bytes + 1);
   char *rbuf = SMPI_SHARED_MALLOC(max_bytes + 1);
   MPI_Request *slots = malloc((nslots + 1) * sizeof *slots);
@@ -274,8 +320,11 @@ int main(int argc, char **argv)
     } else if (!strcmp(op, "e") && sscanf(line, "e %d", &a) == 1 && a < w.nregions) {
       if (depth > 0) depth--;
       GS_REGION_END(w.regions[a]);
-    } else if (!strcmp(op, "k")) {
-      build_comms(&w, rank);
+    } else if (!strcmp(op, "ki")) {
+      if (!w.build_at_create) build_comms(&w, rank);
+    } else if (!strcmp(op, "kc") && sscanf(line, "kc %lf", &s) == 1) {
+      if (w.build_at_create) build_comms(&w, rank);
+      else if (s > 0 && !finalized) smpi_execute_flops(s * recorded);
     } else if ((!strcmp(op, "s") || !strcmp(op, "ss")) &&
                sscanf(line, "%*s %d %d %d %llu", &a, &b, &c, &n) == 4) {
       if (op[1] == 's') MPI_Ssend(sbuf, (int)n, MPI_BYTE, a, b, comm_of(&w, c, rank));
@@ -305,13 +354,25 @@ int main(int argc, char **argv)
         }
       }
       MPI_Waitall(k, waiting, MPI_STATUSES_IGNORE);
-    } else if (!strcmp(op, "x") || !strcmp(op, "ix")) {
-      char coll[32];
-      if (sscanf(line, "%*s %31s %d %d %llu %d", coll, &c, &a, &n, &d) != 4 + (op[0] == 'i') ||
-          (op[0] == 'i' && d >= (int)nslots))
-        die(rank, line, "bad collective");
-      if (!collective(coll, comm_of(&w, c, rank), a, (int)n, sbuf, rbuf, op[0] == 'i' ? &slots[d] : NULL))
-        die(rank, coll, "unknown collective");
+    } else if (!strcmp(op, "x") || !strcmp(op, "ix") || !strcmp(op, "xv") || !strcmp(op, "ixv")) {
+      /* x|ix OP COMM ROOT BYTES [SLOT] [K]: a slot when non-blocking, K for a v-collective */
+      int nb = op[0] == 'i', v = op[strlen(op) - 1] == 'v';
+      char *tok[8];
+      int ntok = split(line, tok, 8);
+      if (ntok != 5 + nb + v) die(rank, op, "bad collective");
+      c = atoi(tok[2]);
+      a = atoi(tok[3]);
+      n = strtoull(tok[4], NULL, 10);
+      d = nb ? atoi(tok[5]) : -1;
+      if (nb && (d < 0 || d >= (int)nslots)) die(rank, op, "bad request slot");
+      if (v) {
+        unsigned long long k = strtoull(tok[5 + nb], NULL, 10);
+        if (c < 0 || c >= w.ncomms || k >= (unsigned long long)w.nvblocks[c])
+          die(rank, op, "v-collective not in vblocks.txt");
+        n = w.vblock[c][k];
+      }
+      if (!collective(tok[1], comm_of(&w, c, rank), a, (int)n, sbuf, rbuf, nb ? &slots[d] : NULL))
+        die(rank, tok[1], "unknown collective");
     } else if (!strcmp(op, "f")) {
       if (!finalized) MPI_Finalize();
       finalized = 1;

@@ -13,6 +13,37 @@
 namespace gs::predict {
 namespace {
 
+// One rank's actions, held until the rank is read (patches need them), then written.
+struct RankActions {
+  std::vector<std::string> lines;
+  uint64_t max_bytes = 0;   // the largest buffer an action needs
+  size_t slots = 0;         // request slots used at once (at most)
+  // `ki` after MPI_Init and `kc` at the rank's first communicator constructor (its time
+  // as the computation when the communicators are built after MPI_Init)
+  size_t init_k = SIZE_MAX, create_k = SIZE_MAX;
+  std::vector<size_t> vcoll_lines;  // lines of v-collectives, numbered per communicator at the end
+};
+
+FILE* open_out(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw Error(path, "cannot be written");
+  return f;
+}
+
+void close_out(FILE* f, const std::string& path) {
+  if (std::fclose(f) != 0) throw Error(path, "write failed");
+}
+
+std::vector<std::string> fields(const std::string& line) {
+  std::vector<std::string> out;
+  for (size_t at = 0, next; at <= line.size(); at = next + 1) {
+    next = line.find(' ', at);
+    if (next == std::string::npos) next = line.size();
+    out.push_back(line.substr(at, next - at));
+  }
+  return out;
+}
+
 // One open region of the rank's stack.
 struct Frame {
   uint32_t region;
@@ -27,8 +58,9 @@ struct Frame {
 
 class ActionBuilder {
  public:
-  ActionBuilder(const Defs& d, ActionSet& set, std::unordered_map<uint32_t, uint32_t>& user_ids, uint32_t rank)
-      : d_(d), set_(set), user_ids_(user_ids), rank_(rank), out_(set.ranks[rank]) {}
+  ActionBuilder(const Defs& d, ActionSet& set, std::unordered_map<uint32_t, uint32_t>& user_ids, uint32_t rank,
+                const std::string& dir)
+      : d_(d), set_(set), user_ids_(user_ids), rank_(rank), dir_(dir) {}
   const std::string& error() const { return error_; }
 
   OTF2_CallbackCode enter(uint64_t t, uint32_t region) {
@@ -60,7 +92,7 @@ class ActionBuilder {
       case Kind::Init:
         last_ = t;  // the replayer's own MPI_Init takes this time
         out_.init_k = out_.lines.size();
-        out_.lines.emplace_back();
+        out_.lines.push_back("ki");
         break;
       case Kind::Finalize:
         out_.lines.push_back("f");
@@ -69,8 +101,7 @@ class ActionBuilder {
       case Kind::CommCreate:
         if (out_.create_k == SIZE_MAX) {
           out_.create_k = out_.lines.size();
-          out_.lines.emplace_back();
-          out_.create_alternative = compute_line(t - f.enter);
+          out_.lines.push_back("k" + compute_line(t - f.enter));  // "kc SECONDS"
           last_ = t;
         }
         break;
@@ -205,9 +236,44 @@ class ActionBuilder {
       if (p.line < out_.lines.size()) out_.lines[p.line].clear();
       set_.approximated[d_.regions[p.region].name + " never completed in the trace, not posted"]++;
     }
+    number_vcollectives();
+    if (out_.init_k == SIZE_MAX) out_.lines.insert(out_.lines.begin(), "ki");  // no MPI_Init in the trace
+    set_.every_rank_creates = set_.every_rank_creates && out_.create_k != SIZE_MAX;
+    write();
   }
 
  private:
+  // A v-collective's ranks each recorded their own average block; replayed as they are, a
+  // rank sending larger blocks than its peer expects truncates (MPI_ERR_TRUNCATE). The k-th
+  // v-collective on a communicator (MPI orders collectives per communicator) is one
+  // instance on every rank: its lines become xv/ixv with K, and vblocks.txt gets the mean
+  // block of the instance's ranks (which keeps its total bytes).
+  void number_vcollectives() {
+    std::vector<size_t> order = out_.vcoll_lines;  // in call order (a non-blocking one is listed
+    std::sort(order.begin(), order.end());         // when it completes, after later calls)
+    std::map<uint64_t, uint64_t> seen;
+    for (size_t i : order) {
+      if (out_.lines[i].empty()) continue;
+      std::vector<std::string> f = fields(out_.lines[i]);  // x|ix OP COMM ROOT BYTES [SLOT]
+      uint64_t comm = std::stoull(f[2]), k = seen[comm]++;
+      auto& [sum, ranks] = set_.vblocks[{comm, k}];
+      sum += std::stoull(f[4]);
+      ranks++;
+      out_.lines[i] = f[0] + "v";
+      for (size_t j = 1; j < f.size(); ++j) out_.lines[i] += " " + f[j];
+      out_.lines[i] += " " + std::to_string(k);
+    }
+  }
+  void write() {
+    std::string path = dir_ + "/rank-" + std::to_string(rank_) + ".act";
+    FILE* f = open_out(path);
+    std::fprintf(f, "# bytes %" PRIu64 " slots %zu\n", out_.max_bytes, out_.slots);
+    for (const std::string& line : out_.lines)
+      if (!line.empty()) std::fprintf(f, "%s\n", line.c_str());
+    close_out(f, path);
+    set_.streams++;
+    out_ = RankActions();
+  }
   // "x OP COMM ROOT BYTES" of a collective into ACTION (false: nothing to replay, or a
   // failure in error_). NAME is the MPI function (for the stated approximation).
   bool coll_action(OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received,
@@ -312,7 +378,8 @@ class ActionBuilder {
   ActionSet& set_;
   std::unordered_map<uint32_t, uint32_t>& user_ids_;
   uint32_t rank_;
-  RankActions& out_;
+  std::string dir_;
+  RankActions out_;
   std::vector<Frame> stack_;
   bool started_ = false;
   uint64_t last_ = 0;
@@ -326,80 +393,19 @@ class ActionBuilder {
 
 }  // namespace
 
-// A v-collective's ranks each recorded their own average block; replayed as they are, a
-// rank sending larger blocks than its peer expects truncates (MPI_ERR_TRUNCATE). Every rank
-// of one instance (the k-th v-collective on a communicator: MPI orders collectives per
-// communicator) gets the mean block of the instance's ranks instead, which keeps its total bytes.
-void even_vcollective_blocks(const Defs& defs, ActionSet& set) {
-  struct Line { size_t rank, line; uint64_t block; };
-  std::map<std::pair<uint64_t, size_t>, std::vector<Line>> instances;  // (comm, k) -> its ranks' lines
-  auto fields = [](const std::string& line) {
-    std::vector<std::string> out;
-    for (size_t at = 0, next; at <= line.size(); at = next + 1) {
-      next = line.find(' ', at);
-      if (next == std::string::npos) next = line.size();
-      out.push_back(line.substr(at, next - at));
-    }
-    return out;  // x|ix OP COMM ROOT BYTES [SLOT]
-  };
-  for (size_t r = 0; r < set.ranks.size(); ++r) {
-    std::map<uint64_t, size_t> seen;
-    // in call order (a non-blocking one is listed when it completes, after later calls)
-    std::vector<size_t> order = set.ranks[r].vcoll_lines;
-    std::sort(order.begin(), order.end());
-    for (size_t i : order) {
-      if (set.ranks[r].lines[i].empty()) continue;
-      std::vector<std::string> f = fields(set.ranks[r].lines[i]);
-      uint64_t comm = std::stoull(f[2]);
-      instances[{comm, seen[comm]++}].push_back({r, i, std::stoull(f[4])});
-    }
-  }
-  for (const auto& [key, lines] : instances) {
-    uint64_t sum = 0;
-    for (const Line& l : lines) sum += l.block;
-    uint64_t mean = (sum + lines.size() / 2) / lines.size();
-    const CommDef& c = defs.comms[key.first];
-    uint64_t n = c.is_self ? 1 : c.members.size();
-    for (const Line& l : lines) {
-      RankActions& a = set.ranks[l.rank];
-      std::vector<std::string> f = fields(a.lines[l.line]);
-      f[4] = std::to_string(mean);
-      std::string line = f[0];
-      for (size_t k = 1; k < f.size(); ++k) line += " " + f[k];
-      a.lines[l.line] = line;
-      if (mean * n > a.max_bytes) a.max_bytes = mean * n;
-    }
-  }
-}
-
-ActionSet build_actions(Archive& archive) {
+ActionSet write_rank_actions(Archive& archive, const std::string& dir) {
   const Defs& defs = archive.defs();
   ActionSet set;
-  set.ranks.resize(defs.ranks());
   std::unordered_map<uint32_t, uint32_t> user_ids;
   std::vector<uint64_t> locations(defs.rank_location.begin(), defs.rank_location.end());
   std::optional<ActionBuilder> builder;
   RepairLog log;
   read_balanced<ActionBuilder>(
       archive, locations, log,
-      [&](size_t i) -> ActionBuilder& { return builder.emplace(defs, set, user_ids, uint32_t(i)); },
+      [&](size_t i) -> ActionBuilder& { return builder.emplace(defs, set, user_ids, uint32_t(i), dir); },
       [&](size_t, uint64_t, const Archive::LocationInfo&) { builder->finish(); });
-  even_vcollective_blocks(defs, set);
   if (log.total() > 0)
     for (const std::string& w : repair_warnings(log, defs)) set.approximated["user regions repaired: " + w]++;
-  // `k`: at each rank's first communicator constructor when every rank has one (where the
-  // program built its communicators), else right after MPI_Init.
-  bool everywhere = true;
-  for (const RankActions& r : set.ranks) everywhere = everywhere && r.create_k != SIZE_MAX;
-  for (RankActions& r : set.ranks) {
-    if (everywhere) {
-      r.lines[r.create_k] = "k";
-    } else {
-      if (r.create_k != SIZE_MAX) r.lines[r.create_k] = r.create_alternative;
-      if (r.init_k != SIZE_MAX) r.lines[r.init_k] = "k";
-      else r.lines.insert(r.lines.begin(), "k");
-    }
-  }
   return set;
 }
 
@@ -415,32 +421,15 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
-FILE* open_out(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) throw Error(path, "cannot be written");
-  return f;
-}
-
-void close_out(FILE* f, const std::string& path) {
-  if (std::fclose(f) != 0) throw Error(path, "write failed");
-}
-
 }  // namespace
 
-void write_actions(const Archive& archive, ActionSet& set, const std::string& dir) {
+void write_shared(const Archive& archive, const ActionSet& set, const std::string& dir) {
   const Defs& d = archive.defs();
-  for (size_t r = 0; r < set.ranks.size(); ++r) {
-    std::string path = dir + "/rank-" + std::to_string(r) + ".act";
-    FILE* f = open_out(path);
-    const RankActions& a = set.ranks[r];
-    std::fprintf(f, "# bytes %" PRIu64 " slots %zu\n", a.max_bytes, a.slots);
-    for (const std::string& line : a.lines)
-      if (!line.empty()) std::fprintf(f, "%s\n", line.c_str());
-    close_out(f, path);
-  }
-  // comms.txt: ID world|self|group N MEMBER... (world ranks in communicator order)
+  // comms.txt: where they are built (at create|init), then ID world|self|group N MEMBER...
+  // (world ranks in communicator order)
   std::string path = dir + "/comms.txt";
   FILE* f = open_out(path);
+  std::fprintf(f, "at %s\n", set.every_rank_creates && set.streams > 0 ? "create" : "init");
   bool world_seen = false;
   for (size_t i = 0; i < d.comms.size(); ++i) {
     const CommDef& c = d.comms[i];
@@ -457,6 +446,12 @@ void write_actions(const Archive& archive, ActionSet& set, const std::string& di
     for (uint32_t m : c.members) std::fprintf(f, " %u", m);
     std::fprintf(f, "\n");
   }
+  close_out(f, path);
+  path = dir + "/vblocks.txt";  // COMM K BLOCK: the mean of the instance's ranks' blocks
+  f = open_out(path);
+  for (const auto& [key, acc] : set.vblocks)
+    std::fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", key.first, key.second,
+                 (acc.first + acc.second / 2) / acc.second);
   close_out(f, path);
   path = dir + "/regions.txt";
   f = open_out(path);

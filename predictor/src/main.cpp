@@ -1,12 +1,18 @@
 // gridscope-actions TRACE OUTDIR: a trace's ranks as action streams for the SMPI replayer
 // (actions.hpp). Bad input: one line "gridscope-actions: WHERE: PROBLEM", exit 2.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <string>
 
 #include "actions.hpp"
 #include "gridscope/trace/error.hpp"
+
+static void remove_streams(const std::string& dir, uint32_t ranks) {
+  for (uint32_t r = 0; r < ranks; ++r) std::remove((dir + "/rank-" + std::to_string(r) + ".act").c_str());
+  rmdir(dir.c_str());  // only when empty: a folder of the caller's keeps its other files
+}
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -16,16 +22,23 @@ int main(int argc, char** argv) {
   const std::string trace = argv[1], dir = argv[2];
   try {
     gs::Archive archive(trace);
-    gs::predict::ActionSet set = gs::predict::build_actions(archive);
+    if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) throw gs::Error(dir, "cannot be created");
+    gs::predict::ActionSet set;
+    try {
+      set = gs::predict::write_rank_actions(archive, dir);
+    } catch (...) {
+      remove_streams(dir, archive.defs().ranks());
+      throw;
+    }
     if (!set.unsupported.empty()) {
+      remove_streams(dir, set.streams);  // nothing to replay: leave no half of it
       std::string names;
       for (const auto& [name, n] : set.unsupported)
         names += (names.empty() ? "" : ", ") + name + " (" + std::to_string(n) + "x)";
       throw gs::Error(archive.anchor(), "cannot be replayed: it uses " + names +
                                             ", which the predictor does not express");
     }
-    if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) throw gs::Error(dir, "cannot be created");
-    gs::predict::write_actions(archive, set, dir);
+    gs::predict::write_shared(archive, set, dir);
   } catch (const gs::Error& e) {
     std::fprintf(stderr, "gridscope-actions: %s: %s\n", e.where.c_str(), e.what());
     return 2;

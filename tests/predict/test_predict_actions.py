@@ -38,12 +38,12 @@ rank 1 siteB b0
 """
 
 # The time between MPI calls becomes computation (c SECONDS); MPI_Init's time is the
-# replayer's own MPI_Init; communicators are built (k) right after it, as no rank called a
-# communicator constructor; the Allreduce is 16 bytes per process.
-RANK0 = ["# bytes 128 slots 1", "k", "b 0", "c 2e-05", "s 1 7 0 64", "c 1e-05",
+# replayer's own MPI_Init; communicators are built right after it (ki; comms.txt: at init),
+# as no rank called a communicator constructor; the Allreduce is 16 bytes per process.
+RANK0 = ["# bytes 128 slots 1", "ki", "b 0", "c 2e-05", "s 1 7 0 64", "c 1e-05",
          "is 1 8 0 128 0", "c 1e-05", "w 1 0", "c 1e-05", "x allreduce 0 -1 16", "c 1e-05",
          "e 0", "f"]
-RANK1 = ["# bytes 128 slots 1", "k", "b 0", "c 1e-05", "r 0 7 0 64", "ir 0 8 0 128 0",
+RANK1 = ["# bytes 128 slots 1", "ki", "b 0", "c 1e-05", "r 0 7 0 64", "ir 0 8 0 128 0",
          "c 1e-05", "w 1 0", "c 2e-05", "x allreduce 0 -1 16", "c 5e-06", "e 0", "c 5e-06", "f"]
 
 
@@ -67,18 +67,26 @@ def test_action_streams_by_hand(tmp_path):
     assert (tmp_path / "act" / "rank-0.act").read_text().splitlines() == RANK0
     assert (tmp_path / "act" / "rank-1.act").read_text().splitlines() == RANK1
     assert (tmp_path / "act" / "comms.txt").read_text().splitlines() == [
-        "0 world 0", "1 self 0", "2 group 2 0 1"]
+        "at init", "0 world 0", "1 self 0", "2 group 2 0 1"]
+    assert (tmp_path / "act" / "vblocks.txt").read_text() == ""
     assert (tmp_path / "act" / "regions.txt").read_text().splitlines() == ["main"]
 
 
 def test_communicators_built_where_every_rank_builds_one(tmp_path):
-    # both ranks call MPI_Comm_split (20..30): `k` replaces it, its time is not computation
+    # both ranks call MPI_Comm_split (rank 0 at 20..30): communicators are built there (kc,
+    # comms.txt: at create), its 10 us would be computation were they built after MPI_Init
     spec = SPEC.replace("0 30 40 send", "0 20 30 region MPI_Comm_split\n0 30 40 send").replace(
         "1 20 45 recv", "1 12 18 region MPI_Comm_split\n1 20 45 recv")
     proc = _actions(_trace(tmp_path, spec), tmp_path / "act")
     assert proc.returncode == 0, proc.stderr
     lines = (tmp_path / "act" / "rank-0.act").read_text().splitlines()
-    assert lines[:6] == ["# bytes 128 slots 1", "b 0", "c 1e-05", "k", "s 1 7 0 64", "c 1e-05"]
+    assert lines[:7] == ["# bytes 128 slots 1", "ki", "b 0", "c 1e-05", "kc 1e-05", "s 1 7 0 64", "c 1e-05"]
+    assert (tmp_path / "act" / "comms.txt").read_text().splitlines()[0] == "at create"
+    # one rank without a constructor: built after MPI_Init everywhere
+    spec = SPEC.replace("0 30 40 send", "0 20 30 region MPI_Comm_split\n0 30 40 send")
+    proc = _actions(_trace(tmp_path, spec, "one"), tmp_path / "act1")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "act1" / "comms.txt").read_text().splitlines()[0] == "at init"
 
 
 def test_unsupported_calls_are_named(tmp_path):
@@ -89,6 +97,7 @@ def test_unsupported_calls_are_named(tmp_path):
     line = proc.stderr.strip()
     assert "\n" not in line and line.startswith("gridscope-actions: ")
     assert "MPI_Put (2x)" in line and "MPI_Win_fence (1x)" in line and "cannot be replayed" in line
+    assert not (tmp_path / "act").exists()  # the streams written while reading are removed
 
 
 def test_predict_unsupported_trace_one_line(tmp_path):
@@ -135,18 +144,21 @@ def test_too_few_hosts(tmp_path):
 
 
 def test_vcollective_blocks_even_over_the_instance(tmp_path):
-    # an MPI_Alltoallv where rank 0 sends 2 x 4 bytes and rank 1 2 x 8: each rank's own
-    # average (4, 8) would truncate rank 0's receive; both replay the instance's mean, 6
+    # an MPI_Alltoallv where rank 0 sends 2 x 4 bytes and rank 1 2 x 8: rank 0 receives blocks
+    # of 8 on average, rank 1 of 4 (its own block, from what it received, in its xv line);
+    # replayed as they are, rank 0's sends would truncate rank 1's receive: both replay the
+    # instance's mean, 6 (vblocks.txt)
     spec = SPEC.replace("0 100 120 coll MPI_Allreduce MPI_COMM_WORLD -1 32 32",
                         "0 100 120 coll MPI_Alltoallv MPI_COMM_WORLD -1 8 16").replace(
         "1 100 120 coll MPI_Allreduce MPI_COMM_WORLD -1 32 32",
         "1 100 120 coll MPI_Alltoallv MPI_COMM_WORLD -1 16 8")
     proc = _actions(_trace(tmp_path, spec), tmp_path / "act")
     assert proc.returncode == 0, proc.stderr
-    for rank in (0, 1):
+    for rank, own in ((0, 8), (1, 4)):
         lines = (tmp_path / "act" / f"rank-{rank}.act").read_text().splitlines()
-        colls = [line for line in lines if line.startswith("x ")]
-        assert colls == ["x alltoall 0 -1 6"], (rank, colls)  # replayed as MPI_Alltoall
+        colls = [line for line in lines if line.startswith("x")]
+        assert colls == [f"xv alltoall 0 -1 {own} 0"], (rank, colls)  # the 0th v-collective on comm 0
+    assert (tmp_path / "act" / "vblocks.txt").read_text().splitlines() == ["0 0 6"]  # replayed as MPI_Alltoall
     assert '"MPI_Alltoallv replayed with equal blocks": 2' in (tmp_path / "act" / "meta.json").read_text()
 
 
@@ -155,7 +167,7 @@ def test_nonblocking_collectives_patched_at_completion(tmp_path):
     # completes the first after the second, rank 1 before it. The Ialltoallv's operation and
     # bytes come with its completion; its action stays where it was called. Blocks: rank 0
     # receives 16 (8 per process), rank 1 8 (4): both replay the instance's mean, 6; the
-    # Alltoallv (40 received, 20 per process) is the second instance on both ranks.
+    # Alltoallv (40 received, 20 per process) is the second instance (K 1) on both ranks.
     spec = SPEC.replace("0 100 120 coll MPI_Allreduce MPI_COMM_WORLD -1 32 32",
                         "0 100 105 icoll MPI_Ialltoallv 11\n"
                         "0 106 108 coll MPI_Alltoallv MPI_COMM_WORLD -1 40 40\n"
@@ -167,10 +179,12 @@ def test_nonblocking_collectives_patched_at_completion(tmp_path):
     proc = _actions(_trace(tmp_path, spec), tmp_path / "act")
     assert proc.returncode == 0, proc.stderr
     lines = {r: (tmp_path / "act" / f"rank-{r}.act").read_text().splitlines() for r in (0, 1)}
-    assert lines[0][10:] == ["ix alltoall 0 -1 6 0", "c 1e-06", "x alltoall 0 -1 20", "c 2e-06",
-                            "w 1 0", "c 1e-05", "e 0", "f"]
-    assert lines[1][9:] == ["ix alltoall 0 -1 6 0", "c 1e-06", "w 1 0", "c 2e-06",
-                            "x alltoall 0 -1 20", "c 5e-06", "e 0", "c 5e-06", "f"]
+    # ixv OP COMM ROOT OWN-BLOCK SLOT K, xv OP COMM ROOT OWN-BLOCK K
+    assert lines[0][10:] == ["ixv alltoall 0 -1 8 0 0", "c 1e-06", "xv alltoall 0 -1 20 1", "c 2e-06",
+                             "w 1 0", "c 1e-05", "e 0", "f"]
+    assert lines[1][9:] == ["ixv alltoall 0 -1 4 0 0", "c 1e-06", "w 1 0", "c 2e-06",
+                            "xv alltoall 0 -1 20 1", "c 5e-06", "e 0", "c 5e-06", "f"]
+    assert (tmp_path / "act" / "vblocks.txt").read_text().splitlines() == ["0 0 6", "0 1 20"]
     assert '"MPI_Ialltoallv replayed with equal blocks": 2' in (tmp_path / "act" / "meta.json").read_text()
 
 
