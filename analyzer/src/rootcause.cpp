@@ -413,10 +413,19 @@ class Analysis {
 
   std::pair<double, double>& cause(uint16_t metric, uint8_t cls, const DEntry& e, uint32_t p, uint32_t wait_mh) {
     const uint8_t kind = e.wan ? KIND_WAN : cp_mpi_[e.cp] ? KIND_COMMUNICATION : KIND_COMPUTATION;
-    return causes_[CauseKey{metric, cls, kind, e.cp, p, wait_mh}];
+    const CauseKey key{metric, cls, kind, e.cp, p, wait_mh};
+    CauseSlot& s = cause_cache_[CauseKeyHash()(key) % kSevCache];
+    if (!s.value || !(s.key == key)) s = {key, &causes_[key]};
+    return *s.value;
   }
+  // Severities through a small direct-mapped cache of map entries (they stay put when the map
+  // grows): most updates hit a key a recent one used.
   void add_sev(uint16_t metric, uint8_t cls, uint32_t cp, uint32_t rank, double v) {
-    if (v != 0) out_.severities[SevKey{metric, cls, cp, rank}] += v;
+    if (v == 0) return;
+    const SevKey key{metric, cls, cp, rank};
+    SevSlot& s = sev_cache_[SevKeyHash()(key) % kSevCache];
+    if (!s.value || !(s.key == key)) s = {key, &out_.severities[key]};
+    *s.value += v;
   }
 
   // ---- 2. wait-state classes at the waiting owners; the calls the path can leave through
@@ -671,6 +680,11 @@ class Analysis {
   Bytes graph_in_, jumps_in_;
   uint64_t with_delayer_ = 0, edges_ = 0, unordered_ = 0;
   RootCauseResult out_;
+  struct SevSlot { SevKey key{}; double* value = nullptr; };
+  struct CauseSlot { CauseKey key{}; std::pair<double, double>* value = nullptr; };
+  CauseSlot cause_cache_[256];
+  static constexpr size_t kSevCache = 256;
+  SevSlot sev_cache_[kSevCache];
 };
 
 void write_rows(const std::string& path, const void* data, size_t bytes) {
