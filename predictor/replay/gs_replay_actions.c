@@ -218,6 +218,14 @@ static int split(char *line, char **fields, int max)
   return n;
 }
 
+/* A request slot field of an action (0 .. nslots-1). */
+static int slot_of(const char *field, size_t nslots, int rank)
+{
+  long slot = strtol(field, NULL, 10);
+  if (slot < 0 || slot >= (long)nslots) die(rank, field, "request slot out of range");
+  return (int)slot;
+}
+
 /* A collective of COUNT bytes per process, blocking (REQ NULL) or its non-blocking form. */
 static int collective(const char *coll, MPI_Comm comm, int root, int cnt, char *sbuf, char *rbuf, MPI_Request *req)
 {
@@ -300,86 +308,96 @@ int main(int argc, char **argv)
   MPI_Request *waiting = malloc((nslots + 1) * sizeof *waiting);
   int open[MAX_REGIONS_OPEN], depth = 0, finalized = 0;
 
+  /* one action a line: split into fields once (sscanf per line cost more than our
+   * own share of the replay's other work) */
+  char **tok = malloc((LINE / 2 + 1) * sizeof *tok);
   while (fgets(line, LINE, f)) {
-    char op[24];
-    int a, b, c, d, e;
-    unsigned long long n, m;
-    double s;
-    if (sscanf(line, "%23s", op) != 1) continue;
-    if (!strcmp(op, "c") && sscanf(line, "c %lf", &s) == 1) {
-      double factor = 1.0;
+    int nt = split(line, tok, LINE / 2);
+    if (nt == 0 || tok[0][0] == '#') continue;
+    const char *op = tok[0];
+#define FIELDS(k) \
+  if (nt != (k)) die(rank, op, "wrong number of fields")
+#define INT(i) atoi(tok[i])
+#define BYTES(i) ((int)strtoull(tok[i], NULL, 10))
+#define SLOT(i) slot_of(tok[i], nslots, rank)
+    if (!strcmp(op, "c")) {
+      FIELDS(2);
+      double s = strtod(tok[1], NULL), factor = 1.0;
       for (int i = depth; i-- > 0;)
         if (w.factor[open[i]] != 1.0) {
           factor = w.factor[open[i]];
           break;
         }
       if (s > 0 && !finalized) smpi_execute_flops(s * factor * recorded);
-    } else if (!strcmp(op, "b") && sscanf(line, "b %d", &a) == 1 && a < w.nregions) {
-      if (depth < MAX_REGIONS_OPEN) open[depth++] = a;
-      GS_REGION_BEGIN(w.regions[a]);
-    } else if (!strcmp(op, "e") && sscanf(line, "e %d", &a) == 1 && a < w.nregions) {
-      if (depth > 0) depth--;
-      GS_REGION_END(w.regions[a]);
+    } else if (!strcmp(op, "b") || !strcmp(op, "e")) {
+      FIELDS(2);
+      int region = INT(1);
+      if (region < 0 || region >= w.nregions) die(rank, op, "unknown region");
+      if (op[0] == 'b') {
+        if (depth < MAX_REGIONS_OPEN) open[depth++] = region;
+        GS_REGION_BEGIN(w.regions[region]);
+      } else {
+        if (depth > 0) depth--;
+        GS_REGION_END(w.regions[region]);
+      }
     } else if (!strcmp(op, "ki")) {
       if (!w.build_at_create) build_comms(&w, rank);
-    } else if (!strcmp(op, "kc") && sscanf(line, "kc %lf", &s) == 1) {
+    } else if (!strcmp(op, "kc")) {
+      FIELDS(2);
+      double s = strtod(tok[1], NULL);
       if (w.build_at_create) build_comms(&w, rank);
       else if (s > 0 && !finalized) smpi_execute_flops(s * recorded);
-    } else if ((!strcmp(op, "s") || !strcmp(op, "ss")) &&
-               sscanf(line, "%*s %d %d %d %llu", &a, &b, &c, &n) == 4) {
-      if (op[1] == 's') MPI_Ssend(sbuf, (int)n, MPI_BYTE, a, b, comm_of(&w, c, rank));
-      else MPI_Send(sbuf, (int)n, MPI_BYTE, a, b, comm_of(&w, c, rank));
-    } else if ((!strcmp(op, "is") || !strcmp(op, "iss")) &&
-               sscanf(line, "%*s %d %d %d %llu %d", &a, &b, &c, &n, &d) == 5 && d < (int)nslots) {
-      if (op[2] == 's') MPI_Issend(sbuf, (int)n, MPI_BYTE, a, b, comm_of(&w, c, rank), &slots[d]);
-      else MPI_Isend(sbuf, (int)n, MPI_BYTE, a, b, comm_of(&w, c, rank), &slots[d]);
-    } else if (!strcmp(op, "r") && sscanf(line, "r %d %d %d %llu", &a, &b, &c, &n) == 4) {
-      MPI_Recv(rbuf, (int)n, MPI_BYTE, a, b, comm_of(&w, c, rank), MPI_STATUS_IGNORE);
-    } else if (!strcmp(op, "ir") && sscanf(line, "ir %d %d %d %llu %d", &a, &b, &c, &n, &d) == 5 &&
-               d < (int)nslots) {
-      MPI_Irecv(rbuf, (int)n, MPI_BYTE, a, b, comm_of(&w, c, rank), &slots[d]);
-    } else if (!strcmp(op, "sr") &&
-               sscanf(line, "sr %d %d %d %llu %d %d %llu", &a, &b, &c, &n, &d, &e, &m) == 7) {
-      MPI_Sendrecv(sbuf, (int)n, MPI_BYTE, a, b, rbuf, (int)m, MPI_BYTE, d, e, comm_of(&w, c, rank),
-                   MPI_STATUS_IGNORE);
-    } else if (!strcmp(op, "w") && sscanf(line, "w %d", &a) == 1) {
-      char *p = line + 2;
-      strtol(p, &p, 10);
-      int k = 0;
-      for (int i = 0; i < a; i++) {
-        long slot = strtol(p, &p, 10);
-        if (slot >= 0 && slot < (long)nslots) {
-          waiting[k++] = slots[slot];
-          slots[slot] = MPI_REQUEST_NULL;
-        }
+    } else if (!strcmp(op, "s") || !strcmp(op, "ss")) { /* PEER TAG COMM BYTES */
+      FIELDS(5);
+      MPI_Comm comm = comm_of(&w, INT(3), rank);
+      if (op[1] == 's') MPI_Ssend(sbuf, BYTES(4), MPI_BYTE, INT(1), INT(2), comm);
+      else MPI_Send(sbuf, BYTES(4), MPI_BYTE, INT(1), INT(2), comm);
+    } else if (!strcmp(op, "is") || !strcmp(op, "iss")) { /* PEER TAG COMM BYTES SLOT */
+      FIELDS(6);
+      MPI_Comm comm = comm_of(&w, INT(3), rank);
+      MPI_Request *req = &slots[SLOT(5)];
+      if (op[2] == 's') MPI_Issend(sbuf, BYTES(4), MPI_BYTE, INT(1), INT(2), comm, req);
+      else MPI_Isend(sbuf, BYTES(4), MPI_BYTE, INT(1), INT(2), comm, req);
+    } else if (!strcmp(op, "r")) { /* PEER TAG COMM BYTES */
+      FIELDS(5);
+      MPI_Recv(rbuf, BYTES(4), MPI_BYTE, INT(1), INT(2), comm_of(&w, INT(3), rank), MPI_STATUS_IGNORE);
+    } else if (!strcmp(op, "ir")) { /* PEER TAG COMM BYTES SLOT */
+      FIELDS(6);
+      MPI_Irecv(rbuf, BYTES(4), MPI_BYTE, INT(1), INT(2), comm_of(&w, INT(3), rank), &slots[SLOT(5)]);
+    } else if (!strcmp(op, "sr")) { /* PEER TAG COMM BYTES PEER TAG BYTES */
+      FIELDS(8);
+      MPI_Sendrecv(sbuf, BYTES(4), MPI_BYTE, INT(1), INT(2), rbuf, BYTES(7), MPI_BYTE, INT(5), INT(6),
+                   comm_of(&w, INT(3), rank), MPI_STATUS_IGNORE);
+    } else if (!strcmp(op, "w")) { /* N SLOT... */
+      if (nt < 2 || nt != 2 + INT(1)) die(rank, op, "wrong number of fields");
+      for (int i = 2; i < nt; i++) {
+        int slot = SLOT(i);
+        waiting[i - 2] = slots[slot];
+        slots[slot] = MPI_REQUEST_NULL;
       }
-      MPI_Waitall(k, waiting, MPI_STATUSES_IGNORE);
+      MPI_Waitall(nt - 2, waiting, MPI_STATUSES_IGNORE);
     } else if (!strcmp(op, "x") || !strcmp(op, "ix") || !strcmp(op, "xv") || !strcmp(op, "ixv")) {
-      /* x|ix OP COMM ROOT BYTES [SLOT] [K]: a slot when non-blocking, K for a v-collective */
+      /* OP COMM ROOT BYTES [SLOT] [K]: a slot when non-blocking, K for a v-collective */
       int nb = op[0] == 'i', v = op[strlen(op) - 1] == 'v';
-      char *tok[8];
-      int ntok = split(line, tok, 8);
-      if (ntok != 5 + nb + v) die(rank, op, "bad collective");
-      c = atoi(tok[2]);
-      a = atoi(tok[3]);
-      n = strtoull(tok[4], NULL, 10);
-      d = nb ? atoi(tok[5]) : -1;
-      if (nb && (d < 0 || d >= (int)nslots)) die(rank, op, "bad request slot");
+      FIELDS(5 + nb + v);
+      int c = INT(2);
+      unsigned long long n = strtoull(tok[4], NULL, 10);
       if (v) {
         unsigned long long k = strtoull(tok[5 + nb], NULL, 10);
         if (c < 0 || c >= w.ncomms || k >= (unsigned long long)w.nvblocks[c])
           die(rank, op, "v-collective not in vblocks.txt");
         n = w.vblock[c][k];
       }
-      if (!collective(tok[1], comm_of(&w, c, rank), a, (int)n, sbuf, rbuf, nb ? &slots[d] : NULL))
+      if (!collective(tok[1], comm_of(&w, c, rank), INT(3), (int)n, sbuf, rbuf, nb ? &slots[SLOT(5)] : NULL))
         die(rank, tok[1], "unknown collective");
     } else if (!strcmp(op, "f")) {
       if (!finalized) MPI_Finalize();
       finalized = 1;
-    } else if (op[0] != '#') {
-      die(rank, line, "unknown action");
+    } else {
+      die(rank, op, "unknown action");
     }
   }
+  free(tok);
   fclose(f);
   if (!finalized) MPI_Finalize();
   return 0;
