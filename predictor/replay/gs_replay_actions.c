@@ -218,6 +218,24 @@ static int split(char *line, char **fields, int max)
   return n;
 }
 
+/* Computation of SECONDS (at the recorded host's speed, flop/s): simulated once at least
+ * MIN_COMPUTE_S has gathered. Half the computations between MPI calls are a few clock ticks
+ * (the time a call's bookkeeping took), and each simulated one costs SimGrid an activity and
+ * two context switches (a tenth of a replay's time); deferring them moves the following MPI
+ * calls by less than MIN_COMPUTE_S and keeps every rank's total computation. */
+#define MIN_COMPUTE_S 1e-7
+static void flush_compute(double *deferred, double speed, int finalized)
+{
+  if (*deferred > 0 && !finalized) smpi_execute_flops(*deferred * speed);
+  *deferred = 0;
+}
+
+static void compute(double *deferred, double seconds, double speed, int finalized)
+{
+  if (seconds > 0) *deferred += seconds;
+  if (*deferred >= MIN_COMPUTE_S) flush_compute(deferred, speed, finalized);
+}
+
 /* A request slot field of an action (0 .. nslots-1). */
 static int slot_of(const char *field, size_t nslots, int rank)
 {
@@ -311,6 +329,7 @@ int main(int argc, char **argv)
   /* one action a line: split into fields once (sscanf per line cost more than our
    * own share of the replay's other work) */
   char **tok = malloc((LINE / 2 + 1) * sizeof *tok);
+  double deferred = 0; /* computation too short to simulate yet (seconds) */
   while (fgets(line, LINE, f)) {
     int nt = split(line, tok, LINE / 2);
     if (nt == 0 || tok[0][0] == '#') continue;
@@ -328,7 +347,7 @@ int main(int argc, char **argv)
           factor = w.factor[open[i]];
           break;
         }
-      if (s > 0 && !finalized) smpi_execute_flops(s * factor * recorded);
+      compute(&deferred, s * factor, recorded, finalized);
     } else if (!strcmp(op, "b") || !strcmp(op, "e")) {
       FIELDS(2);
       int region = INT(1);
@@ -346,7 +365,7 @@ int main(int argc, char **argv)
       FIELDS(2);
       double s = strtod(tok[1], NULL);
       if (w.build_at_create) build_comms(&w, rank);
-      else if (s > 0 && !finalized) smpi_execute_flops(s * recorded);
+      else compute(&deferred, s, recorded, finalized);
     } else if (!strcmp(op, "s") || !strcmp(op, "ss")) { /* PEER TAG COMM BYTES */
       FIELDS(5);
       MPI_Comm comm = comm_of(&w, INT(3), rank);
@@ -391,6 +410,7 @@ int main(int argc, char **argv)
       if (!collective(tok[1], comm_of(&w, c, rank), INT(3), (int)n, sbuf, rbuf, nb ? &slots[SLOT(5)] : NULL))
         die(rank, tok[1], "unknown collective");
     } else if (!strcmp(op, "f")) {
+      flush_compute(&deferred, recorded, finalized); /* what is left, before MPI_Finalize */
       if (!finalized) MPI_Finalize();
       finalized = 1;
     } else {
