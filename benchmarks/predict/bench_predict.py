@@ -12,9 +12,9 @@
 - platform what-if: metatrace opt 1 recorded on grid5000-2 and predicted on grid5000-2 with
   10x the WAN bandwidth and half its latency (a TOML written from the preset's values)
   against a recording on that platform; target 5 % (total).
-Speed: the 24-rank metatrace runs recorded and predicted REPEAT times, interleaved; walls of
-`gridscope record` and `gridscope predict` (with its analysis) and the median of each
-prediction phase (summary.json, prediction.phases_s).
+Speed: the 24-rank metatrace runs recorded and predicted REPEAT times, interleaved; walls and
+CPU times of `gridscope record` and `gridscope predict` (with its analysis) and the median of
+each prediction phase (summary.json, prediction.phases_s).
 
     PYTHONPATH=src GRIDSCOPE_NATIVE_DIR=$PWD/build/dev-native /work/main/.venv/bin/python \\
         benchmarks/predict/bench_predict.py [--work DIR] [--write docs/perf-predict.md]
@@ -26,6 +26,7 @@ import argparse
 import datetime
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -53,11 +54,22 @@ class Case:
 
 
 def gs(*args: str) -> float:
-    started = time.perf_counter()
+    return gs_timed(*args)[0]
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def gs_timed(*args: str) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system, the command and all it started) of a gridscope
+    command. CPU time does not grow with the other helpers' load the way the wall does."""
+    started, cpu = time.perf_counter(), _children_cpu()
     proc = subprocess.run([sys.executable, "-m", "gridscope", *args], capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"gridscope {' '.join(args)} failed: {proc.stderr.strip()[-400:]}")
-    return time.perf_counter() - started
+    return time.perf_counter() - started, _children_cpu() - cpu
 
 
 def faster_wan(preset: str, out: Path) -> Path:
@@ -120,14 +132,17 @@ def speed(work: Path, trace: str, app_args: list[str]) -> dict:
     """Walls of REPEAT interleaved recordings and predictions of one configuration."""
     rec, pred, phases = [], [], {p: [] for p in PHASES}
     for _ in range(REPEAT):
-        rec.append(gs("record", "--platform", PLATFORM, "--layout", LAYOUT, "--force", "-o",
-                      str(work / f"{trace}-again"), "--", str(work / "metatrace"), *app_args))
-        pred.append(gs("predict", str(work / trace), "-o", str(work / f"{trace}-speed"), "--force"))
+        rec.append(gs_timed("record", "--platform", PLATFORM, "--layout", LAYOUT, "--force", "-o",
+                            str(work / f"{trace}-again"), "--", str(work / "metatrace"), *app_args))
+        pred.append(gs_timed("predict", str(work / trace), "-o", str(work / f"{trace}-speed"),
+                             "--force"))
         seen = load(work / f"{trace}-speed")["prediction"]["phases_s"]
         for p in PHASES:
             phases[p].append(seen[p])
     med = statistics.median
-    return {"record": med(rec), "predict": med(pred), "phases": {p: med(v) for p, v in phases.items()},
+    return {"record": med(w for w, _ in rec), "predict": med(w for w, _ in pred),
+            "record_cpu": med(c for _, c in rec), "predict_cpu": med(c for _, c in pred),
+            "phases": {p: med(v) for p, v in phases.items()},
             "replayer": load(work / f"{trace}-speed")["prediction"]["replayer"]}
 
 
@@ -243,10 +258,12 @@ def render(cases: list[Case], timings: dict) -> str:
         notes += [f"- {c.name}: {n}." for n in c.notes]
     lines += [""] + notes
     lines += ["", "| 24 ranks, viola 16,8 | record wall (s) | predict wall (s) | predict/record | "
-              + " | ".join(f"{p} (s)" for p in PHASES) + " |", "|---" * (4 + len(PHASES)) + "|"]
+              "record CPU (s) | predict CPU (s) | CPU ratio | "
+              + " | ".join(f"{p} (s)" for p in PHASES) + " |", "|---" * (7 + len(PHASES)) + "|"]
     for name, t in timings.items():
         lines.append(f"| {name} | {t['record']:.2f} | {t['predict']:.2f} | "
-                     f"{t['predict'] / t['record']:.2f} | "
+                     f"**{t['predict'] / t['record']:.2f}** | {t['record_cpu']:.2f} | "
+                     f"{t['predict_cpu']:.2f} | {t['predict_cpu'] / t['record_cpu']:.2f} | "
                      + " | ".join(f"{t['phases'][p]:.3f}" for p in PHASES) + " |")
     how = {t["replayer"] for t in timings.values()}
     lines += ["", f"Replayer: {', '.join(sorted(how))} (docs/predict.md, \"Speed\")."]
