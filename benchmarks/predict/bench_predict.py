@@ -176,7 +176,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", type=Path, default=None)
     ap.add_argument("--write", type=Path, default=None)
+    ap.add_argument("--speed-only", action="store_true",
+                    help="only the speed table (printed, not written): to repeat it at another load")
     args = ap.parse_args()
+    if args.speed_only and args.write:
+        raise SystemExit("--speed-only prints its table; --write takes the whole benchmark")
     work = args.work or Path(tempfile.mkdtemp(prefix="gs-bench-predict-"))
     work.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -186,6 +190,13 @@ def main() -> None:
            "-o", str(work / app))
     cases: list[Case] = []
     timings = {}
+    if args.speed_only:
+        for opt in (0, 1, 2):
+            record(work, f"ev{opt}", "metatrace", ["--opt", str(opt)])
+            timings[f"metatrace opt {opt}"] = speed(work, f"ev{opt}", ["--opt", str(opt)])
+        print(f"load average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end\n")
+        print(render([], timings))
+        return
     for opt in (0, 1, 2):
         rec = record(work, f"ev{opt}", "metatrace", ["--opt", str(opt)])
         cases.append(Case(f"self, metatrace opt {opt}", rows(rec, predict(work, f"ev{opt}", f"pr{opt}")),
@@ -234,7 +245,7 @@ def main() -> None:
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     head = (f"Measured {stamp} (`benchmarks/predict/bench_predict.py`, {elapsed / 60:.0f} min; "
             f"load average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; "
-            f"walls are medians of {REPEAT} on a shared 2-core machine):")
+            f"walls and CPU times are medians of {REPEAT} on a shared 2-core machine):")
     print(head + "\n\n" + table)
     if args.write:
         write(args.write, head + "\n\n" + table)
