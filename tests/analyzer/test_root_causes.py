@@ -67,11 +67,12 @@ def test_summary_root_causes_pairs_and_classes(tmp_path, trace_file):
     assert s["root_cause_analysis"] == {"enabled": True}
     assert s["root_causes"] == [
         {"callpath": WORK, "metahost": "FH-BRS", "kind": "computation", "pattern": "wait_at_barrier",
-         "class": "grid", "short_term_s": 3.0, "long_term_s": 0.0, "total_s": 3.0},
+         "class": "grid", "short_term_s": 3.0, "long_term_s": 0.0, "total_s": 3.0, "waiting_s": {"FZJ": 3.0}},
         {"callpath": BARRIER, "metahost": "FH-BRS", "kind": "wan", "pattern": "wait_at_barrier",
-         "class": "grid", "short_term_s": 0.5, "long_term_s": 0.0, "total_s": 0.5},
+         "class": "grid", "short_term_s": 0.5, "long_term_s": 0.0, "total_s": 0.5, "waiting_s": {"FZJ": 0.5}},
         {"callpath": BARRIER, "metahost": "FZJ", "kind": "communication", "pattern": "late_sender",
-         "class": "local", "short_term_s": 0.25, "long_term_s": 0.125, "total_s": 0.375}]
+         "class": "local", "short_term_s": 0.25, "long_term_s": 0.125, "total_s": 0.375,
+         "waiting_s": {"FZJ": 0.375}}]
     assert s["cause_pairs"] == [
         {"cause": "FH-BRS", "waiting": "FZJ", "short_term_s": 3.5, "long_term_s": 0.0},
         {"cause": "FZJ", "waiting": "FZJ", "short_term_s": 0.25, "long_term_s": 0.125}]
@@ -85,11 +86,14 @@ def test_summary_root_causes_pairs_and_classes(tmp_path, trace_file):
 
 def test_ranks_of_one_metahost_add_up_and_ties_keep_key_order(tmp_path, trace_file):
     causes = [("wait_at_nxn", "grid", "computation", WORK, 0, "FH-BRS", 0.25, 0.0),
-              ("wait_at_nxn", "grid", "computation", WORK, 1, "FH-BRS", 0.125, 0.0),
+              ("wait_at_nxn", "grid", "computation", WORK, 1, "FH-BRS", 0.0625, 0.0),
+              ("wait_at_nxn", "grid", "computation", WORK, 1, "FZJ", 0.0625, 0.0),
               ("wait_at_nxn", "grid", "computation", BARRIER, 0, "FH-BRS", 0.375, 0.0)]
     s = summary_of(tmp_path, trace_file, [Process(CALLPATHS, SEVERITIES, causes)])
-    assert [(r["callpath"], r["total_s"]) for r in s["root_causes"]] == [(BARRIER, 0.375), (WORK, 0.375)]
-    assert s["cause_pairs"] == [{"cause": "FZJ", "waiting": "FH-BRS", "short_term_s": 0.75, "long_term_s": 0.0}]
+    assert [(r["callpath"], r["total_s"], r["waiting_s"]) for r in s["root_causes"]] == [
+        (BARRIER, 0.375, {"FH-BRS": 0.375}), (WORK, 0.375, {"FH-BRS": 0.3125, "FZJ": 0.0625})]
+    assert s["cause_pairs"] == [{"cause": "FZJ", "waiting": "FH-BRS", "short_term_s": 0.6875, "long_term_s": 0.0},
+                                {"cause": "FZJ", "waiting": "FZJ", "short_term_s": 0.0625, "long_term_s": 0.0}]
 
 
 def test_any_split_over_processes_gives_the_same_summary(tmp_path, trace_file):
@@ -301,3 +305,86 @@ def test_stale_critical_path_file_is_removed(tmp_path, trace_file):
     summary_of(tmp_path, trace_file, [Process([MAIN, WORK])])
     assert not (tmp_path / "out" / "critical_path.feather").exists()
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["critical_path"] == []
+
+
+# ---------------------------------------------------------------- load(), terminal
+
+def test_load_exposes_root_causes_and_critical_path_as_typed_tables(tmp_path, trace_file):
+    import gridscope
+
+    procs = one_process(pieces=[(2, WORK, 0.0, 6.0), (2, BARRIER, 6.0, 6.5)])
+    summary_of(tmp_path, trace_file, procs)
+    a = gridscope.load(tmp_path / "out")
+    assert list(a.root_causes.columns) == ["callpath", "metahost", "kind", "pattern", "class", "short_term_s",
+                                           "long_term_s", "total_s"]
+    assert a.root_causes["total_s"].tolist() == [3.0, 0.5, 0.375]
+    assert a.root_causes["kind"].tolist() == ["computation", "wan", "communication"]
+    assert str(a.root_causes["kind"].dtype) == "category" and str(a.root_causes["total_s"].dtype) == "float64"
+    assert a.critical_path.to_dict("list") == {"callpath": [WORK, BARRIER], "metahost": ["FH-BRS", "FH-BRS"],
+                                               "seconds": [6.0, 0.5], "imbalance_s": [1.0, 0.0]}
+    assert a.cause_pairs["short_term_s"].tolist() == [3.5, 0.25]
+    assert a.critical_path_timeline.to_dict("list") == {"rank": [2], "start_s": [0.0], "end_s": [6.5]}
+    delay = a.severities[a.severities.metric == "delay_barrier_short_grid"]
+    assert delay[["callpath", "rank", "metahost", "value"]].values.tolist() == [[WORK, 2, "FH-BRS", 3.0]]
+
+
+def test_load_of_a_folder_without_root_causes_gives_empty_typed_tables(tmp_path, trace_file):
+    import gridscope
+
+    summary_of(tmp_path, trace_file, [Process(CALLPATHS, SEVERITIES[:6])], root_causes=None)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    for key in ("root_causes", "critical_path", "cause_pairs", "wait_classes", "root_cause_analysis"):
+        del summary[key]  # a folder written before the root causes
+    (tmp_path / "out" / "summary.json").write_text(json.dumps(summary))
+    a = gridscope.load(tmp_path / "out")
+    assert a.root_causes.empty and list(a.root_causes.columns)[-1] == "total_s"
+    assert a.critical_path.empty and str(a.critical_path["seconds"].dtype) == "float64"
+    assert a.critical_path_timeline.empty and str(a.critical_path_timeline["rank"].dtype) == "int32"
+
+
+def terminal_text(summary: dict) -> str:
+    import io
+
+    from rich.console import Console
+
+    from gridscope.analysis.terminal import print_summary
+
+    buffer = io.StringIO()
+    print_summary(summary, Console(file=buffer, width=200))
+    return buffer.getvalue()
+
+
+def test_terminal_says_why_and_shows_the_critical_path(tmp_path, trace_file):
+    text = terminal_text(summary_of(tmp_path, trace_file, one_process()))
+    assert ("3.000 s of the waiting at FZJ caused by computation in main/work on FH-BRS; 0.500 s by WAN transfer "
+            "(in main/MPI_Barrier on FH-BRS); 0.375 s by communication in main/MPI_Barrier on FZJ") in text
+    path = text[text.index("Critical path"):]
+    assert "6.5 s long" in path
+    lines = [line.replace("│", " ") for line in path.splitlines() if "FH-BRS" in line]
+    assert lines[0].split() == ["main/work", "FH-BRS", "6.000", "92.3", "%", "1.000"]
+    assert lines[1].split() == ["main/MPI_Barrier", "FH-BRS", "0.500", "7.7", "%", "0.000"]
+
+
+def test_terminal_says_when_root_causes_were_off(tmp_path, trace_file):
+    text = terminal_text(summary_of(tmp_path, trace_file, [Process(CALLPATHS, SEVERITIES[:6])], root_causes=False))
+    assert "Root causes: not analysed (--no-root-causes)." in text
+    assert "Critical path" not in text
+
+
+def test_why_groups_patterns_and_names_the_rest():
+    from gridscope.analysis.why import waiting_by_metahost
+
+    def row(cp, host, kind, pattern, waiting):
+        return {"callpath": cp, "metahost": host, "kind": kind, "pattern": pattern, "class": "grid",
+                "short_term_s": 0.0, "long_term_s": 0.0, "total_s": sum(waiting.values()), "waiting_s": waiting}
+
+    summary = {"root_causes": [row("a", "X", "computation", "wait_at_barrier", {"Y": 1.0, "X": 0.25}),
+                               row("a", "X", "computation", "late_sender", {"Y": 0.5}),
+                               row("b", "X", "wan", "late_sender", {"Y": 0.25}),
+                               row("c", "Y", "communication", "wait_at_nxn", {"Y": 0.125}),
+                               row("d", "Y", "computation", "wait_at_nxn", {"Y": 0.0625})]}
+    waiting = waiting_by_metahost(summary)
+    assert [(w.metahost, w.seconds) for w in waiting] == [("Y", 1.9375), ("X", 0.25)]
+    assert waiting[0].sentence() == ("1.500 s of the waiting at Y caused by computation in a on X; 0.250 s by WAN "
+                                     "transfer (in b on X); 0.125 s by communication in c on Y; "
+                                     "0.062 s by 1 other cause")

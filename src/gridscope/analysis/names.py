@@ -48,6 +48,7 @@ KIND = "kind"                  # what the cause is: CAUSE_KINDS
 SHORT_TERM_S = "short_term_s"
 LONG_TERM_S = "long_term_s"
 TOTAL_S = "total_s"
+WAITING_S = "waiting_s"        # root_causes: a cause's seconds per metahost of the waiting ranks
 SECONDS = "seconds"
 IMBALANCE_S = "imbalance_s"
 CAUSE = "cause"                # cause_pairs: metahost of the delaying ranks

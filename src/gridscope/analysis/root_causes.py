@@ -173,25 +173,33 @@ def _largest_first(totals: np.ndarray) -> np.ndarray:
     return positive[np.argsort(-totals[positive], kind="stable")]
 
 
-def root_cause_rows(causes: CauseColumns, callpaths: Sequence[str], rank_metahost: Sequence[str]) -> list[dict]:
+def root_cause_rows(causes: CauseColumns, callpaths: Sequence[str], rank_metahost: Sequence[str],
+                    metahosts: Sequence[str]) -> list[dict]:
     """summary.json `root_causes`: the delay costs per cause call path, cause metahost, kind,
     pattern and class of the wait state caused, summed over the ranks of the cause metahost
-    (and over the waiting metahosts), largest total first."""
+    (and over the waiting metahosts), largest total first. `waiting_s` splits each row's
+    total by the metahost of the waiting ranks (METAHOSTS: the engine's list)."""
     if len(causes) == 0:
         return []
     hosts, host_code = np.unique(np.asarray(rank_metahost, dtype=object), return_inverse=True)
     where = host_code[causes.rank]
-    cp_order = string_order(callpaths)[causes.callpath]
-    first, (short, long) = _sums((cp_order, where, causes.kind, METRIC_ORDER[causes.pattern], causes.cls),
-                                 causes.short_s, causes.long_s)
+    key = (string_order(callpaths)[causes.callpath], where, causes.kind, METRIC_ORDER[causes.pattern], causes.cls)
+    first, (short, long) = _sums(key, causes.short_s, causes.long_s)
     total = short + long
+    waiting_names = np.asarray(metahosts, dtype=object)[causes.waiting]
+    names, waiting = np.unique(waiting_names, return_inverse=True)
+    split_first, (split_short, split_long) = _sums((*key, waiting), causes.short_s, causes.long_s)
+    split: dict[tuple, dict[str, float]] = {}
+    for row, value in zip(split_first.tolist(), (split_short + split_long).tolist()):
+        split.setdefault(tuple(int(k[row]) for k in key), {})[str(names[waiting[row]])] = value
     rows = []
     for i in _largest_first(total).tolist():
         row = int(first[i])
         rows.append({N.CALLPATH: callpaths[int(causes.callpath[row])], N.METAHOST: str(hosts[where[row]]),
                      N.KIND: N.CAUSE_KINDS[int(causes.kind[row])], N.PATTERN: ENGINE_METRICS[int(causes.pattern[row])],
                      N.CLASS: CLASSES_BY_CODE[int(causes.cls[row])], N.SHORT_TERM_S: float(short[i]),
-                     N.LONG_TERM_S: float(long[i]), N.TOTAL_S: float(total[i])})
+                     N.LONG_TERM_S: float(long[i]), N.TOTAL_S: float(total[i]),
+                     N.WAITING_S: split[tuple(int(k[row]) for k in key)]})
     return rows
 
 
@@ -238,7 +246,7 @@ def summary_keys(out, rank_metahost: Sequence[str]) -> dict:
     causes = causes if on else CauseColumns.empty()
     return {
         N.ROOT_CAUSE_ANALYSIS: analysis_block(out.meta),
-        N.ROOT_CAUSES: root_cause_rows(causes, out.callpaths, rank_metahost),
+        N.ROOT_CAUSES: root_cause_rows(causes, out.callpaths, rank_metahost, out.meta.get("metahosts", [])),
         N.CAUSE_PAIRS: cause_pair_rows(causes, rank_metahost, out.meta.get("metahosts", [])),
         N.WAIT_CLASSES: wait_class_totals(out.severities),
     }
