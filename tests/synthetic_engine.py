@@ -26,7 +26,7 @@ class Process:
     callpaths: list[str]
     severities: list[tuple] = field(default_factory=list)  # (metric, class, callpath, rank, value)
     causes: list[tuple] = field(default_factory=list)       # (pattern, class, kind, callpath, rank, waiting metahost, short, long)
-    pieces: list[tuple] | None = None                       # (rank, callpath, start_s, end_s); None: no file
+    pieces: list[tuple] | None = None                       # (rank, start_s, end_s); None: no file (process 0 only)
     waits: list[tuple] = field(default_factory=list)        # (pattern, class, callpath, rank, start_s, end_s)
 
 
@@ -75,9 +75,8 @@ def write_engine(folder: Path, rank_metahost: list[str], processes: list[Process
         if root_causes:
             np.array([(ENGINE_METRICS.index(pat), CLASS_CODE[c], KIND_CODE[k], cp(path), r, metahosts.index(w), s, lg)
                       for pat, c, k, path, r, w, s, lg in proc.causes], CAUSE_DTYPE).tofile(folder / f"causes.{p}.bin")
-        if proc.pieces is not None:
-            np.array([(r, cp(path), a, b) for r, path, a, b in proc.pieces], PIECE_DTYPE).tofile(
-                folder / f"critical_path.{p}.bin")
+        if proc.pieces is not None and p == 0:  # process 0 writes the whole path
+            np.array([(r, 0, a, b) for r, a, b in proc.pieces], PIECE_DTYPE).tofile(folder / "critical_path.bin")
         columns = {"start": [w[4] for w in proc.waits], "end": [w[5] for w in proc.waits],
                    "cp": [cp(w[2]) for w in proc.waits], "rank": [w[3] for w in proc.waits],
                    "metric": [ENGINE_METRICS.index(w[0]) for w in proc.waits], "cls": [CLASS_CODE[w[1]] for w in proc.waits]}

@@ -268,18 +268,14 @@ def test_cli_reports_a_truncated_causes_file_in_one_line(tmp_path, trace_file):
 
 # ---------------------------------------------------------------- timeline pieces
 
-PIECES = [  # a three-rank pipeline: 0 works and sends, 1 receives and works, 2 receives and works
-    (1, "main/MPI_Recv", 1.25, 2.0), (0, WORK, 0.0, 1.0), (2, WORK, 3.0, 4.0),
-    (0, "main/MPI_Send", 1.0, 1.25), (1, WORK, 2.0, 3.0)]
+PIECES = [  # a three-rank pipeline backward, as the engine walks it; rank 0's stretch in two touching pieces
+    (2, 3.0, 4.0), (1, 1.25, 3.0), (0, 1.0, 1.25), (0, 0.0, 1.0)]
 
 
 def test_pieces_become_stretches_and_links(tmp_path, trace_file):
     from gridscope.analysis.critical_path_pieces import links, read_critical_path
 
-    paths = [MAIN, WORK, "main/MPI_Send", "main/MPI_Recv"]
-    procs = [Process(paths, pieces=PIECES[:2]),
-             Process([MAIN, "main/MPI_Recv", "main/MPI_Send", WORK], pieces=PIECES[2:])]
-    summary_of(tmp_path, trace_file, procs)
+    summary_of(tmp_path, trace_file, [Process([MAIN, WORK], pieces=PIECES), Process([MAIN])])
     path = read_critical_path(tmp_path / "out")
     assert path.to_dict("list") == {"rank": [0, 1, 2], "start_s": [0.0, 1.25, 3.0], "end_s": [1.25, 3.0, 4.0]}
     assert str(path["rank"].dtype) == "int32"
@@ -292,15 +288,15 @@ def test_truncated_pieces_file_is_one_clear_error(tmp_path):
     from gridscope.analysis.engine_files import read_head
     from gridscope.errors import GridscopeError
 
-    folder = write_engine(tmp_path / "e", HOSTS, [Process([MAIN, WORK], pieces=[(0, WORK, 0.0, 1.0)])])
-    path = folder / "critical_path.0.bin"
+    folder = write_engine(tmp_path / "e", HOSTS, [Process([MAIN, WORK], pieces=[(0, 0.0, 1.0)])])
+    path = folder / "critical_path.bin"
     path.write_bytes(path.read_bytes()[:20])
-    with pytest.raises(GridscopeError, match=r"critical_path\.0\.bin: truncated: 20 bytes"):
+    with pytest.raises(GridscopeError, match=r"critical_path\.bin: truncated: 20 bytes"):
         read_pieces(folder, read_head(folder))
 
 
 def test_stale_critical_path_file_is_removed(tmp_path, trace_file):
-    summary_of(tmp_path, trace_file, [Process([MAIN, WORK], pieces=[(0, WORK, 0.0, 1.0)])])
+    summary_of(tmp_path, trace_file, [Process([MAIN, WORK], pieces=[(0, 0.0, 1.0)])])
     assert (tmp_path / "out" / "critical_path.feather").is_file()
     summary_of(tmp_path, trace_file, [Process([MAIN, WORK])])
     assert not (tmp_path / "out" / "critical_path.feather").exists()
@@ -312,7 +308,7 @@ def test_stale_critical_path_file_is_removed(tmp_path, trace_file):
 def test_load_exposes_root_causes_and_critical_path_as_typed_tables(tmp_path, trace_file):
     import gridscope
 
-    procs = one_process(pieces=[(2, WORK, 0.0, 6.0), (2, BARRIER, 6.0, 6.5)])
+    procs = one_process(pieces=[(2, 0.0, 6.0), (2, 6.0, 6.5)])
     summary_of(tmp_path, trace_file, procs)
     a = gridscope.load(tmp_path / "out")
     assert list(a.root_causes.columns) == ["callpath", "metahost", "kind", "pattern", "class", "short_term_s",

@@ -1,12 +1,11 @@
 """Where the critical path runs on the timeline, and its cause -> wait links.
 
-The engine may write, per analysis process, `critical_path.<p>.bin`: the time intervals
-the critical path covers, PIECE_DTYPE rows (rank, call path, start, end; seconds since the
-trace's global offset, as the wait states). This module merges them into *stretches*, the
-maximal intervals the path stays on one rank (touching pieces of one rank joined), in time
-order, and writes them to `critical_path.feather` (names.CRITICAL_PIECE_COLUMNS). The
-time per call path stays in the profile (`critical_path` metric); the timeline needs only
-where the path is.
+Process 0 of the engine writes `critical_path.bin`: the stretches of the critical path,
+PIECE_DTYPE rows (rank, start, end; seconds since the trace's global offset, as the wait
+states), in path order (from the end of the run backward). This module puts them in time
+order (joining touching pieces of one rank) and writes them to `critical_path.feather`
+(names.CRITICAL_PIECE_COLUMNS). The time per call path stays in the profile
+(`critical_path` metric); the timeline needs only where the path is.
 
 Between two consecutive stretches the path moves from the rank that waited to the rank
 that delayed it (walking backward, docs/root-causes.md): read forward in time, the end of
@@ -25,37 +24,30 @@ import pandas as pd
 from gridscope.analysis import names as N
 from gridscope.errors import GridscopeError
 
-PIECES_FILE = "critical_path.{process}.bin"
-PIECE_DTYPE = np.dtype([("rank", "<u4"), ("cp", "<u4"), ("start", "<f8"), ("end", "<f8")])
-assert PIECE_DTYPE.itemsize == 24  # analyzer: the critical path's covered pieces
+PIECES_FILE = "critical_path.bin"
+PIECE_DTYPE = np.dtype([("rank", "<u4"), ("pad", "<u4"), ("start", "<f8"), ("end", "<f8")])
+assert PIECE_DTYPE.itemsize == 24  # analyzer/src/rootcause.hpp PathPiece
 # Pieces of one rank closer than this are one stretch (clock ticks are >= 1 ns).
 TOUCH_S = 1e-9
 LINK_COLUMNS = ("cause_rank", "cause_s", "waiting_rank", "waiting_s")
 
 
 def read_pieces(folder: Path, head) -> pd.DataFrame | None:
-    """The stretches of the engine's pieces (None when the engine wrote no piece files)."""
-    paths = [folder / PIECES_FILE.format(process=p) for p in range(head.processes)]
-    present = [p.is_file() for p in paths]
-    if not any(present):
+    """The stretches of the engine's critical path (None when the engine wrote none: root
+    causes off, or an engine without them)."""
+    path = folder / PIECES_FILE
+    if not path.is_file():
         return None
-    ranks = int(head.meta["ranks"])
-    parts = []
-    for path, remap in zip(paths, head.remaps):
-        if not path.is_file():
-            raise GridscopeError(path, "engine output missing (other processes wrote their critical path)")
-        size = path.stat().st_size
-        if size % PIECE_DTYPE.itemsize:
-            raise GridscopeError(path, f"truncated: {size} bytes is not a whole number of "
-                                       f"{PIECE_DTYPE.itemsize}-byte critical-path rows")
-        rows = np.fromfile(path, dtype=PIECE_DTYPE)
-        if rows.size and (int(rows["rank"].max()) >= ranks or int(rows["cp"].max()) >= len(remap)):
-            raise GridscopeError(path, "engine output refers to an unknown rank or call path")
-        if not (np.isfinite(rows["start"]).all() and np.isfinite(rows["end"]).all()
-                and (rows["end"] >= rows["start"]).all()):
-            raise GridscopeError(path, "engine output holds a critical-path piece that ends before it starts")
-        parts.append(rows)
-    rows = np.concatenate(parts)
+    size = path.stat().st_size
+    if size % PIECE_DTYPE.itemsize:
+        raise GridscopeError(path, f"truncated: {size} bytes is not a whole number of "
+                                   f"{PIECE_DTYPE.itemsize}-byte critical-path rows")
+    rows = np.fromfile(path, dtype=PIECE_DTYPE)
+    if rows.size and int(rows["rank"].max()) >= int(head.meta["ranks"]):
+        raise GridscopeError(path, "engine output refers to an unknown rank")
+    if not (np.isfinite(rows["start"]).all() and np.isfinite(rows["end"]).all()
+            and (rows["end"] >= rows["start"]).all()):
+        raise GridscopeError(path, "engine output holds a critical-path piece that ends before it starts")
     return stretches(rows["rank"].astype(np.int32), rows["start"], rows["end"])
 
 
