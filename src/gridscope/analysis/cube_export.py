@@ -5,6 +5,11 @@ Presentation of the grid/local split: every pattern metric gets two children,
 node itself is 0 exclusive, so its inclusive value is the pattern total). Late Sender
 also keeps its child Messages in Wrong Order beside the two. `time` is exclusive of `mpi`
 and `mpi` exclusive of the wait states below it, as in Scalasca's tree.
+
+The root-cause trees (docs/root-causes.md) sit beside it: delay costs and wait-state
+classes split grid/local like the patterns (as the engine charged them), the critical-path
+profile with its imbalance child (the node keeps the rest, so collapsed it shows the
+profile), and the performance-impact metrics derived in critical_path.
 """
 
 from __future__ import annotations
