@@ -43,7 +43,8 @@ class Waiting:
 
 
 def _s(seconds: float) -> str:
-    return f"{seconds:.3f} s" if seconds >= 0.001 else "<0.001 s"
+    """Milliseconds and up as seconds, shorter times in microseconds (tiny test traces)."""
+    return f"{seconds:.3f} s" if seconds >= 0.001 else f"{seconds * 1e6:.1f} us"
 
 
 def waiting_by_metahost(summary: dict) -> list[Waiting]:

@@ -68,7 +68,11 @@ def analyze(
         from gridscope.analysis.terminal import print_summary
 
         print_summary(summary, Console())
-        Console().print(f"wrote {Path(output)}/{{profile.cubex, summary.json, waitstates.feather}}")
+        from gridscope.analysis import names as N
+
+        outputs = (N.PROFILE_FILE, N.SUMMARY_FILE, N.WAITSTATES_FILE, N.CRITICAL_PATH_FILE)
+        written = ", ".join(name for name in outputs if (Path(output) / name).is_file())
+        Console().print(f"wrote {Path(output)}/{{{written}}}")
     # All is written and flushed. What remains are pandas'/pyarrow's many module objects:
     # the interpreter's collections at exit would walk them all (~0.1 s) and free nothing
     # that holds output, so leave them out of those collections.
