@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from gridscope.analysis.why import cause_text
 from gridscope.report.pattern_info import display
 
 
@@ -84,7 +85,7 @@ def print_root_cause_changes(result: dict, console: Console, top: int = 15) -> N
             table.add_column(col, justify="left" if col in ("cause", "on", "caused", "class") else "right",
                              overflow="fold")
         for r in causes:
-            table.add_row(escape(f"{r['kind']} in {r['callpath']}"), escape(r["metahost"]), display(r["pattern"]),
+            table.add_row(escape(cause_text(r["kind"], r["callpath"])), escape(r["metahost"]), display(r["pattern"]),
                           r["class"], _colored(r["total_s"], _signed(r["total_s"])), _signed(r["short_term_s"]),
                           _signed(r["long_term_s"]), _percent(r.get("percent_of_base")))
         console.print(table)

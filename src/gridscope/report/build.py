@@ -15,6 +15,7 @@ from gridscope.report.figures import (by_metahost, p2p_matrices, pattern_rows, r
                                       significant, table5, top_callpaths)
 from gridscope.report.narrative import cycle_findings, diff_findings, run_findings
 from gridscope.report.pattern_info import display, info, pattern_table
+from gridscope.analysis.why import KIND_LABELS
 from gridscope.report.why_data import followed, main_cause_finding, why_entry
 
 Step = Callable[[str], None]
@@ -68,7 +69,8 @@ def _diff_entry(title: str, summary: dict) -> dict:
                              "local": float(split.get("local", 0)), "total": total,
                              "pct": 100 * total / base_total if base_total else None})
     patterns.sort(key=lambda r: r["total"])
-    causes = [dict(r, display=display(r["pattern"])) for r in summary.get("root_causes", [])
+    causes = [dict(r, display=display(r["pattern"]), kind_label=KIND_LABELS.get(r["kind"], r["kind"]))
+              for r in summary.get("root_causes", [])
               if significant(r.get("percent_of_base"))][:8]
     return {"causes": causes, "title": title, "total": float(summary["total_time_s"]),
             "mpi": float(summary["mpi_time_s"]), "base_total": base_total,

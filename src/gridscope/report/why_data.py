@@ -5,12 +5,11 @@ largest causes of the first run followed across runs."""
 from __future__ import annotations
 
 from gridscope.analysis import names as N
-from gridscope.analysis.why import enabled, path_length, waiting_by_metahost
+from gridscope.analysis.why import KIND_LABELS, enabled, path_length, waiting_by_metahost
 from gridscope.report.figures import pct, significant
 from gridscope.report.pattern_info import display
 
 TOP = 12
-KIND_LABELS = {N.COMPUTATION: "computation", N.COMMUNICATION: "communication", N.WAN: "WAN transfer"}
 
 
 def cause_rows(summary: dict, limit: int = TOP) -> list[dict]:
