@@ -178,10 +178,14 @@ class Analysis {
       std::fprintf(stderr, "root causes [%d] %s: %.3f s\n", me_, what, std::chrono::duration<double>(now - t0).count());
       t0 = now;
     };
+    if (timing)
+      std::fprintf(stderr, "root causes [%d] calls %zu seg %zu partners %zu waits %zu\n", me_, tl_.calls.size(),
+                   tl_.seg.size(), tl_.partners.size(), fwd_.rc_waits.size());
     setup();
     lap("setup");
     delays();
     lap("delays");
+    if (timing) std::fprintf(stderr, "root causes [%d] dents %zu wrecs %zu graph %zu B\n", me_, dents_.size(), wrecs_.size(), graph_in_.size());
     classes();
     lap("classes");
     graph_and_path();
@@ -229,16 +233,17 @@ class Analysis {
 
     call_wait_.assign(calls.size(), 0);
     for (const RcWait& w : fwd_.rc_waits) call_wait_[w.call] += w.ticks;
-    call_wan_.assign(calls.size(), 0);
     for (size_t k = 0; k < fwd_.recv_transfer.size(); ++k) {
       if (fwd_.recv_transfer[k] < 0) continue;
-      uint32_t c = tl_.recv_call[k];
-      int64_t lm = local_min[d_.rank_metahost[data_.recvs[k].dst]];
-      int64_t excess = fwd_.recv_transfer[k] - (lm == INT64_MAX ? 0 : lm);
-      call_wan_[c] = std::max(call_wan_[c], excess);
+      const uint32_t c = tl_.recv_call[k];
+      const int64_t lm = local_min[d_.rank_metahost[data_.recvs[k].dst]];
+      const int64_t excess = std::min(fwd_.recv_transfer[k] - (lm == INT64_MAX ? 0 : lm),
+                                      calls[c].leave - calls[c].enter - call_wait_[c]);
+      if (excess > 0) {
+        int64_t& v = call_wan_[c];
+        v = std::max(v, excess);
+      }
     }
-    for (size_t c = 0; c < calls.size(); ++c)
-      call_wan_[c] = std::max<int64_t>(0, std::min(call_wan_[c], calls[c].leave - calls[c].enter - call_wait_[c]));
   }
 
   size_t slot_of(uint32_t rank) const { return rank - mine_[0]; }
@@ -255,6 +260,12 @@ class Analysis {
   }
   uint32_t rank_of_gid(uint64_t gid) const {
     return uint32_t(std::upper_bound(gbase_.begin(), gbase_.end(), gid) - gbase_.begin()) - 1;
+  }
+
+  int64_t wan_of(uint32_t c) const {
+    if (call_wan_.empty()) return 0;
+    auto it = call_wan_.find(c);
+    return it == call_wan_.end() ? 0 : it->second;
   }
 
   bool involves(const SyncCall& c, uint32_t other) const {
@@ -275,8 +286,9 @@ class Analysis {
       for (uint32_t e = calls[c].seg_begin; e < calls[c].seg_end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
       if (c == b) break;
       const SyncCall& x = calls[c];
-      map.add(x.cp, false, std::max<int64_t>(0, x.leave - x.enter - call_wait_[c] - call_wan_[c]));
-      map.add(x.cp, true, call_wan_[c]);
+      const int64_t wan = wan_of(c);
+      map.add(x.cp, false, std::max<int64_t>(0, x.leave - x.enter - call_wait_[c] - wan));
+      map.add(x.cp, true, wan);
       if (waits && call_wait_[c] > 0) waits->push_back({c, call_wait_[c]});
     }
   }
@@ -332,7 +344,6 @@ class Analysis {
     std::sort(reqs.begin(), reqs.end(),
               [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
 
-    prop_max_.assign(tl_.calls.size(), 0.0);
     replies_.assign(waits.size(), Reply{kNone, 0, 0.0, UINT64_MAX, 0});
     std::vector<Bytes> back(P_), graph(P_);
     std::vector<std::pair<uint32_t, int64_t>> wl;
@@ -389,7 +400,8 @@ class Analysis {
         nm.group = uint8_t(g); nm.cls = rq.cls; nm.D = D; nm.scale = scale; nm.share = rq.share;
         append(graph[0], nm);
         for (auto& [c, w] : wl) {
-          prop_max_[c] = std::max(prop_max_[c], scale);
+          double& pm = prop_max_[c];
+          pm = std::max(pm, scale);
           append(graph[0], ListEntry{gid_of(c), w});
         }
         edges_ += wl.size();
@@ -447,7 +459,8 @@ class Analysis {
       const double ind = std::min(replies_[i].indirect, double(w.ticks));
       add_sev(class_metric(DIRECT, g), w.cls, call.cp, call.rank, (double(w.ticks) - ind) / res_);
       add_sev(class_metric(INDIRECT, g), w.cls, call.cp, call.rank, ind / res_);
-      const double prop = prop_max_[w.call] * double(w.ticks);
+      auto pm = prop_max_.find(w.call);
+      const double prop = pm == prop_max_.end() ? 0.0 : pm->second * double(w.ticks);
       add_sev(class_metric(PROPAGATING, g), w.cls, call.cp, call.rank, prop / res_);
       add_sev(class_metric(TERMINAL, g), w.cls, call.cp, call.rank, (double(w.ticks) - prop) / res_);
       if (replies_[i].target == UINT64_MAX) continue;
@@ -600,9 +613,7 @@ class Analysis {
   // one call it can leave through to the next.
   void walk(std::vector<Bytes>& cover) {
     const uint32_t N = d_.ranks();
-    std::vector<JumpMsg> jumps;
-    for (Cursor c(jumps_in_); !c.done();) jumps.push_back(c.get<JumpMsg>());
-    Bytes().swap(jumps_in_);
+    Records<JumpMsg> jumps = unpack<JumpMsg>(std::move(jumps_in_));
     // (a call can come twice: its waits are listed per kind; the longer one is tried first)
     std::sort(jumps.begin(), jumps.end(), [](const JumpMsg& a, const JumpMsg& b) {
       return std::tie(a.gid, b.wait, a.target) < std::tie(b.gid, a.wait, b.target);
@@ -671,8 +682,9 @@ class Analysis {
   std::unordered_map<uint64_t, uint32_t> cp_of_hash_;
   std::vector<uint64_t> gbase_;
   std::vector<int64_t> rank_start_, rank_stop_;
-  std::vector<int64_t> call_wait_, call_wan_;
-  std::vector<double> prop_max_;
+  std::vector<int64_t> call_wait_;
+  std::unordered_map<uint32_t, int64_t> call_wan_;  // WAN excess of the calls that have one
+  std::unordered_map<uint32_t, double> prop_max_;   // calls on some wait list: the largest scale
   std::vector<Reply> replies_;  // per rc_waits entry
   std::vector<DEntry> dents_;
   std::vector<WRec> wrecs_;
