@@ -292,14 +292,17 @@ class Analysis {
     }
     std::sort(sync_.begin(), sync_.end());
     sync_.erase(std::unique(sync_.begin(), sync_.end()), sync_.end());
+    sync_first_.assign(tl_.calls.size() + 1, 0);  // each call's range in sync_
+    for (auto& [c, r] : sync_) sync_first_[c + 1]++;
+    for (size_t c = 1; c < sync_first_.size(); ++c) sync_first_[c] += sync_first_[c - 1];
   }
   void add_delayer_sync(uint8_t ref, uint32_t index, uint32_t p, uint32_t q) {
     const uint32_t sp = delayer_call(ref, index);
     if (sp != kNone && sp < tl_.calls.size() && tl_.calls[sp].rank == p) sync_.push_back({sp, q});
   }
   bool involves(uint32_t c, uint32_t other) const {
-    auto it = std::lower_bound(sync_.begin(), sync_.end(), std::make_pair(c, other));
-    if (it != sync_.end() && it->first == c && it->second == other) return true;
+    for (uint32_t i = sync_first_[c]; i < sync_first_[c + 1]; ++i)
+      if (sync_[i].second == other) return true;
     const uint32_t comm = tl_.calls[c].barrier_comm;
     return comm != kNone && d_.comms[comm].position.count(other) > 0;
   }
@@ -377,6 +380,7 @@ class Analysis {
     replies_.assign(waits.size(), Reply{kNone, 0, 0.0, UINT64_MAX, 0});
     std::vector<Bytes> back(P_), graph(P_);
     std::vector<std::pair<uint32_t, int64_t>> wl;
+    prop_max_.assign(tl_.calls.size(), 0.0);
     for (const Pending& pr : reqs) {
       const bool is_remote = pr.idx & kRemote;
       Request rq;
@@ -430,8 +434,7 @@ class Analysis {
         nm.group = uint8_t(g); nm.cls = rq.cls; nm.D = D; nm.scale = scale; nm.share = rq.share;
         append(graph[0], nm);
         for (auto& [c, w] : wl) {
-          double& pm = prop_max_[c];
-          pm = std::max(pm, scale);
+          prop_max_[c] = std::max(prop_max_[c], scale);
           append(graph[0], ListEntry{gid_of(c), w});
         }
         edges_ += wl.size();
@@ -489,8 +492,7 @@ class Analysis {
       const double ind = std::min(replies_[i].indirect, double(w.ticks));
       add_sev(class_metric(DIRECT, g), w.cls, call.cp, call.rank, (double(w.ticks) - ind) / res_);
       add_sev(class_metric(INDIRECT, g), w.cls, call.cp, call.rank, ind / res_);
-      auto pm = prop_max_.find(w.call);
-      const double prop = pm == prop_max_.end() ? 0.0 : pm->second * double(w.ticks);
+      const double prop = prop_max_[w.call] * double(w.ticks);
       add_sev(class_metric(PROPAGATING, g), w.cls, call.cp, call.rank, prop / res_);
       add_sev(class_metric(TERMINAL, g), w.cls, call.cp, call.rank, (double(w.ticks) - prop) / res_);
       if (replies_[i].target == UINT64_MAX) continue;
@@ -713,9 +715,10 @@ class Analysis {
   std::vector<uint64_t> gbase_;
   std::vector<int64_t> rank_start_, rank_stop_;
   std::vector<std::pair<uint32_t, uint32_t>> sync_;  // (call, rank it synchronised with), sorted
+  std::vector<uint32_t> sync_first_;
   std::vector<int64_t> call_wait_;
   std::unordered_map<uint32_t, int64_t> call_wan_;  // WAN excess of the calls that have one
-  std::unordered_map<uint32_t, double> prop_max_;   // calls on some wait list: the largest scale
+  std::vector<double> prop_max_;  // per call on some wait list: the largest scale (else 0)
   std::vector<Reply> replies_;  // per rc_waits entry
   std::vector<DEntry> dents_;
   std::vector<WRec> wrecs_;
