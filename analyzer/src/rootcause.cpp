@@ -80,6 +80,8 @@ struct Request {
   double share;                     // this wait's part of its call's waiting
 };
 struct KeyTicks { uint64_t key; int64_t ticks; };
+// waiting owner -> delayer owner: the delayer's call synchronised with rank q
+struct Notice { uint32_t ref, index, p, q; };
 // delayer owner -> waiting owner: the indirect part and where the critical path would move
 struct Indirect { uint32_t w_local, wrec, src, pad; double ticks; uint64_t target; int64_t target_enter; };
 // What a waiting owner keeps of each of its wait states from the delayer's side.
@@ -178,10 +180,15 @@ class Analysis {
       std::fprintf(stderr, "root causes [%d] %s: %.3f s\n", me_, what, std::chrono::duration<double>(now - t0).count());
       t0 = now;
     };
+    if (timing)
+      std::fprintf(stderr, "root causes [%d] calls %zu seg %zu waits %zu\n", me_, tl_.calls.size(), tl_.seg.size(),
+                   fwd_.rc_waits.size());
     setup();
+    synchronisations();
     lap("setup");
     delays();
     lap("delays");
+    if (timing) std::fprintf(stderr, "root causes [%d] dents %zu wrecs %zu graph %zu B\n", me_, dents_.size(), wrecs_.size(), graph_in_.size());
     classes();
     lap("classes");
     graph_and_path();
@@ -229,16 +236,17 @@ class Analysis {
 
     call_wait_.assign(calls.size(), 0);
     for (const RcWait& w : fwd_.rc_waits) call_wait_[w.call] += w.ticks;
-    call_wan_.assign(calls.size(), 0);
     for (size_t k = 0; k < fwd_.recv_transfer.size(); ++k) {
       if (fwd_.recv_transfer[k] < 0) continue;
-      uint32_t c = tl_.recv_call[k];
-      int64_t lm = local_min[d_.rank_metahost[data_.recvs[k].dst]];
-      int64_t excess = fwd_.recv_transfer[k] - (lm == INT64_MAX ? 0 : lm);
-      call_wan_[c] = std::max(call_wan_[c], excess);
+      const uint32_t c = tl_.recv_call[k];
+      const int64_t lm = local_min[d_.rank_metahost[data_.recvs[k].dst]];
+      const int64_t excess = std::min(fwd_.recv_transfer[k] - (lm == INT64_MAX ? 0 : lm),
+                                      calls[c].leave - calls[c].enter - call_wait_[c]);
+      if (excess > 0) {
+        int64_t& v = call_wan_[c];
+        v = std::max(v, excess);
+      }
     }
-    for (size_t c = 0; c < calls.size(); ++c)
-      call_wan_[c] = std::max<int64_t>(0, std::min(call_wan_[c], calls[c].leave - calls[c].enter - call_wait_[c]));
   }
 
   size_t slot_of(uint32_t rank) const { return rank - mine_[0]; }
@@ -257,10 +265,46 @@ class Analysis {
     return uint32_t(std::upper_bound(gbase_.begin(), gbase_.end(), gid) - gbase_.begin()) - 1;
   }
 
-  bool involves(const SyncCall& c, uint32_t other) const {
-    for (uint32_t i = c.partners_begin; i < c.partners_end; ++i)
-      if (tl_.partners[i] == other) return true;
-    return c.comm != kNone && d_.comms[c.comm].position.count(other) > 0;
+  int64_t wan_of(uint32_t c) const {
+    if (call_wan_.empty()) return 0;
+    auto it = call_wan_.find(c);
+    return it == call_wan_.end() ? 0 : it->second;
+  }
+
+  // Which calls synchronised with which ranks: as Scalasca's synchronisation points, only
+  // where a wait state is, on both its sides (the waiting call and the delayer's call), and
+  // a barrier with every member.
+  void synchronisations() {
+    const uint32_t N = d_.ranks();
+    std::vector<Bytes> out(P_);
+    for (const RcWait& w : fwd_.rc_waits) {
+      const uint32_t q = tl_.calls[w.call].rank;
+      if (w.delayer == kNone || w.delayer == q) continue;
+      sync_.push_back({w.call, w.delayer});
+      const uint32_t owner = owner_of(w.delayer, N, P_);
+      if (owner == uint32_t(me_)) add_delayer_sync(w.ref, w.delayer_index, w.delayer, q);
+      else append(out[owner], Notice{w.ref, w.delayer_index, w.delayer, q});
+    }
+    Bytes in = t_.exchange(out);
+    for (Cursor c(in); !c.done();) {
+      Notice n = c.get<Notice>();
+      add_delayer_sync(uint8_t(n.ref), n.index, n.p, n.q);
+    }
+    std::sort(sync_.begin(), sync_.end());
+    sync_.erase(std::unique(sync_.begin(), sync_.end()), sync_.end());
+    sync_first_.assign(tl_.calls.size() + 1, 0);  // each call's range in sync_
+    for (auto& [c, r] : sync_) sync_first_[c + 1]++;
+    for (size_t c = 1; c < sync_first_.size(); ++c) sync_first_[c] += sync_first_[c - 1];
+  }
+  void add_delayer_sync(uint8_t ref, uint32_t index, uint32_t p, uint32_t q) {
+    const uint32_t sp = delayer_call(ref, index);
+    if (sp != kNone && sp < tl_.calls.size() && tl_.calls[sp].rank == p) sync_.push_back({sp, q});
+  }
+  bool involves(uint32_t c, uint32_t other) const {
+    for (uint32_t i = sync_first_[c]; i < sync_first_[c + 1]; ++i)
+      if (sync_[i].second == other) return true;
+    const uint32_t comm = tl_.calls[c].barrier_comm;
+    return comm != kNone && d_.comms[comm].position.count(other) > 0;
   }
 
   // Rank's synchronisation interval before call b with respect to `other` into `map`; the
@@ -270,13 +314,14 @@ class Analysis {
     const uint32_t first = tl_.rank_first[slot_of(calls[b].rank)];
     uint32_t start = first;
     for (uint32_t c = b; c-- > first;)
-      if (involves(calls[c], other)) { start = c + 1; break; }
+      if (involves(c, other)) { start = c + 1; break; }
     for (uint32_t c = start;; ++c) {
       for (uint32_t e = calls[c].seg_begin; e < calls[c].seg_end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
       if (c == b) break;
       const SyncCall& x = calls[c];
-      map.add(x.cp, false, std::max<int64_t>(0, x.leave - x.enter - call_wait_[c] - call_wan_[c]));
-      map.add(x.cp, true, call_wan_[c]);
+      const int64_t wan = wan_of(c);
+      map.add(x.cp, false, std::max<int64_t>(0, x.leave - x.enter - call_wait_[c] - wan));
+      map.add(x.cp, true, wan);
       if (waits && call_wait_[c] > 0) waits->push_back({c, call_wait_[c]});
     }
   }
@@ -332,10 +377,10 @@ class Analysis {
     std::sort(reqs.begin(), reqs.end(),
               [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
 
-    prop_max_.assign(tl_.calls.size(), 0.0);
     replies_.assign(waits.size(), Reply{kNone, 0, 0.0, UINT64_MAX, 0});
     std::vector<Bytes> back(P_), graph(P_);
     std::vector<std::pair<uint32_t, int64_t>> wl;
+    prop_max_.assign(tl_.calls.size(), 0.0);
     for (const Pending& pr : reqs) {
       const bool is_remote = pr.idx & kRemote;
       Request rq;
@@ -413,10 +458,19 @@ class Analysis {
 
   std::pair<double, double>& cause(uint16_t metric, uint8_t cls, const DEntry& e, uint32_t p, uint32_t wait_mh) {
     const uint8_t kind = e.wan ? KIND_WAN : cp_mpi_[e.cp] ? KIND_COMMUNICATION : KIND_COMPUTATION;
-    return causes_[CauseKey{metric, cls, kind, e.cp, p, wait_mh}];
+    const CauseKey key{metric, cls, kind, e.cp, p, wait_mh};
+    CauseSlot& s = cause_cache_[CauseKeyHash()(key) % kSevCache];
+    if (!s.value || !(s.key == key)) s = {key, &causes_[key]};
+    return *s.value;
   }
+  // Severities through a small direct-mapped cache of map entries (they stay put when the map
+  // grows): most updates hit a key a recent one used.
   void add_sev(uint16_t metric, uint8_t cls, uint32_t cp, uint32_t rank, double v) {
-    if (v != 0) out_.severities[SevKey{metric, cls, cp, rank}] += v;
+    if (v == 0) return;
+    const SevKey key{metric, cls, cp, rank};
+    SevSlot& s = sev_cache_[SevKeyHash()(key) % kSevCache];
+    if (!s.value || !(s.key == key)) s = {key, &out_.severities[key]};
+    *s.value += v;
   }
 
   // ---- 2. wait-state classes at the waiting owners; the calls the path can leave through
@@ -591,9 +645,7 @@ class Analysis {
   // one call it can leave through to the next.
   void walk(std::vector<Bytes>& cover) {
     const uint32_t N = d_.ranks();
-    std::vector<JumpMsg> jumps;
-    for (Cursor c(jumps_in_); !c.done();) jumps.push_back(c.get<JumpMsg>());
-    Bytes().swap(jumps_in_);
+    Records<JumpMsg> jumps = unpack<JumpMsg>(std::move(jumps_in_));
     // (a call can come twice: its waits are listed per kind; the longer one is tried first)
     std::sort(jumps.begin(), jumps.end(), [](const JumpMsg& a, const JumpMsg& b) {
       return std::tie(a.gid, b.wait, a.target) < std::tie(b.gid, a.wait, b.target);
@@ -662,8 +714,11 @@ class Analysis {
   std::unordered_map<uint64_t, uint32_t> cp_of_hash_;
   std::vector<uint64_t> gbase_;
   std::vector<int64_t> rank_start_, rank_stop_;
-  std::vector<int64_t> call_wait_, call_wan_;
-  std::vector<double> prop_max_;
+  std::vector<std::pair<uint32_t, uint32_t>> sync_;  // (call, rank it synchronised with), sorted
+  std::vector<uint32_t> sync_first_;
+  std::vector<int64_t> call_wait_;
+  std::unordered_map<uint32_t, int64_t> call_wan_;  // WAN excess of the calls that have one
+  std::vector<double> prop_max_;  // per call on some wait list: the largest scale (else 0)
   std::vector<Reply> replies_;  // per rc_waits entry
   std::vector<DEntry> dents_;
   std::vector<WRec> wrecs_;
@@ -671,6 +726,11 @@ class Analysis {
   Bytes graph_in_, jumps_in_;
   uint64_t with_delayer_ = 0, edges_ = 0, unordered_ = 0;
   RootCauseResult out_;
+  struct SevSlot { SevKey key{}; double* value = nullptr; };
+  struct CauseSlot { CauseKey key{}; std::pair<double, double>* value = nullptr; };
+  CauseSlot cause_cache_[256];
+  static constexpr size_t kSevCache = 256;
+  SevSlot sev_cache_[kSevCache];
 };
 
 void write_rows(const std::string& path, const void* data, size_t bytes) {
