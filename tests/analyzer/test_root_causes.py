@@ -253,8 +253,9 @@ def test_bad_cause_rows_are_one_clear_error(tmp_path, field, value, problem):
         read_all(folder)
 
 
-def test_cli_reports_a_truncated_causes_file_in_one_line(tmp_path, trace_file):
-    """The driver's error path: one `gridscope: FILE: PROBLEM` line from write_outputs."""
+def test_driver_stops_at_a_truncated_causes_file_before_writing(tmp_path, trace_file):
+    """The driver's error path (the command line prints the GridscopeError as its one line):
+    nothing is written before the engine files are checked."""
     from gridscope.analysis.driver import write_outputs
     from gridscope.analysis.engine_files import read_head
     from gridscope.errors import GridscopeError
@@ -262,8 +263,10 @@ def test_cli_reports_a_truncated_causes_file_in_one_line(tmp_path, trace_file):
     folder = write_engine(tmp_path / "e", HOSTS, one_process())
     with open(folder / "causes.0.bin", "ab") as f:
         f.write(b"\0" * 7)
+    (tmp_path / "out").mkdir()
     with pytest.raises(GridscopeError, match="truncated"):
         write_outputs(folder, read_head(folder), tmp_path / "out", trace_file, HOSTS)
+    assert not (tmp_path / "out" / "profile.cubex").exists()
 
 
 # ---------------------------------------------------------------- timeline pieces

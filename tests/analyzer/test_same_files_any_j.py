@@ -42,7 +42,9 @@ def output_bytes(out: Path) -> dict[str, bytes]:
     summary = json.loads((out / N.SUMMARY_FILE).read_text())
     return {N.SUMMARY_FILE: json.dumps(values(summary), indent=1).encode(),
             N.PROFILE_FILE: (out / N.PROFILE_FILE).read_bytes(),
-            N.WAITSTATES_FILE: (out / N.WAITSTATES_FILE).read_bytes()}
+            N.WAITSTATES_FILE: (out / N.WAITSTATES_FILE).read_bytes(),
+            # where the critical path runs (root causes on, the default)
+            N.CRITICAL_PATH_FILE: (out / N.CRITICAL_PATH_FILE).read_bytes()}
 
 
 def wait_rows(out: Path) -> int:
