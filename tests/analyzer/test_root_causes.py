@@ -387,3 +387,60 @@ def test_why_groups_patterns_and_names_the_rest():
     assert waiting[0].sentence() == ("1.500 s of the waiting at Y caused by computation in a on X; 0.250 s by WAN "
                                      "transfer (in b on X); 0.125 s by communication in c on Y; "
                                      "0.062 s by 1 other cause")
+
+
+# ---------------------------------------------------------------- pure functions
+
+def test_cause_columns_sort_by_names_and_aggregate_without_files():
+    from gridscope.analysis.root_causes import Cause, CauseColumns, cause_pair_rows, root_cause_rows
+
+    paths, hosts = ("b", "a"), ("X", "Y")
+    rows = [Cause("wait_at_nxn", "grid", "wan", "b", 1, "Y", 0.5, 0.0),
+            Cause("late_sender", "local", "computation", "b", 0, "X", 0.25, 0.5),
+            Cause("late_sender", "local", "computation", "a", 0, "X", 1.0, 0.0)]
+    causes = CauseColumns.from_rows(rows, paths, hosts)
+    # canonical order: pattern name, class, kind, call path string, ...
+    assert [paths[c] for c in causes.callpath.tolist()] == ["a", "b", "b"]
+    got = root_cause_rows(causes, paths, ["X", "Y"], hosts)
+    assert [(r["callpath"], r["metahost"], r["kind"], r["total_s"]) for r in got] == [
+        ("a", "X", "computation", 1.0), ("b", "X", "computation", 0.75), ("b", "Y", "wan", 0.5)]
+    assert cause_pair_rows(causes, ["X", "Y"], hosts) == [
+        {"cause": "X", "waiting": "X", "short_term_s": 1.25, "long_term_s": 0.5},
+        {"cause": "Y", "waiting": "Y", "short_term_s": 0.5, "long_term_s": 0.0}]
+    assert root_cause_rows(CauseColumns.empty(), paths, ["X"], hosts) == []
+
+
+def test_engine_block_is_copied_and_enabled_always_present():
+    from gridscope.analysis.root_causes import analysis_block, enabled
+
+    assert analysis_block({}) == {"enabled": False} and not enabled({"root_causes": "yes"})
+    assert analysis_block({"root_causes": {"enabled": True, "unordered": 0}}) == {"enabled": True, "unordered": 0}
+
+
+def test_damaged_critical_path_file_is_one_clear_error(tmp_path):
+    from gridscope.analysis.critical_path_pieces import read_critical_path
+    from gridscope.errors import GridscopeError
+
+    (tmp_path / "critical_path.feather").write_bytes(b"not arrow")
+    with pytest.raises(GridscopeError, match=r"critical_path\.feather: not a readable critical-path file"):
+        read_critical_path(tmp_path)
+    assert read_critical_path(tmp_path / "none") is None
+
+
+def test_pieces_ending_before_they_start_are_refused(tmp_path):
+    from gridscope.analysis.critical_path_pieces import read_pieces
+    from gridscope.analysis.engine_files import read_head
+    from gridscope.errors import GridscopeError
+
+    folder = write_engine(tmp_path / "e", HOSTS, [Process([MAIN], pieces=[(0, 2.0, 1.0)])])
+    with pytest.raises(GridscopeError, match="ends before it starts"):
+        read_pieces(folder, read_head(folder))
+
+
+def test_cause_text_and_path_length():
+    from gridscope.analysis.why import cause_text, enabled, path_length
+
+    assert cause_text("wan", "main/MPI_Recv") == "WAN transfer in main/MPI_Recv"
+    assert cause_text("computation", "main") == "computation in main"
+    assert path_length({"critical_path": [{"seconds": 1.5}, {"seconds": 0.25}]}) == 1.75
+    assert enabled({}) is None and enabled({"root_cause_analysis": {"enabled": False}}) is False

@@ -71,3 +71,20 @@ def test_diff_cube_holds_the_delay_and_path_differences(runs):
     # imbalance of work: base 6 - 5 = 1, new 5 - 14/3 = 1/3 (the node keeps the rest of the profile)
     assert got[("critical_path_imbalance", WORK, 2)] == pytest.approx(1 / 3 - 1)
     assert got[("critical_path", WORK, 2)] == pytest.approx((5 - 1 / 3) - 5)
+
+
+def test_summary_diff_against_a_run_from_before_root_causes():
+    """A BASE without the keys counts as no causes: every NEW row is a change, enabled is false."""
+    from gridscope.diff.summary import diff_root_causes
+
+    new = {"root_cause_analysis": {"enabled": True},
+           "root_causes": [{"callpath": "c", "metahost": "M", "kind": "wan", "pattern": "late_sender",
+                            "class": "grid", "short_term_s": 1.0, "long_term_s": 0.5, "total_s": 1.5}],
+           "wait_classes": {"direct": {"grid": 1.0, "local": 0.0}}}
+    out = diff_root_causes({}, new, base_total=10.0)
+    assert out["root_cause_analysis"] == {"enabled": False}
+    [row] = out["root_causes"]
+    assert (row["total_s"], row["base_total_s"], row["percent_of_base"]) == (1.5, 0.0, 15.0)
+    assert out["wait_classes"]["direct"] == {"grid": 1.0, "local": 0.0}
+    assert out["wait_classes"]["terminal"] == {"grid": 0.0, "local": 0.0}
+    assert out["critical_path"] == [] and out["cause_pairs"] == []

@@ -76,3 +76,22 @@ def test_runs_without_root_causes_say_so(tmp_path):
     analysis_folder(tmp_path / "off", str(trace), HOSTS, [process], root_causes=False)
     out, _ = write_report([tmp_path / "off"], tmp_path / "r.html")
     assert "analysed with --no-root-causes" in text(section(out.read_text(), "why"))
+
+
+def test_pair_kinds_and_followed_causes():
+    from gridscope.report.why_data import followed, pair_kinds
+
+    def summary(seconds):
+        return {"root_cause_analysis": {"enabled": True}, "root_causes": [
+            {"callpath": "w", "metahost": "B", "kind": "computation", "pattern": "wait_at_barrier", "class": "grid",
+             "total_s": seconds, "waiting_s": {"A": seconds}},
+            {"callpath": "r", "metahost": "B", "kind": "wan", "pattern": "late_sender", "class": "grid",
+             "total_s": 0.5, "waiting_s": {"A": 0.25, "B": 0.25}}]}
+
+    assert pair_kinds(summary(2.0)) == [
+        {"cause": "B", "waiting": "A", "computation": 2.0, "communication": 0.0, "wan": 0.25, "total": 2.25},
+        {"cause": "B", "waiting": "B", "computation": 0.0, "communication": 0.0, "wan": 0.25, "total": 0.25}]
+    table = followed([("c0", summary(2.0)), ("c1", summary(1.0))])
+    assert [(r["callpath"], r["values"]) for r in table["rows"]] == [("w", [2.0, 1.0]), ("r", [0.5, 0.5])]
+    assert table["totals"] == [2.5, 1.5]
+    assert followed([("c0", summary(2.0)), ("old", {})]) is None  # a run from before root causes
