@@ -261,14 +261,14 @@ class RecordBuilder {
   // Timeline (root causes): time since the last flush per call path, emitted as segment
   // entries when an MPI call is entered (and discarded when a synchronisation call ends).
   void segment_add(uint32_t cp, int64_t dt) {
+    if (dt == 0) return;
     if (cp >= seg_acc_.size()) seg_acc_.resize(std::max<size_t>(cp + 1, seg_acc_.size() * 2), 0);
-    if (seg_acc_[cp] == 0) touched_.push_back(cp);
+    if (seg_acc_[cp] == 0) touched_.push_back(cp);  // (listed twice if it went back to 0: flushed once)
     seg_acc_[cp] += dt;
-    if (seg_acc_[cp] == 0) seg_acc_[cp] = kZeroTouched;  // keeps "touched" distinguishable
   }
   uint32_t segment_flush() {
     for (uint32_t cp : touched_) {
-      int64_t v = seg_acc_[cp] == kZeroTouched ? 0 : seg_acc_[cp];
+      const int64_t v = seg_acc_[cp];
       if (v) {
         tl_.seg.push_back({cp, 0, v});
         prefault_.seg.after_push(tl_.seg);
@@ -296,7 +296,6 @@ class RecordBuilder {
     }
     return f.sync;
   }
-  static constexpr int64_t kZeroTouched = INT64_MIN;
 
   const Defs& d_;
   LocalData& out_;
