@@ -295,11 +295,27 @@ class Analysis {
       Notice n = c.get<Notice>();
       add_delayer_sync(uint8_t(n.ref), n.index, n.p, n.q);
     }
-    std::sort(sync_.begin(), sync_.end());
-    sync_.erase(std::unique(sync_.begin(), sync_.end()), sync_.end());
-    sync_first_.assign(tl_.calls.size() + 1, 0);  // each call's range in sync_
+    // into per-call lists (counting sort by call, then each short list sorted and deduplicated)
+    sync_first_.assign(tl_.calls.size() + 1, 0);
     for (auto& [c, r] : sync_) sync_first_[c + 1]++;
     for (size_t c = 1; c < sync_first_.size(); ++c) sync_first_[c] += sync_first_[c - 1];
+    std::vector<uint32_t> peers(sync_.size());
+    {
+      std::vector<uint32_t> fill(sync_first_.begin(), sync_first_.end() - 1);
+      for (auto& [c, r] : sync_) peers[fill[c]++] = r;
+    }
+    std::vector<std::pair<uint32_t, uint32_t>>().swap(sync_);
+    uint32_t kept = 0;
+    for (size_t c = 0; c + 1 < sync_first_.size(); ++c) {
+      auto b = peers.begin() + sync_first_[c], e = peers.begin() + sync_first_[c + 1];
+      std::sort(b, e);
+      e = std::unique(b, e);
+      sync_first_[c] = kept;
+      for (auto it = b; it != e; ++it) peers[kept++] = *it;
+    }
+    sync_first_.back() = kept;
+    peers.resize(kept);
+    sync_peers_ = std::move(peers);
   }
   void add_delayer_sync(uint8_t ref, uint32_t index, uint32_t p, uint32_t q) {
     const uint32_t sp = delayer_call(ref, index);
@@ -307,7 +323,7 @@ class Analysis {
   }
   bool involves(uint32_t c, uint32_t other) const {
     for (uint32_t i = sync_first_[c]; i < sync_first_[c + 1]; ++i)
-      if (sync_[i].second == other) return true;
+      if (sync_peers_[i] == other) return true;
     const uint32_t comm = tl_.calls[c].barrier_comm;
     return comm == kAllRanks || (comm != kNone && d_.comms[comm].position.count(other) > 0);
   }
@@ -595,12 +611,14 @@ class Analysis {
     std::sort(ws.begin(), ws.end(), [](const Node& a, const Node& b) {
       return std::tie(a.m.gid, a.m.ordinal) < std::tie(b.m.gid, b.m.ordinal);
     });
+    // nodes: the calls that occur, numbered in call order (a direct index over all calls)
+    std::vector<uint32_t> node_of(gbase_[N], kNone);
+    for (const Node& w : ws) node_of[w.m.gid] = 0;
+    for (const ListEntry& e : lists) node_of[e.gid] = 0;
     std::vector<uint64_t> ids;
-    for (const Node& w : ws) ids.push_back(w.m.gid);
-    for (const ListEntry& e : lists) ids.push_back(e.gid);
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    auto id_of = [&](uint64_t gid) { return size_t(std::lower_bound(ids.begin(), ids.end(), gid) - ids.begin()); };
+    for (uint64_t g = 0; g < node_of.size(); ++g)
+      if (node_of[g] == 0) { node_of[g] = uint32_t(ids.size()); ids.push_back(g); }
+    auto id_of = [&](uint64_t gid) { return size_t(node_of[gid]); };
     std::vector<uint32_t> indeg(ids.size(), 0);
     std::vector<size_t> first_w(ids.size(), ws.size());
     for (size_t i = ws.size(); i-- > 0;) first_w[id_of(ws[i].m.gid)] = i;
@@ -727,8 +745,8 @@ class Analysis {
   std::unordered_map<uint64_t, uint32_t> cp_of_hash_;
   std::vector<uint64_t> gbase_;
   std::vector<RankCount> ranks_;  // every rank's
-  std::vector<std::pair<uint32_t, uint32_t>> sync_;  // (call, rank it synchronised with), sorted
-  std::vector<uint32_t> sync_first_;
+  std::vector<std::pair<uint32_t, uint32_t>> sync_;  // (call, rank it synchronised with), while collected
+  std::vector<uint32_t> sync_first_, sync_peers_;     // then per call: the ranks (CSR)
   std::vector<int64_t> call_wait_;
   std::unordered_map<uint32_t, int64_t> call_wan_;  // WAN excess of the calls that have one
   std::vector<double> prop_max_;  // per call on some wait list: the largest scale (else 0)
