@@ -156,6 +156,14 @@ class RecordBuilder {
     if (tl_.enabled) mark = mpi ? segment_flush() : uint32_t(tl_.seg.size());
     stack_.push_back({cp, ++instances_, now, uint32_t(pend_.size()), INT64_MIN, kNone, mark});
     last_ = now;
+    if (tl_.enabled && mpi) {  // MPI_Init and MPI_Finalize synchronise every rank (as in Scalasca)
+      const uint8_t kind = init_or_finalize(region);
+      if (kind) {
+        const uint32_t call = sync_call();
+        tl_.calls[call].barrier_comm = kAllRanks;
+        (kind == kInit ? tl_.rank_init : tl_.rank_finalize).back() = call;
+      }
+    }
     return OTF2_CALLBACK_SUCCESS;
   }
 
@@ -258,17 +266,27 @@ class RecordBuilder {
   }
   void sequence_nbcs(size_t first_nbc);
 
+  static constexpr uint8_t kInit = 1, kFinalize = 2;
+  uint8_t init_or_finalize(uint32_t region) {
+    if (region >= init_fin_.size()) init_fin_.resize(region + 1, kUnclassified);
+    if (init_fin_[region] == kUnclassified) {
+      const std::string& n = d_.regions[region].name;
+      init_fin_[region] = n == "MPI_Init" || n == "MPI_Init_thread" ? kInit : n == "MPI_Finalize" ? kFinalize : 0;
+    }
+    return init_fin_[region];
+  }
+
   // Timeline (root causes): time since the last flush per call path, emitted as segment
   // entries when an MPI call is entered (and discarded when a synchronisation call ends).
   void segment_add(uint32_t cp, int64_t dt) {
+    if (dt == 0) return;
     if (cp >= seg_acc_.size()) seg_acc_.resize(std::max<size_t>(cp + 1, seg_acc_.size() * 2), 0);
-    if (seg_acc_[cp] == 0) touched_.push_back(cp);
+    if (seg_acc_[cp] == 0) touched_.push_back(cp);  // (listed twice if it went back to 0: flushed once)
     seg_acc_[cp] += dt;
-    if (seg_acc_[cp] == 0) seg_acc_[cp] = kZeroTouched;  // keeps "touched" distinguishable
   }
   uint32_t segment_flush() {
     for (uint32_t cp : touched_) {
-      int64_t v = seg_acc_[cp] == kZeroTouched ? 0 : seg_acc_[cp];
+      const int64_t v = seg_acc_[cp];
       if (v) {
         tl_.seg.push_back({cp, 0, v});
         prefault_.seg.after_push(tl_.seg);
@@ -296,7 +314,6 @@ class RecordBuilder {
     }
     return f.sync;
   }
-  static constexpr int64_t kZeroTouched = INT64_MIN;
 
   const Defs& d_;
   LocalData& out_;
@@ -324,6 +341,7 @@ class RecordBuilder {
   std::vector<uint32_t> nbc_unknown_comms_;
   static constexpr uint8_t kUnclassified = 0xff;
   std::vector<uint8_t> nbc_class_;  // CollClass by initiating region (kUnclassified: not looked up yet)
+  std::vector<uint8_t> init_fin_;   // kInit, kFinalize or 0 by region (kUnclassified: not looked up yet)
   std::string error_;
   Timeline& tl_ = out_.timeline;
   std::vector<int64_t> seg_acc_;
@@ -544,7 +562,11 @@ void read_locations(Archive& archive, const std::vector<uint32_t>& ranks, LocalD
       [&](size_t i) -> RecordBuilder& {
         first_recv = out.recvs.size();
         first_nbc = out.nbcs.size();
-        if (out.timeline.enabled) out.timeline.rank_first.push_back(uint32_t(out.timeline.calls.size()));
+        if (out.timeline.enabled) {
+          out.timeline.rank_first.push_back(uint32_t(out.timeline.calls.size()));
+          out.timeline.rank_init.push_back(kNone);
+          out.timeline.rank_finalize.push_back(kNone);
+        }
         return builder.emplace(defs, out, prefault, programs, ranks[i]);
       },
       [&](size_t, uint64_t events, const Archive::LocationInfo& info) {
