@@ -112,19 +112,34 @@ GOLDEN = {
         span=90),
     # d. NxN after a WAN transfer: the transfer above the B-B minimum is a cause of kind wan
     "rc_nxn_wan": Golden(
-        cube={"delay_nxn_short": {("grid", "main/MPI_Recv", 2): 70, ("grid", "main/work", 2): 5},
-              "wait_direct_collective": {("grid", "main/MPI_Allreduce", 1): 30, ("grid", "main/MPI_Allreduce", 3): 45},
+        cube={"delay_nxn_short": {("grid", "main/MPI_Recv", 2): 75, ("grid", "main/work", 2): 5},
+              "wait_direct_collective": {("grid", "main/MPI_Allreduce", 1): 30, ("grid", "main/MPI_Allreduce", 3): 50},
               "wait_terminal_collective": {("grid", "main/MPI_Allreduce", 1): 30,
-                                           ("grid", "main/MPI_Allreduce", 3): 45},
+                                           ("grid", "main/MPI_Allreduce", 3): 50},
               "critical_path": {("", "main", 1): 20, ("", "main/MPI_Allreduce", 1): 10, ("", "main/MPI_Recv", 2): 50,
                                 ("", "main/work", 2): 10}},
         root_causes={("main/MPI_Recv", "B", "wan", "wait_at_nxn", "grid"): (60, 0),
-                     ("main/MPI_Recv", "B", "communication", "wait_at_nxn", "grid"): (10, 0),
+                     ("main/MPI_Recv", "B", "communication", "wait_at_nxn", "grid"): (15, 0),
                      ("main/work", "B", "computation", "wait_at_nxn", "grid"): (5, 0)},
         critical_path={("main", "A"): 20, ("main/MPI_Allreduce", "A"): 10, ("main/MPI_Recv", "B"): 50,
                        ("main/work", "B"): 10},
-        wait_classes={"direct": (75, 0), "indirect": (0, 0), "propagating": (0, 0), "terminal": (75, 0)},
+        wait_classes={"direct": (80, 0), "indirect": (0, 0), "propagating": (0, 0), "terminal": (80, 0)},
         span=90),
+    # a message without a wait state starts no synchronisation interval: Scalasca's reading,
+    # which docs/root-causes.md does not follow as written (it would give main/compute @ 1: 25
+    # and no MPI_Send cause; the spec derives both)
+    "rc_sync_points": Golden(
+        cube={"delay_late_sender_short": {("local", "main/compute", 1): 24.375, ("local", "main/MPI_Send", 1): 0.625},
+              "wait_direct_late_sender": {("local", "main/MPI_Recv", 0): 25},
+              "wait_terminal_late_sender": {("local", "main/MPI_Recv", 0): 25},
+              "critical_path": {("", "main", 0): 10, ("", "main/MPI_Recv", 0): 20, ("", "main/compute", 1): 39,
+                                ("", "main/MPI_Send", 1): 1}},
+        root_causes={("main/compute", "A", "computation", "late_sender", "local"): (24.375, 0),
+                     ("main/MPI_Send", "A", "communication", "late_sender", "local"): (0.625, 0)},
+        critical_path={("main", "A"): 10, ("main/MPI_Recv", "A"): 20, ("main/compute", "A"): 39,
+                       ("main/MPI_Send", "A"): 1},
+        wait_classes={"direct": (0, 25), "indirect": (0, 0), "propagating": (0, 0), "terminal": (0, 25)},
+        span=70),
     # e. critical path of a three-rank pipeline (and its delays)
     "rc_pipeline": Golden(
         cube={"delay_late_sender_short": {("local", "main/produce", 0): 20, ("grid", "main/filter", 1): 20,
