@@ -113,9 +113,11 @@ class ProgramRegions {
 
 enum : uint8_t { PEND_SEND = 0, PEND_RECV = 1, PEND_NBC = 2 };
 
-struct Frame { uint32_t cp; uint32_t instance; int64_t enter; uint32_t pend; int64_t coll_begin; };
+// `sync`: the frame's synchronisation call once it holds a communication event (timeline);
+// `seg_mark`: the timeline's segment entries when an MPI call was entered.
+struct Frame { uint32_t cp; uint32_t instance; int64_t enter; uint32_t pend; int64_t coll_begin; uint32_t sync, seg_mark; };
 
-struct Posted { int64_t enter; uint32_t seq; };  // an MPI_Irecv's region enter and posting rank
+struct Posted { int64_t enter; uint32_t seq, call; };  // an MPI_Irecv's region enter, posting rank and call (timeline)
 // A non-blocking collective's initiating call: its enter, class (from its name) and
 // initiation ordinal on this location.
 struct NbcPosted { int64_t enter; uint32_t ordinal; uint8_t cls; };
@@ -140,12 +142,19 @@ class RecordBuilder {
     if (!stack_.empty()) {
       parent = stack_.back().cp;
       time_[parent] += now - last_;
+      if (tl_.enabled) segment_add(parent, now - last_);
+    } else if (tl_.enabled && !started_) {
+      tl_.rank_start.push_back(now);
+      started_ = true;
     }
     uint32_t cp = out_.tree.child(parent, region);
     grow(cp);
     visits_[cp]++;
-    out_.mpi_events += d_.regions[region].is_mpi;  // MPI calls count, even without messages
-    stack_.push_back({cp, ++instances_, now, uint32_t(pend_.size()), INT64_MIN});
+    const bool mpi = d_.regions[region].is_mpi;
+    out_.mpi_events += mpi;  // MPI calls count, even without messages
+    uint32_t mark = 0;  // (a communication event outside an MPI call: its segment ends here)
+    if (tl_.enabled) mark = mpi ? segment_flush() : uint32_t(tl_.seg.size());
+    stack_.push_back({cp, ++instances_, now, uint32_t(pend_.size()), INT64_MIN, kNone, mark});
     last_ = now;
     return OTF2_CALLBACK_SUCCESS;
   }
@@ -154,6 +163,15 @@ class RecordBuilder {
     Frame f = stack_.back();
     int64_t now = ts(t);
     time_[f.cp] += now - last_;
+    if (tl_.enabled) {
+      if (f.sync != kNone) {  // the call's own time is the call's, not the next segment's
+        tl_.calls[f.sync].leave = now;
+        segment_discard();
+        seg_start_ = uint32_t(tl_.seg.size());
+      } else {
+        segment_add(f.cp, now - last_);
+      }
+    }
     last_ = now;
     for (size_t i = f.pend; i < pend_.size(); ++i) {
       auto [kind, idx] = pend_[i];
@@ -180,10 +198,11 @@ class RecordBuilder {
     const Frame& f = stack_.back();
     r.complete = 1; r.c_enter = f.enter; r.c_leave = ts(t); r.cp_complete = f.cp;
     pend_.push_back({PEND_SEND, idx});
+    if (tl_.enabled) tl_.send_done_call[idx] = sync_call(r.dst);
     return OTF2_CALLBACK_SUCCESS;
   }
   OTF2_CallbackCode irecv_request(uint64_t, uint64_t req) {
-    if (!stack_.empty()) irecv_req_.put(req, {stack_.back().enter, posts_++});
+    if (!stack_.empty()) irecv_req_.put(req, {stack_.back().enter, posts_++, tl_.enabled ? sync_call(kNone) : kNone});
     return OTF2_CALLBACK_SUCCESS;
   }
   OTF2_CallbackCode recv(uint64_t t, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len) {
@@ -204,6 +223,7 @@ class RecordBuilder {
     if (stack_.empty()) return OTF2_CALLBACK_SUCCESS;  // outside any call: no join time, completion finds no request
     const Frame& f = stack_.back();
     uint32_t region = out_.tree.nodes[f.cp].region;
+    if (tl_.enabled) sync_call(kNone);
     nbc_req_.put(req, {f.enter, uint32_t(nbc_done_.size()), uint8_t(nonblocking_class(region))});
     nbc_done_.push_back(0);
     return OTF2_CALLBACK_SUCCESS;
@@ -238,6 +258,49 @@ class RecordBuilder {
   }
   void sequence_nbcs(size_t first_nbc);
 
+  // Timeline (root causes): time since the last flush per call path, emitted as segment
+  // entries when an MPI call is entered (and discarded when a synchronisation call ends).
+  void segment_add(uint32_t cp, int64_t dt) {
+    if (cp >= seg_acc_.size()) seg_acc_.resize(std::max<size_t>(cp + 1, seg_acc_.size() * 2), 0);
+    if (seg_acc_[cp] == 0) touched_.push_back(cp);
+    seg_acc_[cp] += dt;
+    if (seg_acc_[cp] == 0) seg_acc_[cp] = kZeroTouched;  // keeps "touched" distinguishable
+  }
+  uint32_t segment_flush() {
+    for (uint32_t cp : touched_) {
+      int64_t v = seg_acc_[cp] == kZeroTouched ? 0 : seg_acc_[cp];
+      if (v) tl_.seg.push_back({cp, 0, v});
+      seg_acc_[cp] = 0;
+    }
+    touched_.clear();
+    return uint32_t(tl_.seg.size());
+  }
+  void segment_discard() {
+    for (uint32_t cp : touched_) seg_acc_[cp] = 0;
+    touched_.clear();
+  }
+  // The innermost frame as a synchronisation call (made one on its first communication
+  // event), with `peer` (kNone: none known) among its partners.
+  uint32_t sync_call(uint32_t peer) {
+    Frame& f = stack_.back();
+    if (f.sync == kNone) {
+      f.sync = uint32_t(tl_.calls.size());
+      SyncCall c{};
+      c.enter = f.enter; c.leave = f.enter; c.rank = rank_; c.cp = f.cp;
+      c.seg_begin = seg_start_; c.seg_end = f.seg_mark;
+      c.partners_begin = c.partners_end = uint32_t(tl_.partners.size());
+      c.comm = kNone;
+      tl_.calls.push_back(c);
+    }
+    SyncCall& c = tl_.calls[f.sync];
+    if (peer != kNone && (c.partners_end == c.partners_begin || tl_.partners.back() != peer)) {
+      tl_.partners.push_back(peer);
+      c.partners_end = uint32_t(tl_.partners.size());
+    }
+    return f.sync;
+  }
+  static constexpr int64_t kZeroTouched = INT64_MIN;
+
   const Defs& d_;
   LocalData& out_;
   Prefaults& prefault_;
@@ -265,6 +328,11 @@ class RecordBuilder {
   static constexpr uint8_t kUnclassified = 0xff;
   std::vector<uint8_t> nbc_class_;  // CollClass by initiating region (kUnclassified: not looked up yet)
   std::string error_;
+  Timeline& tl_ = out_.timeline;
+  std::vector<int64_t> seg_acc_;
+  std::vector<uint32_t> touched_;
+  uint32_t seg_start_ = uint32_t(out_.timeline.seg.size());
+  bool started_ = false;
 };
 
 OTF2_CallbackCode RecordBuilder::add_send(uint64_t t, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
@@ -286,6 +354,11 @@ OTF2_CallbackCode RecordBuilder::add_send(uint64_t t, uint32_t receiver, OTF2_Co
     r.complete = 0;
     isend_req_.put(req, idx);
   }
+  if (tl_.enabled) {
+    uint32_t call = sync_call(dst);
+    tl_.send_call.push_back(call);
+    tl_.send_done_call.push_back(blocking ? call : kNone);
+  }
   out_.sends.push_back(r);
   prefault_.sends.after_push(out_.sends);
   bsent_[f.cp] += len;
@@ -306,11 +379,17 @@ OTF2_CallbackCode RecordBuilder::add_recv(uint64_t t, uint32_t sender, OTF2_Comm
   r.is_test = d_.regions[out_.tree.nodes[f.cp].region].is_test;
   Posted posted;
   uint32_t seq;
+  uint32_t call = tl_.enabled ? sync_call(src) : kNone, post_call = call;
   if (has_req && irecv_req_.take(req, &posted)) {
     r.req_enter = posted.enter;
     seq = posted.seq;
+    if (posted.call != kNone) post_call = posted.call;
   } else {
     seq = posts_++;  // a blocking receive (or an unknown request) is posted where it completes
+  }
+  if (tl_.enabled) {
+    tl_.recv_call.push_back(call);
+    tl_.recv_post_call.push_back(post_call);
   }
   recv_seq_.push_back(seq);
   pend_.push_back({PEND_RECV, uint32_t(out_.recvs.size())});
@@ -345,6 +424,11 @@ OTF2_CallbackCode RecordBuilder::coll_end(uint64_t t, OTF2_CollectiveOp op, OTF2
   r.begin = f.coll_begin != INT64_MIN ? f.coll_begin : f.enter;
   r.end = ts(t);
   out_.colls.push_back(r);
+  if (tl_.enabled) {
+    uint32_t call = sync_call(kNone);
+    tl_.calls[call].comm = comm;
+    tl_.coll_call.push_back(call);
+  }
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -361,6 +445,7 @@ OTF2_CallbackCode RecordBuilder::nbc_complete(uint64_t t, OTF2_CollectiveOp op, 
   if (c.is_self || c.members.size() < 2) return OTF2_CALLBACK_SUCCESS;  // size-1: nothing to wait for
   auto pos = c.position.find(rank_);
   if (pos == c.position.end()) return fail("collective on communicator " + std::to_string(comm) + " that does not contain this rank");
+  if (tl_.enabled) tl_.calls[sync_call(kNone)].comm = comm;
   NbcPosted posted;
   if (!nbc_req_.take(req, &posted)) {  // initiated where we cannot see it: its place in the order is unknown
     nbc_unknown_comms_.push_back(comm);
@@ -422,6 +507,16 @@ void RecordBuilder::finish_location(size_t first_recv, size_t first_nbc) {
         return recv_seq_[a - first_recv] < recv_seq_[b - first_recv];
       });
   }
+  if (tl_.enabled) {  // the tail: a pseudo-call at the last event
+    if (!started_) tl_.rank_start.push_back(last_);
+    segment_flush();
+    SyncCall c{};
+    c.enter = c.leave = last_; c.rank = rank_; c.cp = kNone;
+    c.seg_begin = seg_start_; c.seg_end = uint32_t(tl_.seg.size());
+    c.partners_begin = c.partners_end = uint32_t(tl_.partners.size());
+    c.comm = kNone;
+    tl_.calls.push_back(c);
+  }
   for (uint32_t cp = 0; cp < visits_.size(); ++cp)
     if (visits_[cp]) out_.cp_stats.push_back({cp, rank_, time_[cp], visits_[cp], bsent_[cp], brecv_[cp]});
 }
@@ -449,6 +544,7 @@ void read_locations(Archive& archive, const std::vector<uint32_t>& ranks, LocalD
       [&](size_t i) -> RecordBuilder& {
         first_recv = out.recvs.size();
         first_nbc = out.nbcs.size();
+        if (out.timeline.enabled) out.timeline.rank_first.push_back(uint32_t(out.timeline.calls.size()));
         return builder.emplace(defs, out, prefault, programs, ranks[i]);
       },
       [&](size_t, uint64_t events, const Archive::LocationInfo& info) {
