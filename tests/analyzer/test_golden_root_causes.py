@@ -125,6 +125,23 @@ GOLDEN = {
                        ("main/work", "B"): 10},
         wait_classes={"direct": (80, 0), "indirect": (0, 0), "propagating": (0, 0), "terminal": (80, 0)},
         span=90),
+    # nested regions in a segment, one entered at the tick a synchronisation call is left:
+    # the parents' exclusive time after it belongs to the delay and the critical path
+    "rc_segments": Golden(
+        cube={"delay_late_sender_short": {("local", "main/MPI_Recv", 0): 5, ("local", "main/iter/work", 0): 5,
+                                          ("local", "main/iter", 0): 4, ("local", "main", 0): 6},
+              "wait_direct_late_sender": {("local", "main/MPI_Recv", 1): 20},
+              "wait_terminal_late_sender": {("local", "main/MPI_Recv", 1): 20},
+              "critical_path": {("", "main", 0): 6, ("", "main/iter", 0): 4, ("", "main/iter/work", 0): 5,
+                                ("", "main/MPI_Recv", 0): 5, ("", "main", 1): 15, ("", "main/MPI_Recv", 1): 5}},
+        root_causes={("main/MPI_Recv", "A", "communication", "late_sender", "local"): (5, 0),
+                     ("main/iter/work", "A", "computation", "late_sender", "local"): (5, 0),
+                     ("main/iter", "A", "computation", "late_sender", "local"): (4, 0),
+                     ("main", "A", "computation", "late_sender", "local"): (6, 0)},
+        critical_path={("main", "A"): 21, ("main/iter", "A"): 4, ("main/iter/work", "A"): 5,
+                       ("main/MPI_Recv", "A"): 10},
+        wait_classes={"direct": (0, 20), "indirect": (0, 0), "propagating": (0, 0), "terminal": (0, 20)},
+        span=40),
     # a message without a wait state starts no synchronisation interval: Scalasca's reading,
     # which docs/root-causes.md does not follow as written (it would give main/compute @ 1: 25
     # and no MPI_Send cause; the spec derives both)
