@@ -192,10 +192,21 @@ def analysed(trace: Path, out: Path, jobs: int):
     return load(out)
 
 
+def descendants(metric_id: str) -> list[str]:
+    """Metrics below METRIC_ID in the metric tree that are not root-cause metrics of their
+    own (e.g. a derived part such as the critical-path imbalance): the Cube value of a node
+    is its inclusive value over them, as Cube shows a collapsed node."""
+    below = [m.id for m in METRICS if m.parent == metric_id and m.id not in ROOT_CAUSE_METRICS]
+    return [d for m in below for d in (m, *descendants(m))]
+
+
 def cube_rows(severities, metric_id: str) -> dict[CubeKey, float]:
-    """The exclusive Cube values of one root-cause metric: (class, call path, rank) -> s."""
+    """The Cube values of one root-cause metric (inclusive over its derived parts, see
+    descendants): (class, call path, rank) -> s."""
     decl = ROOT_CAUSE_METRICS[metric_id]
     names = {f"{metric_id}_{cls}": cls for cls in N.CLASSES} if decl.grid_split else {metric_id: ""}
+    for part in descendants(metric_id):
+        names[part] = ""
     rows = severities[severities[N.METRIC].isin(list(names))]
     got: dict[CubeKey, float] = {}
     for metric, callpath, rank, value in zip(rows[N.METRIC], rows[N.CALLPATH], rows[N.RANK], rows[N.VALUE]):
