@@ -1,22 +1,28 @@
-// Root-cause analysis (docs/root-causes.md). Four exchanges after the forward replay:
-//  1. waiting owners -> delayer owners: each wait state with the waiting side's time map;
-//     the delayer owner computes the delay, the short-term costs and the propagation lists;
-//  2. delayer owners -> waiting owners: the indirect part of each wait state;
-//  3. everyone -> process 0: the propagation graph, every call's times, the path's moves;
-//     process 0 solves the long-term costs and walks the critical path;
-//  4. process 0 -> owners: each wait state's inherited costs and the covered path pieces.
+// Root-cause analysis (docs/root-causes.md), after the forward replay:
+//  1. waiting owners -> delayer owners: each wait state with the waiting side's time map
+//     (computed in place when both ranks are ours); the delayer owner computes the delay,
+//     the short-term costs and the wait list, which goes to process 0 as the propagation
+//     graph; back to the waiting owner go the indirect part and where the path would move;
+//  2. waiting owners: wait-state classes; the calls the critical path can leave through go
+//     to process 0, which solves the long-term costs per waiting call and walks the path;
+//  3. process 0 -> waiting owners -> delayer owners: each wait state's inherited costs,
+//     charged to its delays; process 0 -> owners: the path's covered stretches.
 // Every sum runs in an order fixed by global call ids and per-rank ordinals, never by the
 // number of processes, so any -j writes the same values.
 #include "rootcause.hpp"
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 #include <queue>
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <unordered_set>
 
 #include "gridscope/trace/error.hpp"
 
@@ -60,8 +66,10 @@ uint64_t name_hash(const std::string& s) {  // FNV-1a
 uint64_t mix(uint64_t h, uint64_t v) { return (h ^ (v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdull; }
 
 // ---- wire records (plain structs, copied byte-wise)
-struct RankCount { uint32_t rank, pad; uint64_t calls; int64_t start; };
-struct Request {  // a wait state, followed by `keys` KeyTicks (the waiting side's time map)
+struct RankCount { uint32_t rank, pad; uint64_t calls; int64_t start, end; };
+// A wait state from another process, followed by `keys` KeyTicks (the waiting side's time
+// map); a wait state of our own ranks has its map computed in place.
+struct Request {
   uint64_t gid;                     // waiting call
   uint32_t q, p, index, ordinal;    // waiting rank, delayer rank, delayer record, ordinal among q's waits
   uint32_t w_local, wait_metahost;  // index in the waiting owner's rc_waits; q's metahost
@@ -72,18 +80,25 @@ struct Request {  // a wait state, followed by `keys` KeyTicks (the waiting side
   double share;                     // this wait's part of its call's waiting
 };
 struct KeyTicks { uint64_t key; int64_t ticks; };
-struct Indirect { uint32_t w_local, pad; double ticks; };
-struct NodeMsg {  // one wait state of the propagation graph, followed by `list` ListEntry
+// delayer owner -> waiting owner: the indirect part and where the critical path would move
+struct Indirect { uint32_t w_local, wrec, src, pad; double ticks; uint64_t target; int64_t target_enter; };
+// What a waiting owner keeps of each of its wait states from the delayer's side.
+struct Reply { uint32_t wrec, src; double indirect; uint64_t target; int64_t target_enter; };
+struct NodeMsg {  // a wait state with a non-empty wait list, followed by `list` ListEntry
   uint64_t gid;
-  uint32_t ordinal, src, w_local, list;  // src: the delayer owner; w_local: its WRec index
+  uint32_t ordinal, list;
   uint8_t group, cls, pad[6];
   double D, scale, share;
 };
 struct ListEntry { uint64_t gid; int64_t w; };
-struct CostMsg { uint32_t w_local, pad; double c[kCosts]; };
-struct CallMsg { int64_t enter, leave; };  // every owned call, in gid order per rank
-struct JumpMsg { uint64_t gid_q, gid_p; uint32_t ordinal, pad; int64_t ticks; };
-struct CoverMsg { uint64_t gid; int64_t ticks; };  // ticks < 0: the segment before the call
+struct NodeCost { uint64_t gid; double c[kCosts]; };        // 0 -> waiting owner: a call's inherited costs
+struct WaitCost { uint32_t wrec, pad; double c[kCosts]; };    // waiting owner -> delayer owner
+// waiting owner -> 0: a call the critical path can leave through (its longest wait with a
+// known delayer) and where it would go
+struct JumpMsg { uint64_t gid, target; int64_t enter, leave, wait, target_enter; };
+// 0 -> owner: the path covers rank's segments before calls (lo, hi] and calls (lo, hi)
+// whole, and `lo_ticks` of call lo (lo_ticks < 0: no call lo, down to the rank's start)
+struct CoverMsg { uint64_t lo, hi; int64_t lo_ticks; };
 
 class Cursor {
  public:
@@ -141,11 +156,11 @@ class TimeMap {
 struct DEntry { uint32_t cp; uint8_t wan; int64_t d; };
 // What a delayer owner keeps of a wait state until its inherited costs come back.
 struct WRec {
-  size_t d_begin, d_end;
+  uint32_t d_begin, d_end;  // its delay entries
   double D;
+  uint32_t sp, wait_metahost;  // the delayer's call; the waiting rank's metahost
   uint16_t metric;
   uint8_t cls;
-  uint32_t p, wait_metahost;
 };
 
 class Analysis {
@@ -155,11 +170,28 @@ class Analysis {
         res_(double(d.resolution)), ncp_(data.tree.nodes.size()), tp_(ncp_), tq_(ncp_) {}
 
   RootCauseResult run() {
+    const bool timing = std::getenv("GRIDSCOPE_RC_TIMING");  // tuning knob: phase times on stderr
+    auto t0 = std::chrono::steady_clock::now();
+    auto lap = [&](const char* what) {
+      if (!timing) return;
+      auto now = std::chrono::steady_clock::now();
+      std::fprintf(stderr, "root causes [%d] %s: %.3f s\n", me_, what, std::chrono::duration<double>(now - t0).count());
+      t0 = now;
+    };
+    if (timing)
+      std::fprintf(stderr, "root causes [%d] calls %zu seg %zu partners %zu waits %zu\n", me_, tl_.calls.size(),
+                   tl_.seg.size(), tl_.partners.size(), fwd_.rc_waits.size());
     setup();
+    lap("setup");
     delays();
+    lap("delays");
+    if (timing) std::fprintf(stderr, "root causes [%d] dents %zu wrecs %zu graph %zu B\n", me_, dents_.size(), wrecs_.size(), graph_in_.size());
     classes();
+    lap("classes");
     graph_and_path();
+    lap("graph and path");
     finish();
+    lap("finish");
     return std::move(out_);
   }
 
@@ -177,14 +209,16 @@ class Analysis {
     const auto& calls = tl_.calls;
     std::vector<Bytes> out(P_);
     for (size_t s = 0; s < mine_.size(); ++s)
-      for (int p = 0; p < P_; ++p) append(out[p], RankCount{mine_[s], 0, rank_end(s) - tl_.rank_first[s], tl_.rank_start[s]});
+      for (int p = 0; p < P_; ++p) append(out[p], RankCount{mine_[s], 0, rank_end(s) - tl_.rank_first[s], tl_.rank_start[s], tl_.calls[rank_end(s) - 1].enter});
     std::vector<uint64_t> count(d_.ranks(), 0);
     rank_start_.assign(d_.ranks(), 0);
+    rank_stop_.assign(d_.ranks(), 0);
     Bytes in = t_.exchange(out);
     for (Cursor c(in); !c.done();) {
       RankCount rc = c.get<RankCount>();
       count[rc.rank] = rc.calls;
       rank_start_[rc.rank] = rc.start;
+      rank_stop_[rc.rank] = rc.end;
     }
     gbase_.assign(d_.ranks() + 1, 0);
     for (uint32_t r = 0; r < d_.ranks(); ++r) gbase_[r + 1] = gbase_[r] + count[r];
@@ -199,16 +233,17 @@ class Analysis {
 
     call_wait_.assign(calls.size(), 0);
     for (const RcWait& w : fwd_.rc_waits) call_wait_[w.call] += w.ticks;
-    call_wan_.assign(calls.size(), 0);
     for (size_t k = 0; k < fwd_.recv_transfer.size(); ++k) {
       if (fwd_.recv_transfer[k] < 0) continue;
-      uint32_t c = tl_.recv_call[k];
-      int64_t lm = local_min[d_.rank_metahost[data_.recvs[k].dst]];
-      int64_t excess = fwd_.recv_transfer[k] - (lm == INT64_MAX ? 0 : lm);
-      call_wan_[c] = std::max(call_wan_[c], excess);
+      const uint32_t c = tl_.recv_call[k];
+      const int64_t lm = local_min[d_.rank_metahost[data_.recvs[k].dst]];
+      const int64_t excess = std::min(fwd_.recv_transfer[k] - (lm == INT64_MAX ? 0 : lm),
+                                      calls[c].leave - calls[c].enter - call_wait_[c]);
+      if (excess > 0) {
+        int64_t& v = call_wan_[c];
+        v = std::max(v, excess);
+      }
     }
-    for (size_t c = 0; c < calls.size(); ++c)
-      call_wan_[c] = std::max<int64_t>(0, std::min(call_wan_[c], calls[c].leave - calls[c].enter - call_wait_[c]));
   }
 
   size_t slot_of(uint32_t rank) const { return rank - mine_[0]; }
@@ -225,6 +260,12 @@ class Analysis {
   }
   uint32_t rank_of_gid(uint64_t gid) const {
     return uint32_t(std::upper_bound(gbase_.begin(), gbase_.end(), gid) - gbase_.begin()) - 1;
+  }
+
+  int64_t wan_of(uint32_t c) const {
+    if (call_wan_.empty()) return 0;
+    auto it = call_wan_.find(c);
+    return it == call_wan_.end() ? 0 : it->second;
   }
 
   bool involves(const SyncCall& c, uint32_t other) const {
@@ -245,8 +286,9 @@ class Analysis {
       for (uint32_t e = calls[c].seg_begin; e < calls[c].seg_end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
       if (c == b) break;
       const SyncCall& x = calls[c];
-      map.add(x.cp, false, std::max<int64_t>(0, x.leave - x.enter - call_wait_[c] - call_wan_[c]));
-      map.add(x.cp, true, call_wan_[c]);
+      const int64_t wan = wan_of(c);
+      map.add(x.cp, false, std::max<int64_t>(0, x.leave - x.enter - call_wait_[c] - wan));
+      map.add(x.cp, true, wan);
       if (waits && call_wait_[c] > 0) waits->push_back({c, call_wait_[c]});
     }
   }
@@ -264,66 +306,83 @@ class Analysis {
     const uint32_t N = d_.ranks();
     std::vector<uint32_t> next_ordinal(mine_.size(), 0);
     std::vector<Bytes> out(P_);
+    // our own wait states and those sent here, in one order: (waiting call, ordinal)
+    constexpr uint32_t kRemote = 0x80000000u;
+    struct Pending { uint64_t gid; uint32_t ordinal, idx; };  // idx: rc_waits index, or kRemote | request
+    std::vector<Pending> reqs;
     for (size_t i = 0; i < waits.size(); ++i) {
       const RcWait& w = waits[i];
       const uint32_t q = tl_.calls[w.call].rank;
       const uint32_t ordinal = next_ordinal[slot_of(q)]++;
       if (w.delayer == kNone || w.delayer == q) continue;
+      const uint32_t owner = owner_of(w.delayer, N, P_);
+      if (owner == uint32_t(me_)) { reqs.push_back({gid_of(w.call), ordinal, uint32_t(i)}); continue; }
+      Request rq{gid_of(w.call), q, w.delayer, w.delayer_index, ordinal, uint32_t(i), d_.rank_metahost[q], 0,
+                 w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(call_wait_[w.call])};
       tq_.clear();
       interval(w.call, w.delayer, tq_, nullptr);
-      uint32_t keys = 0;
-      for (uint32_t cp : tq_.touched()) keys += (tq_.at(cp, false) != 0) + (tq_.at(cp, true) != 0);
-      Bytes& b = out[owner_of(w.delayer, N, P_)];
-      append(b, Request{gid_of(w.call), q, w.delayer, w.delayer_index, ordinal, uint32_t(i), d_.rank_metahost[q], keys,
-                        w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(call_wait_[w.call])});
+      for (uint32_t cp : tq_.touched()) rq.keys += (tq_.at(cp, false) != 0) + (tq_.at(cp, true) != 0);
+      Bytes& b = out[owner];
+      append(b, rq);
       for (uint32_t cp : tq_.touched())
         for (int wan = 0; wan < 2; ++wan)
           if (int64_t v = tq_.at(cp, wan)) append(b, KeyTicks{cp_hash_[cp] ^ (wan ? kWanSalt : 0), v});
     }
-    Bytes in = t_.exchange(out);
-    struct Pending { Request rq; size_t keys_at; };
-    std::vector<Pending> reqs;
+    std::vector<Request> remote;
+    std::vector<size_t> keys_at;
     std::vector<KeyTicks> keys;
-    for (Cursor c(in); !c.done();) {
-      Request rq = c.get<Request>();
-      reqs.push_back({rq, keys.size()});
-      for (uint32_t k = 0; k < rq.keys; ++k) keys.push_back(c.get<KeyTicks>());
+    {
+      Bytes in = t_.exchange(out);
+      for (Cursor c(in); !c.done();) {
+        Request rq = c.get<Request>();
+        reqs.push_back({rq.gid, rq.ordinal, kRemote | uint32_t(remote.size())});
+        remote.push_back(rq);
+        keys_at.push_back(keys.size());
+        for (uint32_t k = 0; k < rq.keys; ++k) keys.push_back(c.get<KeyTicks>());
+      }
     }
-    std::sort(reqs.begin(), reqs.end(), [](const Pending& a, const Pending& b) {
-      return std::tie(a.rq.gid, a.rq.ordinal) < std::tie(b.rq.gid, b.rq.ordinal);
-    });
+    std::sort(reqs.begin(), reqs.end(),
+              [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
 
-    prop_max_.assign(tl_.calls.size(), 0.0);
-    std::vector<Bytes> back(P_), graph(P_), jumps(P_);
+    replies_.assign(waits.size(), Reply{kNone, 0, 0.0, UINT64_MAX, 0});
+    std::vector<Bytes> back(P_), graph(P_);
     std::vector<std::pair<uint32_t, int64_t>> wl;
-    std::vector<int64_t> q_plain(ncp_, 0), q_wan(ncp_, 0);
-    std::vector<uint32_t> q_touched;
     for (const Pending& pr : reqs) {
-      const Request& rq = pr.rq;
+      const bool is_remote = pr.idx & kRemote;
+      Request rq;
+      if (is_remote) {
+        rq = remote[pr.idx & ~kRemote];
+      } else {
+        const RcWait& w = waits[pr.idx];
+        const uint32_t q = tl_.calls[w.call].rank;
+        rq = Request{pr.gid, q, w.delayer, w.delayer_index, pr.ordinal, pr.idx, d_.rank_metahost[q], 0,
+                     w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(call_wait_[w.call])};
+      }
       const uint32_t sp = delayer_call(rq.ref, rq.index);
       if (sp == kNone || sp >= tl_.calls.size() || tl_.calls[sp].rank != rq.p) continue;
       ++with_delayer_;
       tp_.clear();
       wl.clear();
       interval(sp, rq.q, tp_, &wl);
-      for (uint32_t k = 0; k < rq.keys; ++k) {  // the waiting side's map, by our call paths
-        const KeyTicks& kt = keys[pr.keys_at + k];
-        bool wan = false;
-        auto it = cp_of_hash_.find(kt.key);
-        if (it == cp_of_hash_.end()) { it = cp_of_hash_.find(kt.key ^ kWanSalt); wan = true; }
-        if (it == cp_of_hash_.end()) continue;
-        (wan ? q_wan : q_plain)[it->second] += kt.ticks;
-        q_touched.push_back(it->second);
+      tq_.clear();  // the waiting side's map, by our call paths
+      if (!is_remote) {
+        interval(waits[pr.idx].call, rq.p, tq_, nullptr);
+      } else {
+        const size_t at = keys_at[pr.idx & ~kRemote];
+        for (uint32_t k = 0; k < rq.keys; ++k) {
+          const KeyTicks& kt = keys[at + k];
+          auto it = cp_of_hash_.find(kt.key);
+          if (it != cp_of_hash_.end()) tq_.add(it->second, false, kt.ticks);
+          else if ((it = cp_of_hash_.find(kt.key ^ kWanSalt)) != cp_of_hash_.end()) tq_.add(it->second, true, kt.ticks);
+        }
       }
-      const size_t d_begin = dents_.size();
+      const uint32_t d_begin = uint32_t(dents_.size());
       double dsum = 0;
       for (uint32_t cp : tp_.touched())
         for (int wan = 0; wan < 2; ++wan) {
-          int64_t dv = tp_.at(cp, wan) - (wan ? q_wan : q_plain)[cp];
+          int64_t dv = tp_.at(cp, wan) - tq_.at(cp, wan);
           if (dv > 0) { dents_.push_back({cp, uint8_t(wan), dv}); dsum += double(dv); }
         }
-      for (uint32_t cp : q_touched) q_plain[cp] = q_wan[cp] = 0;
-      q_touched.clear();
       double wsum = 0;
       for (auto& [c, w] : wl) wsum += double(w);
       const double D = dsum + wsum;
@@ -335,94 +394,158 @@ class Analysis {
         cause(rq.metric, rq.cls, e, rq.p, rq.wait_metahost).first += v;
         add_sev(kShortMetric[g], rq.cls, e.cp, rq.p, v);
       }
-      for (auto& [c, w] : wl) prop_max_[c] = std::max(prop_max_[c], scale);
-      append(back[owner_of(rq.q, N, P_)], Indirect{rq.w_local, 0, scale * wsum});
-      const uint32_t w_local = uint32_t(wrecs_.size());
-      wrecs_.push_back({d_begin, dents_.size(), D, rq.metric, rq.cls, rq.p, rq.wait_metahost});
-      NodeMsg nm{};
-      nm.gid = rq.gid; nm.ordinal = rq.ordinal; nm.src = uint32_t(me_); nm.w_local = w_local;
-      nm.list = uint32_t(wl.size()); nm.group = uint8_t(g); nm.cls = rq.cls;
-      nm.D = D; nm.scale = scale; nm.share = rq.share;
-      append(graph[0], nm);
-      for (auto& [c, w] : wl) append(graph[0], ListEntry{gid_of(c), w});
-      edges_ += wl.size();
-      append(jumps[0], JumpMsg{rq.gid, gid_of(sp), rq.ordinal, 0, rq.ticks});
+      if (!wl.empty()) {
+        NodeMsg nm{};
+        nm.gid = rq.gid; nm.ordinal = rq.ordinal; nm.list = uint32_t(wl.size());
+        nm.group = uint8_t(g); nm.cls = rq.cls; nm.D = D; nm.scale = scale; nm.share = rq.share;
+        append(graph[0], nm);
+        for (auto& [c, w] : wl) {
+          double& pm = prop_max_[c];
+          pm = std::max(pm, scale);
+          append(graph[0], ListEntry{gid_of(c), w});
+        }
+        edges_ += wl.size();
+      }
+      const uint32_t wrec = uint32_t(wrecs_.size());
+      if (dents_.size() > d_begin) wrecs_.push_back({d_begin, uint32_t(dents_.size()), D, sp, rq.wait_metahost, rq.metric, rq.cls});
+      const Reply reply{dents_.size() > d_begin ? wrec : kNone, uint32_t(me_), scale * wsum, gid_of(sp), tl_.calls[sp].enter};
+      if (is_remote)
+        append(back[owner_of(rq.q, N, P_)], Indirect{rq.w_local, reply.wrec, reply.src, 0, reply.indirect, reply.target,
+                                                      reply.target_enter});
+      else
+        replies_[pr.idx] = reply;
     }
-    indirect_in_ = t_.exchange(back);
+    Bytes in = t_.exchange(back);
+    for (Cursor c(in); !c.done();) {
+      Indirect m = c.get<Indirect>();
+      replies_[m.w_local] = Reply{m.wrec, m.src, m.ticks, m.target, m.target_enter};
+    }
     graph_in_ = t_.exchange(graph);
-    jumps_in_ = t_.exchange(jumps);
   }
 
   std::pair<double, double>& cause(uint16_t metric, uint8_t cls, const DEntry& e, uint32_t p, uint32_t wait_mh) {
     const uint8_t kind = e.wan ? KIND_WAN : cp_mpi_[e.cp] ? KIND_COMMUNICATION : KIND_COMPUTATION;
-    return causes_[CauseKey{metric, cls, kind, e.cp, p, wait_mh}];
+    const CauseKey key{metric, cls, kind, e.cp, p, wait_mh};
+    CauseSlot& s = cause_cache_[CauseKeyHash()(key) % kSevCache];
+    if (!s.value || !(s.key == key)) s = {key, &causes_[key]};
+    return *s.value;
   }
+  // Severities through a small direct-mapped cache of map entries (they stay put when the map
+  // grows): most updates hit a key a recent one used.
   void add_sev(uint16_t metric, uint8_t cls, uint32_t cp, uint32_t rank, double v) {
-    if (v != 0) out_.severities[SevKey{metric, cls, cp, rank}] += v;
+    if (v == 0) return;
+    const SevKey key{metric, cls, cp, rank};
+    SevSlot& s = sev_cache_[SevKeyHash()(key) % kSevCache];
+    if (!s.value || !(s.key == key)) s = {key, &out_.severities[key]};
+    *s.value += v;
   }
 
-  // ---- 2. wait-state classes at the waiting owners
+  // ---- 2. wait-state classes at the waiting owners; the calls the path can leave through
   void classes() {
     const auto& waits = fwd_.rc_waits;
-    std::vector<double> indirect(waits.size(), 0.0);
-    for (Cursor c(indirect_in_); !c.done();) {
-      Indirect m = c.get<Indirect>();
-      indirect[m.w_local] = m.ticks;
-    }
+    std::vector<Bytes> jumps(P_);
+    uint32_t best = kNone;  // the wait the current call is left through on the critical path
+    auto flush_jump = [&]() {
+      if (best == kNone) return;
+      const RcWait& w = waits[best];
+      const SyncCall& x = tl_.calls[w.call];
+      append(jumps[0], JumpMsg{gid_of(w.call), replies_[best].target, x.enter, x.leave, w.ticks, replies_[best].target_enter});
+      best = kNone;
+    };
     for (size_t i = 0; i < waits.size(); ++i) {
       const RcWait& w = waits[i];
       const SyncCall& call = tl_.calls[w.call];
       const int g = group_of(w.metric);
-      const double ind = std::min(indirect[i], double(w.ticks));
+      const double ind = std::min(replies_[i].indirect, double(w.ticks));
       add_sev(class_metric(DIRECT, g), w.cls, call.cp, call.rank, (double(w.ticks) - ind) / res_);
       add_sev(class_metric(INDIRECT, g), w.cls, call.cp, call.rank, ind / res_);
-      const double prop = prop_max_[w.call] * double(w.ticks);
+      auto pm = prop_max_.find(w.call);
+      const double prop = pm == prop_max_.end() ? 0.0 : pm->second * double(w.ticks);
       add_sev(class_metric(PROPAGATING, g), w.cls, call.cp, call.rank, prop / res_);
       add_sev(class_metric(TERMINAL, g), w.cls, call.cp, call.rank, (double(w.ticks) - prop) / res_);
+      if (replies_[i].target == UINT64_MAX) continue;
+      if (best != kNone && waits[best].call != w.call) flush_jump();
+      if (best == kNone || w.ticks > waits[best].ticks) best = uint32_t(i);
     }
+    flush_jump();
+    jumps_in_ = t_.exchange(jumps);
   }
 
-  // ---- 3. process 0: long-term costs and the critical path; 4. results back to the owners
+  // ---- 3. process 0 solves and walks; the results go back
   void graph_and_path() {
-    // every call's times to process 0, for the path
-    std::vector<Bytes> out(P_);
-    for (const SyncCall& c : tl_.calls) append(out[0], CallMsg{c.enter, c.leave});
-    Bytes calls_in = t_.exchange(out);
-    std::vector<Bytes> costs(P_), cover(P_);
+    const uint32_t N = d_.ranks();
+    std::vector<Bytes> node_costs(P_), cover(P_);
     if (me_ == 0) {
-      solve(costs);
-      walk(calls_in, cover);
+      solve(node_costs);
+      walk(cover);
     }
-    Bytes costs_in = t_.exchange(costs);
-    for (Cursor c(costs_in); !c.done();) {
-      CostMsg m = c.get<CostMsg>();
-      const WRec& w = wrecs_[m.w_local];
-      double total = 0;
-      for (double v : m.c) total += v;
-      if (!(total > 0) || !(w.D > 0)) continue;
-      for (size_t k = w.d_begin; k < w.d_end; ++k) {
-        const DEntry& e = dents_[k];
-        cause(w.metric, w.cls, e, w.p, w.wait_metahost).second += total / w.D * double(e.d) / res_;
-        for (int j = 0; j < kCosts; ++j)
-          if (m.c[j] > 0) add_sev(kLongMetric[j / 2], uint8_t(j % 2), e.cp, w.p, m.c[j] / w.D * double(e.d) / res_);
+    // a waiting call's inherited costs, shared among its waits, to their delayers' owners
+    std::vector<Bytes> wait_costs(P_);
+    {
+      Bytes in = t_.exchange(node_costs);
+      std::vector<uint32_t> first(tl_.calls.size() + 1, 0), at;  // the waits of each call
+      const auto& waits = fwd_.rc_waits;
+      for (const RcWait& w : waits) first[w.call + 1]++;
+      for (size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
+      at.resize(waits.size());
+      {
+        std::vector<uint32_t> fill(first.begin(), first.end() - 1);
+        for (uint32_t i = 0; i < waits.size(); ++i) at[fill[waits[i].call]++] = i;
+      }
+      for (Cursor c(in); !c.done();) {
+        NodeCost nc = c.get<NodeCost>();
+        const uint32_t call = local_of(nc.gid);
+        for (uint32_t k = first[call]; k < first[call + 1]; ++k) {
+          const uint32_t i = at[k];
+          if (replies_[i].wrec == kNone) continue;
+          WaitCost wc{replies_[i].wrec, 0, {}};
+          const double share = double(waits[i].ticks) / double(call_wait_[call]);
+          for (int j = 0; j < kCosts; ++j) wc.c[j] = nc.c[j] * share;
+          append(wait_costs[replies_[i].src], wc);
+        }
+      }
+    }
+    {
+      Bytes in = t_.exchange(wait_costs);
+      Records<WaitCost> costs = unpack<WaitCost>(std::move(in));
+      // in our own wait-state order (the arrival order depends on the processes)
+      std::stable_sort(costs.begin(), costs.end(), [](const WaitCost& a, const WaitCost& b) { return a.wrec < b.wrec; });
+      for (const WaitCost& m : costs) {
+        const WRec& w = wrecs_[m.wrec];
+        const uint32_t p = tl_.calls[w.sp].rank;
+        double total = 0;
+        for (double v : m.c) total += v;
+        if (!(total > 0) || !(w.D > 0)) continue;
+        for (size_t k = w.d_begin; k < w.d_end; ++k) {
+          const DEntry& e = dents_[k];
+          cause(w.metric, w.cls, e, p, w.wait_metahost).second += total / w.D * double(e.d) / res_;
+          for (int j = 0; j < kCosts; ++j)
+            if (m.c[j] > 0) add_sev(kLongMetric[j / 2], uint8_t(j % 2), e.cp, p, m.c[j] / w.D * double(e.d) / res_);
+        }
       }
     }
     Bytes cover_in = t_.exchange(cover);
     for (Cursor c(cover_in); !c.done();) {
       CoverMsg m = c.get<CoverMsg>();
-      const uint32_t call = local_of(m.gid);
-      const SyncCall& x = tl_.calls[call];
-      if (m.ticks < 0) {
-        for (uint32_t e = x.seg_begin; e < x.seg_end; ++e)
-          add_sev(M_CRITICAL_PATH, CLS_NONE, tl_.seg[e].cp, x.rank, double(tl_.seg[e].ticks) / res_);
-      } else if (x.cp != kNone) {
-        add_sev(M_CRITICAL_PATH, CLS_NONE, x.cp, x.rank, double(m.ticks) / res_);
+      const uint32_t hi = local_of(m.hi);
+      const uint32_t rank = tl_.calls[hi].rank;
+      const uint32_t lo = m.lo_ticks < 0 ? kNone : local_of(m.lo);
+      for (uint32_t x = lo == kNone ? tl_.rank_first[slot_of(rank)] : lo + 1;; ++x) {
+        const SyncCall& call = tl_.calls[x];
+        for (uint32_t e = call.seg_begin; e < call.seg_end; ++e)
+          add_sev(M_CRITICAL_PATH, CLS_NONE, tl_.seg[e].cp, rank, double(tl_.seg[e].ticks) / res_);
+        if (x == hi) break;
+        add_sev(M_CRITICAL_PATH, CLS_NONE, call.cp, rank, double(call.leave - call.enter) / res_);
       }
+      if (lo != kNone) add_sev(M_CRITICAL_PATH, CLS_NONE, tl_.calls[lo].cp, rank, double(m.lo_ticks) / res_);
     }
+    (void)N;
   }
 
-  // Long-term costs over the propagation graph, in a fixed topological order.
-  void solve(std::vector<Bytes>& costs) {
+  // Long-term costs over the propagation graph, in a fixed topological order: each waiting
+  // call's costs are final before its wait states pass them on.
+  void solve(std::vector<Bytes>& node_costs) {
+    const uint32_t N = d_.ranks();
     struct Node { NodeMsg m; size_t list_at; };
     std::vector<Node> ws;
     std::vector<ListEntry> lists;
@@ -431,6 +554,7 @@ class Analysis {
       ws.push_back({m, lists.size()});
       for (uint32_t k = 0; k < m.list; ++k) lists.push_back(c.get<ListEntry>());
     }
+    Bytes().swap(graph_in_);
     std::sort(ws.begin(), ws.end(), [](const Node& a, const Node& b) {
       return std::tie(a.m.gid, a.m.ordinal) < std::tie(b.m.gid, b.m.ordinal);
     });
@@ -441,30 +565,37 @@ class Analysis {
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     auto id_of = [&](uint64_t gid) { return size_t(std::lower_bound(ids.begin(), ids.end(), gid) - ids.begin()); };
     std::vector<uint32_t> indeg(ids.size(), 0);
-    std::vector<size_t> first_w(ids.size() + 1, ws.size());
+    std::vector<size_t> first_w(ids.size(), ws.size());
     for (size_t i = ws.size(); i-- > 0;) first_w[id_of(ws[i].m.gid)] = i;
     for (const ListEntry& e : lists) indeg[id_of(e.gid)]++;
-    std::vector<std::array<double, kCosts>> c(ids.size());
-    for (auto& v : c) v.fill(0.0);
+    // costs only where some wait state passes them on (a call without predecessors has none)
+    std::vector<uint32_t> slot(ids.size(), kNone);
+    std::vector<std::array<double, kCosts>> c;
+    for (size_t n = 0; n < ids.size(); ++n)
+      if (indeg[n] > 0) { slot[n] = uint32_t(c.size()); c.emplace_back().fill(0.0); }
     std::vector<uint8_t> done(ids.size(), 0);
     std::priority_queue<size_t> ready;  // latest call first (any fixed rule would do)
     for (size_t n = 0; n < ids.size(); ++n)
       if (indeg[n] == 0) ready.push(n);
     auto process = [&](size_t n) {
       done[n] = 1;
+      std::array<double, kCosts> mine{};
+      if (slot[n] != kNone) {
+        mine = c[slot[n]];
+        NodeCost nc{ids[n], {}};
+        std::copy(mine.begin(), mine.end(), nc.c);
+        append(node_costs[owner_of(rank_of_gid(ids[n]), N, P_)], nc);
+      }
       for (size_t i = first_w[n]; i < ws.size() && ws[i].m.gid == ids[n]; ++i) {
         const NodeMsg& m = ws[i].m;
-        CostMsg cm{};
-        cm.w_local = m.w_local;
-        for (int j = 0; j < kCosts; ++j) cm.c[j] = c[n][j] * m.share;
-        append(costs[m.src], cm);
         for (uint32_t k = 0; k < m.list; ++k) {
           const ListEntry& e = lists[ws[i].list_at + k];
           const size_t x = id_of(e.gid);
+          auto& cx = c[slot[x]];
           const double w = double(e.w);
-          c[x][m.group * 2 + m.cls] += m.scale * w;
+          cx[m.group * 2 + m.cls] += m.scale * w;
           if (m.D > 0)
-            for (int j = 0; j < kCosts; ++j) c[x][j] += cm.c[j] / m.D * w;
+            for (int j = 0; j < kCosts; ++j) cx[j] += mine[j] * m.share / m.D * w;
           if (indeg[x] > 0 && --indeg[x] == 0) ready.push(x);
         }
       }
@@ -478,58 +609,46 @@ class Analysis {
       if (!done[n]) { ++unordered_; process(n); }
   }
 
-  // The critical path: backward from the end of the last rank (docs/root-causes.md).
-  void walk(const Bytes& calls_in, std::vector<Bytes>& cover) {
+  // The critical path: backward from the end of the last rank (docs/root-causes.md), from
+  // one call it can leave through to the next.
+  void walk(std::vector<Bytes>& cover) {
     const uint32_t N = d_.ranks();
-    const uint64_t G = gbase_[N];
-    std::vector<CallMsg> calls(G);
-    {
-      Cursor c(calls_in);
-      for (uint64_t g = 0; g < G; ++g) calls[g] = c.get<CallMsg>();  // owners send in rank order
-    }
-    // the wait each call is left through: its longest with a known delayer (first of equal)
-    std::vector<int64_t> wait(G, 0);
-    std::vector<uint64_t> target(G, UINT64_MAX);
-    std::vector<uint32_t> ord(G, UINT32_MAX);
-    for (Cursor c(jumps_in_); !c.done();) {
-      JumpMsg j = c.get<JumpMsg>();
-      if (j.ticks > wait[j.gid_q] || (j.ticks == wait[j.gid_q] && j.ordinal < ord[j.gid_q])) {
-        wait[j.gid_q] = j.ticks; target[j.gid_q] = j.gid_p; ord[j.gid_q] = j.ordinal;
-      }
-    }
-    if (G == 0) return;
+    Records<JumpMsg> jumps = unpack<JumpMsg>(std::move(jumps_in_));
+    // (a call can come twice: its waits are listed per kind; the longer one is tried first)
+    std::sort(jumps.begin(), jumps.end(), [](const JumpMsg& a, const JumpMsg& b) {
+      return std::tie(a.gid, b.wait, a.target) < std::tie(b.gid, a.wait, b.target);
+    });
     uint32_t r = 0;
     for (uint32_t k = 1; k < N; ++k)
-      if (gbase_[k + 1] > gbase_[k] && (gbase_[r + 1] == gbase_[r] || calls[gbase_[k + 1] - 1].enter > calls[gbase_[r + 1] - 1].enter))
-        r = k;
+      if (rank_stop_[k] > rank_stop_[r]) r = k;
     out_.path_start_rank = r;
-    std::vector<uint8_t> seen(G, 0);
-    uint64_t i = gbase_[r + 1] - 1;  // the tail pseudo-call
-    int64_t piece_end = calls[i].enter, length = 0;
-    auto seg_start = [&](uint64_t g, uint32_t rank) { return g > gbase_[rank] ? calls[g - 1].leave : rank_start_[rank]; };
+    uint64_t cursor = gbase_[r + 1] - 1;  // the tail pseudo-call
+    int64_t arrival = rank_stop_[r], length = 0;
+    std::unordered_set<uint64_t> arrived;
     for (;;) {
-      if (seen[i]) break;  // a loop through inconsistent times: stop
-      seen[i] = 1;
-      append(cover[owner_of(r, N, P_)], CoverMsg{i, -1});
-      length += calls[i].enter - seg_start(i, r);
-      if (i == gbase_[r]) {
-        out_.path.push_back({r, 0, double(rank_start_[r]) / res_, double(piece_end) / res_});
+      auto it = std::lower_bound(jumps.begin(), jumps.end(), cursor, [](const JumpMsg& j, uint64_t g) { return j.gid < g; });
+      const JumpMsg* out = nullptr;
+      while (it != jumps.begin() && (it - 1)->gid >= gbase_[r]) {
+        const JumpMsg& j = *--it;
+        if (j.target_enter <= j.enter + j.wait && !arrived.count(j.target)) {
+          out = &j;
+          break;
+        }
+      }
+      if (!out) {
+        append(cover[owner_of(r, N, P_)], CoverMsg{0, cursor, -1});
+        out_.path.push_back({r, 0, double(rank_start_[r]) / res_, double(arrival) / res_});
+        length += arrival - rank_start_[r];
         break;
       }
-      const uint64_t x = --i;
-      const int64_t resume = calls[x].enter + wait[x];
-      if (target[x] != UINT64_MAX && calls[target[x]].enter <= resume && !seen[target[x]]) {
-        int64_t covered = std::max<int64_t>(0, calls[x].leave - resume);
-        append(cover[owner_of(r, N, P_)], CoverMsg{x, covered});
-        length += covered;
-        out_.path.push_back({r, 0, double(std::min(resume, calls[x].leave)) / res_, double(piece_end) / res_});
-        i = target[x];
-        r = rank_of_gid(i);
-        piece_end = calls[i].enter;
-      } else {
-        append(cover[owner_of(r, N, P_)], CoverMsg{x, calls[x].leave - calls[x].enter});
-        length += calls[x].leave - calls[x].enter;
-      }
+      const int64_t resume = std::min(out->enter + out->wait, out->leave);
+      append(cover[owner_of(r, N, P_)], CoverMsg{out->gid, cursor, out->leave - resume});
+      out_.path.push_back({r, 0, double(resume) / res_, double(arrival) / res_});
+      length += arrival - resume;
+      arrived.insert(out->target);
+      cursor = out->target;
+      r = rank_of_gid(cursor);
+      arrival = out->target_enter;
     }
     out_.path_length_s = double(length) / res_;
   }
@@ -562,15 +681,22 @@ class Analysis {
   std::vector<uint8_t> cp_mpi_;
   std::unordered_map<uint64_t, uint32_t> cp_of_hash_;
   std::vector<uint64_t> gbase_;
-  std::vector<int64_t> rank_start_;
-  std::vector<int64_t> call_wait_, call_wan_;
-  std::vector<double> prop_max_;
+  std::vector<int64_t> rank_start_, rank_stop_;
+  std::vector<int64_t> call_wait_;
+  std::unordered_map<uint32_t, int64_t> call_wan_;  // WAN excess of the calls that have one
+  std::unordered_map<uint32_t, double> prop_max_;   // calls on some wait list: the largest scale
+  std::vector<Reply> replies_;  // per rc_waits entry
   std::vector<DEntry> dents_;
   std::vector<WRec> wrecs_;
   std::unordered_map<CauseKey, std::pair<double, double>, CauseKeyHash> causes_;
-  Bytes indirect_in_, graph_in_, jumps_in_;
+  Bytes graph_in_, jumps_in_;
   uint64_t with_delayer_ = 0, edges_ = 0, unordered_ = 0;
   RootCauseResult out_;
+  struct SevSlot { SevKey key{}; double* value = nullptr; };
+  struct CauseSlot { CauseKey key{}; std::pair<double, double>* value = nullptr; };
+  CauseSlot cause_cache_[256];
+  static constexpr size_t kSevCache = 256;
+  SevSlot sev_cache_[kSevCache];
 };
 
 void write_rows(const std::string& path, const void* data, size_t bytes) {

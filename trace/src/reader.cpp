@@ -61,7 +61,7 @@ class Prefault {
   uintptr_t begin_ = 0, done_ = 0;
 };
 
-struct Prefaults { Prefault sends, recvs; };
+struct Prefaults { Prefault sends, recvs, calls, seg; };
 
 // The program's root region (events.hpp): the region Score-P defines for the program, found
 // as Scalasca's PEARL finds it (role ARTIFICIAL, paradigm MEASUREMENT_SYSTEM, display name
@@ -269,7 +269,10 @@ class RecordBuilder {
   uint32_t segment_flush() {
     for (uint32_t cp : touched_) {
       int64_t v = seg_acc_[cp] == kZeroTouched ? 0 : seg_acc_[cp];
-      if (v) tl_.seg.push_back({cp, 0, v});
+      if (v) {
+        tl_.seg.push_back({cp, 0, v});
+        prefault_.seg.after_push(tl_.seg);
+      }
       seg_acc_[cp] = 0;
     }
     touched_.clear();
@@ -291,6 +294,7 @@ class RecordBuilder {
       c.partners_begin = c.partners_end = uint32_t(tl_.partners.size());
       c.comm = kNone;
       tl_.calls.push_back(c);
+      prefault_.calls.after_push(tl_.calls);
     }
     SyncCall& c = tl_.calls[f.sync];
     if (peer != kNone && (c.partners_end == c.partners_begin || tl_.partners.back() != peer)) {
@@ -536,6 +540,10 @@ void read_locations(Archive& archive, const std::vector<uint32_t>& ranks, LocalD
   // copies of repeated growth; a message costs at least 3 events (Enter, MpiSend, Leave).
   out.sends.reserve(announced / 6);
   out.recvs.reserve(announced / 6);
+  if (out.timeline.enabled) {  // a synchronisation call takes at least 3 events, a segment entry 2
+    out.timeline.calls.reserve(announced / 3 + ranks.size());
+    out.timeline.seg.reserve(announced / 2);
+  }
   Prefaults prefault;
   std::optional<RecordBuilder> builder;
   size_t first_recv = 0, first_nbc = 0;
