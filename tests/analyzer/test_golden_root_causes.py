@@ -38,6 +38,7 @@ class Golden:
     root_causes: dict[CauseKey, tuple[float, float]]      # -> (short-term, long-term), us
     critical_path: dict[tuple[str, str], float]           # (callpath, metahost) -> us
     wait_classes: dict[str, tuple[float, float]]          # class -> (grid, local), us
+    cause_pairs: dict[tuple[str, str], tuple[float, float]]  # (cause, waiting metahost) -> (short, long), us
     span: float                                           # start of the run to the end of its last rank, us
 
 
@@ -54,6 +55,7 @@ GOLDEN = {
         critical_path={("main", "A"): 10, ("main/MPI_Recv", "A"): 10, ("main/work", "B"): 75,
                        ("main/MPI_Send", "B"): 10, ("main/io", "B"): 5},
         wait_classes={"direct": (40, 0), "indirect": (0, 0), "propagating": (0, 0), "terminal": (40, 0)},
+        cause_pairs={("B", "A"): (40, 0)},
         span=110),
     # b. two hops: long-term cost at rank 0's delay, direct/indirect of rank 2's wait,
     #    propagating/terminal of rank 1's wait
@@ -73,6 +75,7 @@ GOLDEN = {
         critical_path={("main/work", "A"): 50, ("main/work", "B"): 25, ("main/MPI_Recv", "B"): 15,
                        ("main", "B"): 10},
         wait_classes={"direct": (30, 25), "indirect": (0, 15), "propagating": (15, 0), "terminal": (15, 40)},
+        cause_pairs={("A", "B"): (30, 15), ("B", "B"): (25, 0)},
         span=100),
     # b'. the same chain ending in a barrier: Cube groups the long-term cost by the wait finally
     #     caused (barrier), summary.json by the head of the chain (Late Sender)
@@ -94,6 +97,7 @@ GOLDEN = {
         critical_path={("main/work", "A"): 50, ("main/work", "B"): 25, ("main/MPI_Recv", "B"): 5,
                        ("main/MPI_Barrier", "B"): 2, ("main", "B"): 18},
         wait_classes={"direct": (30, 25), "indirect": (0, 15), "propagating": (15, 0), "terminal": (15, 40)},
+        cause_pairs={("A", "B"): (30, 15), ("B", "B"): (25, 0)},
         span=100),
     # c. barrier after imbalanced work, one waiting rank with scale 7/8
     "rc_barrier": Golden(
@@ -109,6 +113,7 @@ GOLDEN = {
         critical_path={("main/work", "A"): 28, ("main/MPI_Barrier", "A"): 2, ("main/io", "B"): 10,
                        ("main/work", "B"): 50},
         wait_classes={"direct": (85, 0), "indirect": (0, 0), "propagating": (0, 0), "terminal": (85, 0)},
+        cause_pairs={("B", "A"): (50, 0), ("B", "B"): (35, 0)},
         span=90),
     # d. NxN after a WAN transfer: the transfer above the B-B minimum is a cause of kind wan
     "rc_nxn_wan": Golden(
@@ -124,6 +129,7 @@ GOLDEN = {
         critical_path={("main", "A"): 20, ("main/MPI_Allreduce", "A"): 10, ("main/MPI_Recv", "B"): 50,
                        ("main/work", "B"): 10},
         wait_classes={"direct": (80, 0), "indirect": (0, 0), "propagating": (0, 0), "terminal": (80, 0)},
+        cause_pairs={("B", "A"): (30, 0), ("B", "B"): (50, 0)},
         span=90),
     # nested regions in a segment, one entered at the tick a synchronisation call is left:
     # the parents' exclusive time after it belongs to the delay and the critical path
@@ -141,6 +147,7 @@ GOLDEN = {
         critical_path={("main", "A"): 21, ("main/iter", "A"): 4, ("main/iter/work", "A"): 5,
                        ("main/MPI_Recv", "A"): 10},
         wait_classes={"direct": (0, 20), "indirect": (0, 0), "propagating": (0, 0), "terminal": (0, 20)},
+        cause_pairs={("A", "A"): (20, 0)},
         span=40),
     # a message without a wait state starts no synchronisation interval: Scalasca's reading,
     # which docs/root-causes.md does not follow as written (it would give main/compute @ 1: 25
@@ -156,6 +163,7 @@ GOLDEN = {
         critical_path={("main", "A"): 10, ("main/MPI_Recv", "A"): 20, ("main/compute", "A"): 39,
                        ("main/MPI_Send", "A"): 1},
         wait_classes={"direct": (0, 25), "indirect": (0, 0), "propagating": (0, 0), "terminal": (0, 25)},
+        cause_pairs={("A", "A"): (25, 0)},
         span=70),
     # e. critical path of a three-rank pipeline (and its delays)
     "rc_pipeline": Golden(
@@ -176,6 +184,7 @@ GOLDEN = {
                        ("main/filter", "A"): 20, ("main", "B"): 5, ("main/consume", "B"): 30,
                        ("main/MPI_Recv", "B"): 5},
         wait_classes={"direct": (25, 20), "indirect": (20, 0), "propagating": (0, 20), "terminal": (45, 0)},
+        cause_pairs={("A", "A"): (20, 20), ("A", "B"): (25, 0)},
         span=90),
 }
 
@@ -314,3 +323,22 @@ def test_critical_path_spans_the_run(spec, golden_runs):
     total_summary = sum(row["seconds"] for row in analysis.summary["critical_path"])
     assert total_cube == approx_us(GOLDEN[spec].span)
     assert total_summary == approx_us(GOLDEN[spec].span)
+
+
+@pytest.mark.parametrize("spec,jobs", SPECS_JOBS)
+def test_summary_cause_pairs(spec, jobs, golden_runs):
+    """Who causes how much waiting on whom, per metahost pair: short-term costs by the waiting
+    rank's metahost; long-term costs by the waiting rank of the head of the chain (as
+    root_causes takes the head's pattern and class)."""
+    summary = golden_runs(spec, jobs).summary
+    got: dict[tuple[str, str], tuple[float, float]] = {}
+    for row in summary["cause_pairs"]:
+        if abs(row["short_term_s"]) > NOISE_S or abs(row["long_term_s"]) > NOISE_S:
+            key = (row["cause"], row["waiting"])
+            assert key not in got, f"cause_pairs: two rows for {key}"
+            got[key] = (row["short_term_s"], row["long_term_s"])
+    want = GOLDEN[spec].cause_pairs
+    assert set(got) == set(want), f"{spec}: cause_pairs {sorted(got)} != expected {sorted(want)}"
+    for key, (short, long) in want.items():
+        assert got[key][0] == approx_us(short), (spec, key, "short_term_s")
+        assert got[key][1] == approx_us(long), (spec, key, "long_term_s")
