@@ -80,6 +80,8 @@ struct Request {
   double share;                     // this wait's part of its call's waiting
 };
 struct KeyTicks { uint64_t key; int64_t ticks; };
+// waiting owner -> delayer owner: the delayer's call synchronised with rank q
+struct Notice { uint32_t ref, index, p, q; };
 // delayer owner -> waiting owner: the indirect part and where the critical path would move
 struct Indirect { uint32_t w_local, wrec, src, pad; double ticks; uint64_t target; int64_t target_enter; };
 // What a waiting owner keeps of each of its wait states from the delayer's side.
@@ -179,9 +181,10 @@ class Analysis {
       t0 = now;
     };
     if (timing)
-      std::fprintf(stderr, "root causes [%d] calls %zu seg %zu partners %zu waits %zu\n", me_, tl_.calls.size(),
-                   tl_.seg.size(), tl_.partners.size(), fwd_.rc_waits.size());
+      std::fprintf(stderr, "root causes [%d] calls %zu seg %zu waits %zu\n", me_, tl_.calls.size(), tl_.seg.size(),
+                   fwd_.rc_waits.size());
     setup();
+    synchronisations();
     lap("setup");
     delays();
     lap("delays");
@@ -268,10 +271,40 @@ class Analysis {
     return it == call_wan_.end() ? 0 : it->second;
   }
 
-  bool involves(const SyncCall& c, uint32_t other) const {
-    for (uint32_t i = c.partners_begin; i < c.partners_end; ++i)
-      if (tl_.partners[i] == other) return true;
-    return c.comm != kNone && d_.comms[c.comm].position.count(other) > 0;
+  // Which calls synchronised with which ranks: as Scalasca's synchronisation points, only
+  // where a wait state is, on both its sides (the waiting call and the delayer's call), and
+  // a barrier with every member.
+  void synchronisations() {
+    const uint32_t N = d_.ranks();
+    std::vector<Bytes> out(P_);
+    for (const RcWait& w : fwd_.rc_waits) {
+      const uint32_t q = tl_.calls[w.call].rank;
+      if (w.delayer == kNone || w.delayer == q) continue;
+      sync_.push_back({w.call, w.delayer});
+      const uint32_t owner = owner_of(w.delayer, N, P_);
+      if (owner == uint32_t(me_)) add_delayer_sync(w.ref, w.delayer_index, w.delayer, q);
+      else append(out[owner], Notice{w.ref, w.delayer_index, w.delayer, q});
+    }
+    Bytes in = t_.exchange(out);
+    for (Cursor c(in); !c.done();) {
+      Notice n = c.get<Notice>();
+      add_delayer_sync(uint8_t(n.ref), n.index, n.p, n.q);
+    }
+    std::sort(sync_.begin(), sync_.end());
+    sync_.erase(std::unique(sync_.begin(), sync_.end()), sync_.end());
+    sync_first_.assign(tl_.calls.size() + 1, 0);  // each call's range in sync_
+    for (auto& [c, r] : sync_) sync_first_[c + 1]++;
+    for (size_t c = 1; c < sync_first_.size(); ++c) sync_first_[c] += sync_first_[c - 1];
+  }
+  void add_delayer_sync(uint8_t ref, uint32_t index, uint32_t p, uint32_t q) {
+    const uint32_t sp = delayer_call(ref, index);
+    if (sp != kNone && sp < tl_.calls.size() && tl_.calls[sp].rank == p) sync_.push_back({sp, q});
+  }
+  bool involves(uint32_t c, uint32_t other) const {
+    for (uint32_t i = sync_first_[c]; i < sync_first_[c + 1]; ++i)
+      if (sync_[i].second == other) return true;
+    const uint32_t comm = tl_.calls[c].barrier_comm;
+    return comm != kNone && d_.comms[comm].position.count(other) > 0;
   }
 
   // Rank's synchronisation interval before call b with respect to `other` into `map`; the
@@ -281,7 +314,7 @@ class Analysis {
     const uint32_t first = tl_.rank_first[slot_of(calls[b].rank)];
     uint32_t start = first;
     for (uint32_t c = b; c-- > first;)
-      if (involves(calls[c], other)) { start = c + 1; break; }
+      if (involves(c, other)) { start = c + 1; break; }
     for (uint32_t c = start;; ++c) {
       for (uint32_t e = calls[c].seg_begin; e < calls[c].seg_end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
       if (c == b) break;
@@ -347,6 +380,7 @@ class Analysis {
     replies_.assign(waits.size(), Reply{kNone, 0, 0.0, UINT64_MAX, 0});
     std::vector<Bytes> back(P_), graph(P_);
     std::vector<std::pair<uint32_t, int64_t>> wl;
+    prop_max_.assign(tl_.calls.size(), 0.0);
     for (const Pending& pr : reqs) {
       const bool is_remote = pr.idx & kRemote;
       Request rq;
@@ -400,8 +434,7 @@ class Analysis {
         nm.group = uint8_t(g); nm.cls = rq.cls; nm.D = D; nm.scale = scale; nm.share = rq.share;
         append(graph[0], nm);
         for (auto& [c, w] : wl) {
-          double& pm = prop_max_[c];
-          pm = std::max(pm, scale);
+          prop_max_[c] = std::max(prop_max_[c], scale);
           append(graph[0], ListEntry{gid_of(c), w});
         }
         edges_ += wl.size();
@@ -459,8 +492,7 @@ class Analysis {
       const double ind = std::min(replies_[i].indirect, double(w.ticks));
       add_sev(class_metric(DIRECT, g), w.cls, call.cp, call.rank, (double(w.ticks) - ind) / res_);
       add_sev(class_metric(INDIRECT, g), w.cls, call.cp, call.rank, ind / res_);
-      auto pm = prop_max_.find(w.call);
-      const double prop = pm == prop_max_.end() ? 0.0 : pm->second * double(w.ticks);
+      const double prop = prop_max_[w.call] * double(w.ticks);
       add_sev(class_metric(PROPAGATING, g), w.cls, call.cp, call.rank, prop / res_);
       add_sev(class_metric(TERMINAL, g), w.cls, call.cp, call.rank, (double(w.ticks) - prop) / res_);
       if (replies_[i].target == UINT64_MAX) continue;
@@ -682,9 +714,11 @@ class Analysis {
   std::unordered_map<uint64_t, uint32_t> cp_of_hash_;
   std::vector<uint64_t> gbase_;
   std::vector<int64_t> rank_start_, rank_stop_;
+  std::vector<std::pair<uint32_t, uint32_t>> sync_;  // (call, rank it synchronised with), sorted
+  std::vector<uint32_t> sync_first_;
   std::vector<int64_t> call_wait_;
   std::unordered_map<uint32_t, int64_t> call_wan_;  // WAN excess of the calls that have one
-  std::unordered_map<uint32_t, double> prop_max_;   // calls on some wait list: the largest scale
+  std::vector<double> prop_max_;  // per call on some wait list: the largest scale (else 0)
   std::vector<Reply> replies_;  // per rc_waits entry
   std::vector<DEntry> dents_;
   std::vector<WRec> wrecs_;

@@ -198,11 +198,11 @@ class RecordBuilder {
     const Frame& f = stack_.back();
     r.complete = 1; r.c_enter = f.enter; r.c_leave = ts(t); r.cp_complete = f.cp;
     pend_.push_back({PEND_SEND, idx});
-    if (tl_.enabled) tl_.send_done_call[idx] = sync_call(r.dst);
+    if (tl_.enabled) tl_.send_done_call[idx] = sync_call();
     return OTF2_CALLBACK_SUCCESS;
   }
   OTF2_CallbackCode irecv_request(uint64_t, uint64_t req) {
-    if (!stack_.empty()) irecv_req_.put(req, {stack_.back().enter, posts_++, tl_.enabled ? sync_call(kNone) : kNone});
+    if (!stack_.empty()) irecv_req_.put(req, {stack_.back().enter, posts_++, tl_.enabled ? sync_call() : kNone});
     return OTF2_CALLBACK_SUCCESS;
   }
   OTF2_CallbackCode recv(uint64_t t, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len) {
@@ -223,7 +223,7 @@ class RecordBuilder {
     if (stack_.empty()) return OTF2_CALLBACK_SUCCESS;  // outside any call: no join time, completion finds no request
     const Frame& f = stack_.back();
     uint32_t region = out_.tree.nodes[f.cp].region;
-    if (tl_.enabled) sync_call(kNone);
+    if (tl_.enabled) sync_call();
     nbc_req_.put(req, {f.enter, uint32_t(nbc_done_.size()), uint8_t(nonblocking_class(region))});
     nbc_done_.push_back(0);
     return OTF2_CALLBACK_SUCCESS;
@@ -282,24 +282,17 @@ class RecordBuilder {
     for (uint32_t cp : touched_) seg_acc_[cp] = 0;
     touched_.clear();
   }
-  // The innermost frame as a synchronisation call (made one on its first communication
-  // event), with `peer` (kNone: none known) among its partners.
-  uint32_t sync_call(uint32_t peer) {
+  // The innermost frame as a synchronisation call (made one on its first communication event).
+  uint32_t sync_call() {
     Frame& f = stack_.back();
     if (f.sync == kNone) {
       f.sync = uint32_t(tl_.calls.size());
       SyncCall c{};
       c.enter = f.enter; c.leave = f.enter; c.rank = rank_; c.cp = f.cp;
       c.seg_begin = seg_start_; c.seg_end = f.seg_mark;
-      c.partners_begin = c.partners_end = uint32_t(tl_.partners.size());
-      c.comm = kNone;
+      c.barrier_comm = kNone;
       tl_.calls.push_back(c);
       prefault_.calls.after_push(tl_.calls);
-    }
-    SyncCall& c = tl_.calls[f.sync];
-    if (peer != kNone && (c.partners_end == c.partners_begin || tl_.partners.back() != peer)) {
-      tl_.partners.push_back(peer);
-      c.partners_end = uint32_t(tl_.partners.size());
     }
     return f.sync;
   }
@@ -359,7 +352,7 @@ OTF2_CallbackCode RecordBuilder::add_send(uint64_t t, uint32_t receiver, OTF2_Co
     isend_req_.put(req, idx);
   }
   if (tl_.enabled) {
-    uint32_t call = sync_call(dst);
+    uint32_t call = sync_call();
     tl_.send_call.push_back(call);
     tl_.send_done_call.push_back(blocking ? call : kNone);
   }
@@ -383,7 +376,7 @@ OTF2_CallbackCode RecordBuilder::add_recv(uint64_t t, uint32_t sender, OTF2_Comm
   r.is_test = d_.regions[out_.tree.nodes[f.cp].region].is_test;
   Posted posted;
   uint32_t seq;
-  uint32_t call = tl_.enabled ? sync_call(src) : kNone, post_call = call;
+  uint32_t call = tl_.enabled ? sync_call() : kNone, post_call = call;
   if (has_req && irecv_req_.take(req, &posted)) {
     r.req_enter = posted.enter;
     seq = posted.seq;
@@ -429,8 +422,8 @@ OTF2_CallbackCode RecordBuilder::coll_end(uint64_t t, OTF2_CollectiveOp op, OTF2
   r.end = ts(t);
   out_.colls.push_back(r);
   if (tl_.enabled) {
-    uint32_t call = sync_call(kNone);
-    tl_.calls[call].comm = comm;
+    uint32_t call = sync_call();
+    if (cls == CollClass::Barrier) tl_.calls[call].barrier_comm = comm;
     tl_.coll_call.push_back(call);
   }
   return OTF2_CALLBACK_SUCCESS;
@@ -449,7 +442,7 @@ OTF2_CallbackCode RecordBuilder::nbc_complete(uint64_t t, OTF2_CollectiveOp op, 
   if (c.is_self || c.members.size() < 2) return OTF2_CALLBACK_SUCCESS;  // size-1: nothing to wait for
   auto pos = c.position.find(rank_);
   if (pos == c.position.end()) return fail("collective on communicator " + std::to_string(comm) + " that does not contain this rank");
-  if (tl_.enabled) tl_.calls[sync_call(kNone)].comm = comm;
+  if (tl_.enabled) sync_call();
   NbcPosted posted;
   if (!nbc_req_.take(req, &posted)) {  // initiated where we cannot see it: its place in the order is unknown
     nbc_unknown_comms_.push_back(comm);
@@ -517,8 +510,7 @@ void RecordBuilder::finish_location(size_t first_recv, size_t first_nbc) {
     SyncCall c{};
     c.enter = c.leave = last_; c.rank = rank_; c.cp = kNone;
     c.seg_begin = seg_start_; c.seg_end = uint32_t(tl_.seg.size());
-    c.partners_begin = c.partners_end = uint32_t(tl_.partners.size());
-    c.comm = kNone;
+    c.barrier_comm = kNone;
     tl_.calls.push_back(c);
   }
   for (uint32_t cp = 0; cp < visits_.size(); ++cp)

@@ -19,8 +19,7 @@ struct SyncCall {
   int64_t enter, leave;
   uint32_t rank, cp;
   uint32_t seg_begin, seg_end;
-  uint32_t partners_begin, partners_end;  // peer ranks of its messages (Timeline::partners)
-  uint32_t comm;                          // communicator of its collective (kNone: none)
+  uint32_t barrier_comm;  // the communicator of its MPI_Barrier (kNone: not a barrier)
   uint32_t pad;
 };
 
@@ -28,7 +27,6 @@ struct Timeline {
   bool enabled = false;
   std::vector<SyncCall> calls;      // owned ranks one after the other, each in event order
   std::vector<SegEntry> seg;
-  std::vector<uint32_t> partners;
   std::vector<uint32_t> rank_first;  // per owned rank (in reading order): its first call
   std::vector<int64_t> rank_start;   // per owned rank: its first event's time
   // Per record (same index as LocalData's vectors): its synchronisation call.
