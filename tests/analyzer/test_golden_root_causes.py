@@ -149,9 +149,8 @@ GOLDEN = {
         wait_classes={"direct": (0, 20), "indirect": (0, 0), "propagating": (0, 0), "terminal": (0, 20)},
         cause_pairs={("A", "A"): (20, 0)},
         span=40),
-    # a message without a wait state starts no synchronisation interval: Scalasca's reading,
-    # which docs/root-causes.md does not follow as written (it would give main/compute @ 1: 25
-    # and no MPI_Send cause; the spec derives both)
+    # a message without a wait state starts no synchronisation interval (as in Scalasca; were
+    # every message one, main/compute @ 1 would cost 25 and MPI_Send nothing)
     "rc_sync_points": Golden(
         cube={"delay_late_sender_short": {("local", "main/compute", 1): 24.375, ("local", "main/MPI_Send", 1): 0.625},
               "wait_direct_late_sender": {("local", "main/MPI_Recv", 0): 25},
