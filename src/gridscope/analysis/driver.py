@@ -142,7 +142,8 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
         "processes": head.processes, "engine_s": round(engine_s, 4),
         "total_s": round(time.perf_counter() - started, 4),
         "peak_rss_kb": [p["peak_rss_kb"] for p in stats],
-        "engine_process_s": [round(p["read_s"] + p["replay_s"], 4) for p in stats],
+        "engine_process_s": [round(p["read_s"] + p["replay_s"] + p.get("root_causes_s", 0.0), 4) for p in stats],
+        "root_causes_s": [round(p.get("root_causes_s", 0.0), 4) for p in stats],
         "clock_offset_locations": int(head.meta["clock_offset_locations"]),
     }
     (out / N.SUMMARY_FILE).write_text(json.dumps(summary, indent=1) + "\n")
