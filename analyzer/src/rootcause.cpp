@@ -66,7 +66,9 @@ uint64_t name_hash(const std::string& s) {  // FNV-1a
 uint64_t mix(uint64_t h, uint64_t v) { return (h ^ (v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdull; }
 
 // ---- wire records (plain structs, copied byte-wise)
-struct RankCount { uint32_t rank, pad; uint64_t calls; int64_t start, end; };
+// per rank: its calls, first and last event, MPI_Init's and MPI_Finalize's call (offsets in
+// the rank's calls, kNone: none) with the Init's leave and the Finalize's enter
+struct RankCount { uint32_t rank, init, finalize, pad; uint64_t calls; int64_t start, end, init_leave, finalize_enter; };
 // A wait state from another process, followed by `keys` KeyTicks (the waiting side's time
 // map); a wait state of our own ranks has its map computed in place.
 struct Request {
@@ -80,6 +82,8 @@ struct Request {
   double share;                     // this wait's part of its call's waiting
 };
 struct KeyTicks { uint64_t key; int64_t ticks; };
+// waiting owner -> delayer owner: the delayer's call synchronised with rank q
+struct Notice { uint32_t ref, index, p, q; };
 // delayer owner -> waiting owner: the indirect part and where the critical path would move
 struct Indirect { uint32_t w_local, wrec, src, pad; double ticks; uint64_t target; int64_t target_enter; };
 // What a waiting owner keeps of each of its wait states from the delayer's side.
@@ -178,10 +182,15 @@ class Analysis {
       std::fprintf(stderr, "root causes [%d] %s: %.3f s\n", me_, what, std::chrono::duration<double>(now - t0).count());
       t0 = now;
     };
+    if (timing)
+      std::fprintf(stderr, "root causes [%d] calls %zu seg %zu waits %zu\n", me_, tl_.calls.size(), tl_.seg.size(),
+                   fwd_.rc_waits.size());
     setup();
+    synchronisations();
     lap("setup");
     delays();
     lap("delays");
+    if (timing) std::fprintf(stderr, "root causes [%d] dents %zu wrecs %zu graph %zu B\n", me_, dents_.size(), wrecs_.size(), graph_in_.size());
     classes();
     lap("classes");
     graph_and_path();
@@ -204,17 +213,20 @@ class Analysis {
     }
     const auto& calls = tl_.calls;
     std::vector<Bytes> out(P_);
-    for (size_t s = 0; s < mine_.size(); ++s)
-      for (int p = 0; p < P_; ++p) append(out[p], RankCount{mine_[s], 0, rank_end(s) - tl_.rank_first[s], tl_.rank_start[s], tl_.calls[rank_end(s) - 1].enter});
+    for (size_t s = 0; s < mine_.size(); ++s) {
+      const uint32_t init = tl_.rank_init[s], fin = tl_.rank_finalize[s], first = tl_.rank_first[s];
+      const RankCount rc{mine_[s], init == kNone ? kNone : init - first, fin == kNone ? kNone : fin - first, 0,
+                         rank_end(s) - first, tl_.rank_start[s], calls[rank_end(s) - 1].enter,
+                         init == kNone ? 0 : calls[init].leave, fin == kNone ? 0 : calls[fin].enter};
+      for (int p = 0; p < P_; ++p) append(out[p], rc);
+    }
     std::vector<uint64_t> count(d_.ranks(), 0);
-    rank_start_.assign(d_.ranks(), 0);
-    rank_stop_.assign(d_.ranks(), 0);
+    ranks_.assign(d_.ranks(), RankCount{});
     Bytes in = t_.exchange(out);
     for (Cursor c(in); !c.done();) {
       RankCount rc = c.get<RankCount>();
       count[rc.rank] = rc.calls;
-      rank_start_[rc.rank] = rc.start;
-      rank_stop_[rc.rank] = rc.end;
+      ranks_[rc.rank] = rc;
     }
     gbase_.assign(d_.ranks() + 1, 0);
     for (uint32_t r = 0; r < d_.ranks(); ++r) gbase_[r + 1] = gbase_[r] + count[r];
@@ -229,16 +241,17 @@ class Analysis {
 
     call_wait_.assign(calls.size(), 0);
     for (const RcWait& w : fwd_.rc_waits) call_wait_[w.call] += w.ticks;
-    call_wan_.assign(calls.size(), 0);
     for (size_t k = 0; k < fwd_.recv_transfer.size(); ++k) {
       if (fwd_.recv_transfer[k] < 0) continue;
-      uint32_t c = tl_.recv_call[k];
-      int64_t lm = local_min[d_.rank_metahost[data_.recvs[k].dst]];
-      int64_t excess = fwd_.recv_transfer[k] - (lm == INT64_MAX ? 0 : lm);
-      call_wan_[c] = std::max(call_wan_[c], excess);
+      const uint32_t c = tl_.recv_call[k];
+      const int64_t lm = local_min[d_.rank_metahost[data_.recvs[k].dst]];
+      const int64_t excess = std::min(fwd_.recv_transfer[k] - (lm == INT64_MAX ? 0 : lm),
+                                      calls[c].leave - calls[c].enter - call_wait_[c]);
+      if (excess > 0) {
+        int64_t& v = call_wan_[c];
+        v = std::max(v, excess);
+      }
     }
-    for (size_t c = 0; c < calls.size(); ++c)
-      call_wan_[c] = std::max<int64_t>(0, std::min(call_wan_[c], calls[c].leave - calls[c].enter - call_wait_[c]));
   }
 
   size_t slot_of(uint32_t rank) const { return rank - mine_[0]; }
@@ -257,10 +270,62 @@ class Analysis {
     return uint32_t(std::upper_bound(gbase_.begin(), gbase_.end(), gid) - gbase_.begin()) - 1;
   }
 
-  bool involves(const SyncCall& c, uint32_t other) const {
-    for (uint32_t i = c.partners_begin; i < c.partners_end; ++i)
-      if (tl_.partners[i] == other) return true;
-    return c.comm != kNone && d_.comms[c.comm].position.count(other) > 0;
+  int64_t wan_of(uint32_t c) const {
+    if (call_wan_.empty()) return 0;
+    auto it = call_wan_.find(c);
+    return it == call_wan_.end() ? 0 : it->second;
+  }
+
+  // Which calls synchronised with which ranks: as Scalasca's synchronisation points, only
+  // where a wait state is, on both its sides (the waiting call and the delayer's call), and
+  // a barrier with every member.
+  void synchronisations() {
+    const uint32_t N = d_.ranks();
+    std::vector<Bytes> out(P_);
+    for (const RcWait& w : fwd_.rc_waits) {
+      const uint32_t q = tl_.calls[w.call].rank;
+      if (w.delayer == kNone || w.delayer == q) continue;
+      sync_.push_back({w.call, w.delayer});
+      const uint32_t owner = owner_of(w.delayer, N, P_);
+      if (owner == uint32_t(me_)) add_delayer_sync(w.ref, w.delayer_index, w.delayer, q);
+      else append(out[owner], Notice{w.ref, w.delayer_index, w.delayer, q});
+    }
+    Bytes in = t_.exchange(out);
+    for (Cursor c(in); !c.done();) {
+      Notice n = c.get<Notice>();
+      add_delayer_sync(uint8_t(n.ref), n.index, n.p, n.q);
+    }
+    // into per-call lists (counting sort by call, then each short list sorted and deduplicated)
+    sync_first_.assign(tl_.calls.size() + 1, 0);
+    for (auto& [c, r] : sync_) sync_first_[c + 1]++;
+    for (size_t c = 1; c < sync_first_.size(); ++c) sync_first_[c] += sync_first_[c - 1];
+    std::vector<uint32_t> peers(sync_.size());
+    {
+      std::vector<uint32_t> fill(sync_first_.begin(), sync_first_.end() - 1);
+      for (auto& [c, r] : sync_) peers[fill[c]++] = r;
+    }
+    std::vector<std::pair<uint32_t, uint32_t>>().swap(sync_);
+    uint32_t kept = 0;
+    for (size_t c = 0; c + 1 < sync_first_.size(); ++c) {
+      auto b = peers.begin() + sync_first_[c], e = peers.begin() + sync_first_[c + 1];
+      std::sort(b, e);
+      e = std::unique(b, e);
+      sync_first_[c] = kept;
+      for (auto it = b; it != e; ++it) peers[kept++] = *it;
+    }
+    sync_first_.back() = kept;
+    peers.resize(kept);
+    sync_peers_ = std::move(peers);
+  }
+  void add_delayer_sync(uint8_t ref, uint32_t index, uint32_t p, uint32_t q) {
+    const uint32_t sp = delayer_call(ref, index);
+    if (sp != kNone && sp < tl_.calls.size() && tl_.calls[sp].rank == p) sync_.push_back({sp, q});
+  }
+  bool involves(uint32_t c, uint32_t other) const {
+    for (uint32_t i = sync_first_[c]; i < sync_first_[c + 1]; ++i)
+      if (sync_peers_[i] == other) return true;
+    const uint32_t comm = tl_.calls[c].barrier_comm;
+    return comm == kAllRanks || (comm != kNone && d_.comms[comm].position.count(other) > 0);
   }
 
   // Rank's synchronisation interval before call b with respect to `other` into `map`; the
@@ -270,13 +335,14 @@ class Analysis {
     const uint32_t first = tl_.rank_first[slot_of(calls[b].rank)];
     uint32_t start = first;
     for (uint32_t c = b; c-- > first;)
-      if (involves(calls[c], other)) { start = c + 1; break; }
+      if (involves(c, other)) { start = c + 1; break; }
     for (uint32_t c = start;; ++c) {
       for (uint32_t e = calls[c].seg_begin; e < calls[c].seg_end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
       if (c == b) break;
       const SyncCall& x = calls[c];
-      map.add(x.cp, false, std::max<int64_t>(0, x.leave - x.enter - call_wait_[c] - call_wan_[c]));
-      map.add(x.cp, true, call_wan_[c]);
+      const int64_t wan = wan_of(c);
+      map.add(x.cp, false, std::max<int64_t>(0, x.leave - x.enter - call_wait_[c] - wan));
+      map.add(x.cp, true, wan);
       if (waits && call_wait_[c] > 0) waits->push_back({c, call_wait_[c]});
     }
   }
@@ -332,10 +398,10 @@ class Analysis {
     std::sort(reqs.begin(), reqs.end(),
               [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
 
-    prop_max_.assign(tl_.calls.size(), 0.0);
     replies_.assign(waits.size(), Reply{kNone, 0, 0.0, UINT64_MAX, 0});
     std::vector<Bytes> back(P_), graph(P_);
     std::vector<std::pair<uint32_t, int64_t>> wl;
+    prop_max_.assign(tl_.calls.size(), 0.0);
     for (const Pending& pr : reqs) {
       const bool is_remote = pr.idx & kRemote;
       Request rq;
@@ -545,12 +611,14 @@ class Analysis {
     std::sort(ws.begin(), ws.end(), [](const Node& a, const Node& b) {
       return std::tie(a.m.gid, a.m.ordinal) < std::tie(b.m.gid, b.m.ordinal);
     });
+    // nodes: the calls that occur, numbered in call order (a direct index over all calls)
+    std::vector<uint32_t> node_of(gbase_[N], kNone);
+    for (const Node& w : ws) node_of[w.m.gid] = 0;
+    for (const ListEntry& e : lists) node_of[e.gid] = 0;
     std::vector<uint64_t> ids;
-    for (const Node& w : ws) ids.push_back(w.m.gid);
-    for (const ListEntry& e : lists) ids.push_back(e.gid);
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    auto id_of = [&](uint64_t gid) { return size_t(std::lower_bound(ids.begin(), ids.end(), gid) - ids.begin()); };
+    for (uint64_t g = 0; g < node_of.size(); ++g)
+      if (node_of[g] == 0) { node_of[g] = uint32_t(ids.size()); ids.push_back(g); }
+    auto id_of = [&](uint64_t gid) { return size_t(node_of[gid]); };
     std::vector<uint32_t> indeg(ids.size(), 0);
     std::vector<size_t> first_w(ids.size(), ws.size());
     for (size_t i = ws.size(); i-- > 0;) first_w[id_of(ws[i].m.gid)] = i;
@@ -600,24 +668,29 @@ class Analysis {
   // one call it can leave through to the next.
   void walk(std::vector<Bytes>& cover) {
     const uint32_t N = d_.ranks();
-    std::vector<JumpMsg> jumps;
-    for (Cursor c(jumps_in_); !c.done();) jumps.push_back(c.get<JumpMsg>());
-    Bytes().swap(jumps_in_);
+    Records<JumpMsg> jumps = unpack<JumpMsg>(std::move(jumps_in_));
     // (a call can come twice: its waits are listed per kind; the longer one is tried first)
     std::sort(jumps.begin(), jumps.end(), [](const JumpMsg& a, const JumpMsg& b) {
       return std::tie(a.gid, b.wait, a.target) < std::tie(b.gid, a.wait, b.target);
     });
+    // From the latest MPI_Finalize back to MPI_Init, as Scalasca (from the latest last event
+    // back to the first when some rank has no Finalize, or no Init)
+    bool all_finalize = N > 0;
+    for (uint32_t k = 0; k < N; ++k) all_finalize &= ranks_[k].finalize != kNone;
+    auto end_of = [&](uint32_t k) { return all_finalize ? ranks_[k].finalize_enter : ranks_[k].end; };
     uint32_t r = 0;
     for (uint32_t k = 1; k < N; ++k)
-      if (rank_stop_[k] > rank_stop_[r]) r = k;
+      if (end_of(k) > end_of(r)) r = k;
     out_.path_start_rank = r;
-    uint64_t cursor = gbase_[r + 1] - 1;  // the tail pseudo-call
-    int64_t arrival = rank_stop_[r], length = 0;
+    uint64_t cursor = all_finalize ? gbase_[r] + ranks_[r].finalize : gbase_[r + 1] - 1;
+    int64_t arrival = end_of(r), length = 0;
     std::unordered_set<uint64_t> arrived;
     for (;;) {
+      const RankCount& rk = ranks_[r];
+      const uint64_t floor = rk.init == kNone ? gbase_[r] : gbase_[r] + rk.init + 1;  // lowest call to leave through
       auto it = std::lower_bound(jumps.begin(), jumps.end(), cursor, [](const JumpMsg& j, uint64_t g) { return j.gid < g; });
       const JumpMsg* out = nullptr;
-      while (it != jumps.begin() && (it - 1)->gid >= gbase_[r]) {
+      while (it != jumps.begin() && (it - 1)->gid >= floor) {
         const JumpMsg& j = *--it;
         if (j.target_enter <= j.enter + j.wait && !arrived.count(j.target)) {
           out = &j;
@@ -625,9 +698,10 @@ class Analysis {
         }
       }
       if (!out) {
-        append(cover[owner_of(r, N, P_)], CoverMsg{0, cursor, -1});
-        out_.path.push_back({r, 0, double(rank_start_[r]) / res_, double(arrival) / res_});
-        length += arrival - rank_start_[r];
+        const int64_t begin = rk.init == kNone ? rk.start : rk.init_leave;
+        append(cover[owner_of(r, N, P_)], rk.init == kNone ? CoverMsg{0, cursor, -1} : CoverMsg{gbase_[r] + rk.init, cursor, 0});
+        out_.path.push_back({r, 0, double(begin) / res_, double(arrival) / res_});
+        length += arrival - begin;
         break;
       }
       const int64_t resume = std::min(out->enter + out->wait, out->leave);
@@ -670,9 +744,12 @@ class Analysis {
   std::vector<uint8_t> cp_mpi_;
   std::unordered_map<uint64_t, uint32_t> cp_of_hash_;
   std::vector<uint64_t> gbase_;
-  std::vector<int64_t> rank_start_, rank_stop_;
-  std::vector<int64_t> call_wait_, call_wan_;
-  std::vector<double> prop_max_;
+  std::vector<RankCount> ranks_;  // every rank's
+  std::vector<std::pair<uint32_t, uint32_t>> sync_;  // (call, rank it synchronised with), while collected
+  std::vector<uint32_t> sync_first_, sync_peers_;     // then per call: the ranks (CSR)
+  std::vector<int64_t> call_wait_;
+  std::unordered_map<uint32_t, int64_t> call_wan_;  // WAN excess of the calls that have one
+  std::vector<double> prop_max_;  // per call on some wait list: the largest scale (else 0)
   std::vector<Reply> replies_;  // per rc_waits entry
   std::vector<DEntry> dents_;
   std::vector<WRec> wrecs_;

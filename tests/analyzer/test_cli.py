@@ -19,7 +19,7 @@ def test_analyze_prints_summary_and_writes_folder(make_trace, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "Late Sender" in proc.stdout and "Wait at Barrier" in proc.stdout
     assert "main/iteration/ReadFieldsFromTrace/MPI_Recv" in proc.stdout
-    assert sorted(p.name for p in out.iterdir()) == ["profile.cubex", "summary.json", "waitstates.feather"]
+    assert sorted(p.name for p in out.iterdir()) == ["critical_path.feather", "profile.cubex", "summary.json", "waitstates.feather"]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["trace"] == str(make_trace("callpaths") / "traces.otf2")
     assert set(summary) >= {"ranks", "metahosts", "events", "total_time_s", "mpi_time_s", "clock_violations",

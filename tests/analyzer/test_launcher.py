@@ -16,7 +16,7 @@ def analyse_cli(trace, out, *extra) -> dict:
     proc = gridscope("analyze", trace, "-o", out, *extra, COLUMNS="200", timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "Late Sender" in proc.stdout  # the terminal summary
-    assert sorted(p.name for p in out.iterdir()) == ["profile.cubex", "summary.json", "waitstates.feather"]
+    assert sorted(p.name for p in out.iterdir()) == ["critical_path.feather", "profile.cubex", "summary.json", "waitstates.feather"]
     return json.loads((out / "summary.json").read_text())
 
 

@@ -1,7 +1,9 @@
 """Every output file of `gridscope analyze` is byte for byte the same for any -j
 (summary.json without its `analysis` block): the canonical wait-state order of
 docs/analyzer.md, severities summed in an order no -j changes, Cube member times from the
-trace."""
+trace. That includes the root-cause results (docs/root-causes.md): summary.json's
+root_causes / critical_path / wait_classes / cause_pairs, the delay, wait-class and
+critical-path metrics of the Cube file, and any further file the analysis writes."""
 
 from __future__ import annotations
 
@@ -38,11 +40,18 @@ def analyse_to(trace: Path, out: Path, jobs: int, **options) -> Path:
     return out
 
 
+# summary.json keys of the root-cause analysis, on by default (docs/root-causes.md)
+ROOT_CAUSE_KEYS = ("root_causes", "critical_path", "wait_classes")
+
+
 def output_bytes(out: Path) -> dict[str, bytes]:
-    summary = json.loads((out / N.SUMMARY_FILE).read_text())
-    return {N.SUMMARY_FILE: json.dumps(values(summary), indent=1).encode(),
-            N.PROFILE_FILE: (out / N.PROFILE_FILE).read_bytes(),
-            N.WAITSTATES_FILE: (out / N.WAITSTATES_FILE).read_bytes()}
+    """Every file of the analysis folder (a new output file is compared without a change
+    here); summary.json without its `analysis` block."""
+    files = {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()}
+    assert {N.SUMMARY_FILE, N.PROFILE_FILE} <= set(files)
+    summary = json.loads(files[N.SUMMARY_FILE])
+    files[N.SUMMARY_FILE] = json.dumps(values(summary), indent=1).encode()
+    return files
 
 
 def wait_rows(out: Path) -> int:
@@ -53,12 +62,24 @@ def wait_rows(out: Path) -> int:
 def assert_same_for_any_j(trace: Path, tmp_path: Path, ranks: int, **options) -> Path:
     """Analyses TRACE at -j 1, 2, 3 (and 4 with at least 4 ranks); returns the -j 1 folder."""
     one = analyse_to(trace, tmp_path / "j1", 1, **options)
+    assert_root_causes_written(one)
     expected = output_bytes(one)
     for jobs in (2, 3, 4) if ranks >= 4 else (2, 3):
         got = output_bytes(analyse_to(trace, tmp_path / f"j{jobs}", jobs, **options))
+        assert sorted(got) == sorted(expected), f"-j {jobs} wrote other files than -j 1"
         for name, data in expected.items():
             assert got[name] == data, f"{name} differs between -j 1 and -j {jobs}"
     return one
+
+
+def assert_root_causes_written(out: Path) -> None:
+    """The root-cause results are part of what is compared: every trace with events has a
+    critical path, so its keys cannot be missing or empty without this failing."""
+    summary = json.loads((out / N.SUMMARY_FILE).read_text())
+    for key in ROOT_CAUSE_KEYS:
+        assert key in summary, f"summary.json has no {key}"
+    assert summary["critical_path"], "empty critical path"
+    assert sum(row["seconds"] for row in summary["critical_path"]) > 0
 
 
 @pytest.mark.slow

@@ -76,7 +76,7 @@ def test_analysis_writes_feather_and_drops_a_stale_parquet_file(make_trace, tmp_
     out.mkdir()
     (out / N.LEGACY_WAITSTATES_FILE).write_bytes(b"from an earlier version")
     analyze(AnalyzeOptions(make_trace("late_sender"), out))
-    assert sorted(p.name for p in out.iterdir()) == ["profile.cubex", "summary.json", N.WAITSTATES_FILE]
+    assert sorted(p.name for p in out.iterdir()) == [N.CRITICAL_PATH_FILE, "profile.cubex", "summary.json", N.WAITSTATES_FILE]
     frame = read_waitstates(out)
     assert list(frame.columns) == list(N.WAITSTATE_COLUMNS) and len(frame) == 3
     assert (frame[N.SEVERITY_S] == frame[N.END_S] - frame[N.START_S]).all()

@@ -1,6 +1,7 @@
 // Browser checks of `gridscope view`, driven by tests/viewer/test_browser.py.
 //   node browser_check.mjs main URL SCREENSHOT.png   -> JSON report on stdout
 //   node browser_check.mjs xss  URL REGION_NAME
+//   node browser_check.mjs path URL SCREENSHOT.png   (a run with a critical path)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
 
@@ -102,6 +103,28 @@ try {
     await page.click('#tabs button[data-tab="comm"]');
     await page.waitForSelector('#comm-view table.matrix', { timeout: 10000 });
     report.matrix_cells = await page.$$eval('#comm-view table.matrix tbody td', (tds) => tds.map((td) => td.textContent));
+  } else if (mode === 'path') {
+    // the critical path's first stretch: its top bar is drawn in the path colour, and not
+    // once the "critical path" box is unticked
+    const stretch = await page.evaluate(() => {
+      const d = window.__gridscope.timeline.data.critical;
+      return { row: d.row[0], start: d.start[0], end: d.end[0] };
+    });
+    const colourAt = () => page.evaluate((s) => {
+      const tl = window.__gridscope.timeline;
+      return tl.pixelAt((tl.xOf(s.start) + tl.xOf(s.end)) / 2, tl.yOf(s.row) + 1);
+    }, stretch);
+    report.toggle_visible = await page.isVisible('#path-toggle');
+    report.critical = Number(await page.getAttribute('#timeline', 'data-critical'));
+    report.links = Number(await page.getAttribute('#timeline', 'data-links'));
+    report.on = await colourAt();
+    await page.screenshot({ path: arg, fullPage: true });
+    await page.uncheck('#path-toggle');
+    await page.waitForFunction(() => document.getElementById('timeline').dataset.critical === '0', null, { timeout: 10000 });
+    report.off = await colourAt();
+    await page.hover('#timeline', { position: { x: 10, y: 10 } });
+    await page.click('#tabs button[data-tab="summary"]');
+    report.summary_text = await page.textContent('#summary-view');
   } else if (mode === 'xss') {
     await page.waitForSelector('#call-tree .node', { timeout: 10000 });
     report.call_labels = await page.$$eval('#call-tree .node .label', (els) => els.map((e) => e.textContent));

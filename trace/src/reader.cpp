@@ -156,6 +156,14 @@ class RecordBuilder {
     if (tl_.enabled) mark = mpi ? segment_flush() : uint32_t(tl_.seg.size());
     stack_.push_back({cp, ++instances_, now, uint32_t(pend_.size()), INT64_MIN, kNone, mark});
     last_ = now;
+    if (tl_.enabled && mpi) {  // MPI_Init and MPI_Finalize synchronise every rank (as in Scalasca)
+      const uint8_t kind = init_or_finalize(region);
+      if (kind) {
+        const uint32_t call = sync_call();
+        tl_.calls[call].barrier_comm = kAllRanks;
+        (kind == kInit ? tl_.rank_init : tl_.rank_finalize).back() = call;
+      }
+    }
     return OTF2_CALLBACK_SUCCESS;
   }
 
@@ -198,11 +206,11 @@ class RecordBuilder {
     const Frame& f = stack_.back();
     r.complete = 1; r.c_enter = f.enter; r.c_leave = ts(t); r.cp_complete = f.cp;
     pend_.push_back({PEND_SEND, idx});
-    if (tl_.enabled) tl_.send_done_call[idx] = sync_call(r.dst);
+    if (tl_.enabled) tl_.send_done_call[idx] = sync_call();
     return OTF2_CALLBACK_SUCCESS;
   }
   OTF2_CallbackCode irecv_request(uint64_t, uint64_t req) {
-    if (!stack_.empty()) irecv_req_.put(req, {stack_.back().enter, posts_++, tl_.enabled ? sync_call(kNone) : kNone});
+    if (!stack_.empty()) irecv_req_.put(req, {stack_.back().enter, posts_++, tl_.enabled ? sync_call() : kNone});
     return OTF2_CALLBACK_SUCCESS;
   }
   OTF2_CallbackCode recv(uint64_t t, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len) {
@@ -223,7 +231,7 @@ class RecordBuilder {
     if (stack_.empty()) return OTF2_CALLBACK_SUCCESS;  // outside any call: no join time, completion finds no request
     const Frame& f = stack_.back();
     uint32_t region = out_.tree.nodes[f.cp].region;
-    if (tl_.enabled) sync_call(kNone);
+    if (tl_.enabled) sync_call();
     nbc_req_.put(req, {f.enter, uint32_t(nbc_done_.size()), uint8_t(nonblocking_class(region))});
     nbc_done_.push_back(0);
     return OTF2_CALLBACK_SUCCESS;
@@ -258,17 +266,27 @@ class RecordBuilder {
   }
   void sequence_nbcs(size_t first_nbc);
 
+  static constexpr uint8_t kInit = 1, kFinalize = 2;
+  uint8_t init_or_finalize(uint32_t region) {
+    if (region >= init_fin_.size()) init_fin_.resize(region + 1, kUnclassified);
+    if (init_fin_[region] == kUnclassified) {
+      const std::string& n = d_.regions[region].name;
+      init_fin_[region] = n == "MPI_Init" || n == "MPI_Init_thread" ? kInit : n == "MPI_Finalize" ? kFinalize : 0;
+    }
+    return init_fin_[region];
+  }
+
   // Timeline (root causes): time since the last flush per call path, emitted as segment
   // entries when an MPI call is entered (and discarded when a synchronisation call ends).
   void segment_add(uint32_t cp, int64_t dt) {
+    if (dt == 0) return;
     if (cp >= seg_acc_.size()) seg_acc_.resize(std::max<size_t>(cp + 1, seg_acc_.size() * 2), 0);
-    if (seg_acc_[cp] == 0) touched_.push_back(cp);
+    if (seg_acc_[cp] == 0) touched_.push_back(cp);  // (listed twice if it went back to 0: flushed once)
     seg_acc_[cp] += dt;
-    if (seg_acc_[cp] == 0) seg_acc_[cp] = kZeroTouched;  // keeps "touched" distinguishable
   }
   uint32_t segment_flush() {
     for (uint32_t cp : touched_) {
-      int64_t v = seg_acc_[cp] == kZeroTouched ? 0 : seg_acc_[cp];
+      const int64_t v = seg_acc_[cp];
       if (v) {
         tl_.seg.push_back({cp, 0, v});
         prefault_.seg.after_push(tl_.seg);
@@ -282,28 +300,20 @@ class RecordBuilder {
     for (uint32_t cp : touched_) seg_acc_[cp] = 0;
     touched_.clear();
   }
-  // The innermost frame as a synchronisation call (made one on its first communication
-  // event), with `peer` (kNone: none known) among its partners.
-  uint32_t sync_call(uint32_t peer) {
+  // The innermost frame as a synchronisation call (made one on its first communication event).
+  uint32_t sync_call() {
     Frame& f = stack_.back();
     if (f.sync == kNone) {
       f.sync = uint32_t(tl_.calls.size());
       SyncCall c{};
       c.enter = f.enter; c.leave = f.enter; c.rank = rank_; c.cp = f.cp;
       c.seg_begin = seg_start_; c.seg_end = f.seg_mark;
-      c.partners_begin = c.partners_end = uint32_t(tl_.partners.size());
-      c.comm = kNone;
+      c.barrier_comm = kNone;
       tl_.calls.push_back(c);
       prefault_.calls.after_push(tl_.calls);
     }
-    SyncCall& c = tl_.calls[f.sync];
-    if (peer != kNone && (c.partners_end == c.partners_begin || tl_.partners.back() != peer)) {
-      tl_.partners.push_back(peer);
-      c.partners_end = uint32_t(tl_.partners.size());
-    }
     return f.sync;
   }
-  static constexpr int64_t kZeroTouched = INT64_MIN;
 
   const Defs& d_;
   LocalData& out_;
@@ -331,6 +341,7 @@ class RecordBuilder {
   std::vector<uint32_t> nbc_unknown_comms_;
   static constexpr uint8_t kUnclassified = 0xff;
   std::vector<uint8_t> nbc_class_;  // CollClass by initiating region (kUnclassified: not looked up yet)
+  std::vector<uint8_t> init_fin_;   // kInit, kFinalize or 0 by region (kUnclassified: not looked up yet)
   std::string error_;
   Timeline& tl_ = out_.timeline;
   std::vector<int64_t> seg_acc_;
@@ -359,7 +370,7 @@ OTF2_CallbackCode RecordBuilder::add_send(uint64_t t, uint32_t receiver, OTF2_Co
     isend_req_.put(req, idx);
   }
   if (tl_.enabled) {
-    uint32_t call = sync_call(dst);
+    uint32_t call = sync_call();
     tl_.send_call.push_back(call);
     tl_.send_done_call.push_back(blocking ? call : kNone);
   }
@@ -383,7 +394,7 @@ OTF2_CallbackCode RecordBuilder::add_recv(uint64_t t, uint32_t sender, OTF2_Comm
   r.is_test = d_.regions[out_.tree.nodes[f.cp].region].is_test;
   Posted posted;
   uint32_t seq;
-  uint32_t call = tl_.enabled ? sync_call(src) : kNone, post_call = call;
+  uint32_t call = tl_.enabled ? sync_call() : kNone, post_call = call;
   if (has_req && irecv_req_.take(req, &posted)) {
     r.req_enter = posted.enter;
     seq = posted.seq;
@@ -429,8 +440,8 @@ OTF2_CallbackCode RecordBuilder::coll_end(uint64_t t, OTF2_CollectiveOp op, OTF2
   r.end = ts(t);
   out_.colls.push_back(r);
   if (tl_.enabled) {
-    uint32_t call = sync_call(kNone);
-    tl_.calls[call].comm = comm;
+    uint32_t call = sync_call();
+    if (cls == CollClass::Barrier) tl_.calls[call].barrier_comm = comm;
     tl_.coll_call.push_back(call);
   }
   return OTF2_CALLBACK_SUCCESS;
@@ -449,7 +460,7 @@ OTF2_CallbackCode RecordBuilder::nbc_complete(uint64_t t, OTF2_CollectiveOp op, 
   if (c.is_self || c.members.size() < 2) return OTF2_CALLBACK_SUCCESS;  // size-1: nothing to wait for
   auto pos = c.position.find(rank_);
   if (pos == c.position.end()) return fail("collective on communicator " + std::to_string(comm) + " that does not contain this rank");
-  if (tl_.enabled) tl_.calls[sync_call(kNone)].comm = comm;
+  if (tl_.enabled) sync_call();
   NbcPosted posted;
   if (!nbc_req_.take(req, &posted)) {  // initiated where we cannot see it: its place in the order is unknown
     nbc_unknown_comms_.push_back(comm);
@@ -517,8 +528,7 @@ void RecordBuilder::finish_location(size_t first_recv, size_t first_nbc) {
     SyncCall c{};
     c.enter = c.leave = last_; c.rank = rank_; c.cp = kNone;
     c.seg_begin = seg_start_; c.seg_end = uint32_t(tl_.seg.size());
-    c.partners_begin = c.partners_end = uint32_t(tl_.partners.size());
-    c.comm = kNone;
+    c.barrier_comm = kNone;
     tl_.calls.push_back(c);
   }
   for (uint32_t cp = 0; cp < visits_.size(); ++cp)
@@ -552,7 +562,11 @@ void read_locations(Archive& archive, const std::vector<uint32_t>& ranks, LocalD
       [&](size_t i) -> RecordBuilder& {
         first_recv = out.recvs.size();
         first_nbc = out.nbcs.size();
-        if (out.timeline.enabled) out.timeline.rank_first.push_back(uint32_t(out.timeline.calls.size()));
+        if (out.timeline.enabled) {
+          out.timeline.rank_first.push_back(uint32_t(out.timeline.calls.size()));
+          out.timeline.rank_init.push_back(kNone);
+          out.timeline.rank_finalize.push_back(kNone);
+        }
         return builder.emplace(defs, out, prefault, programs, ranks[i]);
       },
       [&](size_t, uint64_t events, const Archive::LocationInfo& info) {

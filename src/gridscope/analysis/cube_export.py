@@ -5,6 +5,11 @@ Presentation of the grid/local split: every pattern metric gets two children,
 node itself is 0 exclusive, so its inclusive value is the pattern total). Late Sender
 also keeps its child Messages in Wrong Order beside the two. `time` is exclusive of `mpi`
 and `mpi` exclusive of the wait states below it, as in Scalasca's tree.
+
+The root-cause trees (docs/root-causes.md) sit beside it: delay costs and wait-state
+classes split grid/local like the patterns (as the engine charged them), the critical-path
+profile with its imbalance child (the node keeps the rest, so collapsed it shows the
+profile), and the performance-impact metrics derived in critical_path.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import pandas as pd
 
 from gridscope.analysis import names as N
 from gridscope.analysis.engine_files import CLASSES_BY_CODE, EngineOutput
+from gridscope.analysis.critical_path import DERIVED, IMBALANCE, CallpathRankValues
 from gridscope.analysis.metric_tree import ENGINE_METRICS, METRICS, PATTERNS, MetricDecl
 
 
@@ -23,10 +29,15 @@ def class_metric(pattern: str, cls: str) -> str:
 
 # Cube metrics of the rows cube_severities makes, and the engine's codes mapped onto them.
 COUNTS = (N.VISITS, N.BYTES_SENT, N.BYTES_RECEIVED)
-CUBE_METRICS = (N.TIME, N.MPI, *COUNTS, *(class_metric(p, c) for p in PATTERNS for c in CLASSES_BY_CODE))
+# Root-cause metrics the engine splits grid/local like the patterns: delay costs, wait classes
+SPLIT_ROOT_CAUSE = tuple(m.id for m in METRICS if m.kind in ("delay", "waitclass") and m.grid_split)
+SPLIT = (*PATTERNS, *SPLIT_ROOT_CAUSE)
+CUBE_METRICS = (N.TIME, N.MPI, *COUNTS, *(class_metric(p, c) for p in SPLIT for c in CLASSES_BY_CODE),
+                N.CRITICAL_PATH, *DERIVED)
 COUNT_CODES = [ENGINE_METRICS.index(m) for m in COUNTS]
+SPLIT_CODES = [ENGINE_METRICS.index(m) for m in SPLIT_ROOT_CAUSE]
 ENGINE_CUBE_CODE = np.asarray([CUBE_METRICS.index(m) if m in COUNTS else -1 for m in ENGINE_METRICS])
-CLASS_METRIC_CODE = np.asarray([[CUBE_METRICS.index(class_metric(m, c)) if m in PATTERNS else -1
+CLASS_METRIC_CODE = np.asarray([[CUBE_METRICS.index(class_metric(m, c)) if m in SPLIT else -1
                                  for c in CLASSES_BY_CODE] for m in ENGINE_METRICS])  # [metric code, class code]
 
 
@@ -73,14 +84,39 @@ def cube_severities(out: EngineOutput) -> pd.DataFrame:
     value = _at(keys, time_key, timed) - _at(keys, waiting_key, waiting)
     metric = np.where(out.is_mpi_callpath[callpath], CUBE_METRICS.index(N.MPI), CUBE_METRICS.index(N.TIME))
     counts = sev.take(np.isin(sev.metric, COUNT_CODES))
-    metric = np.concatenate((metric, CLASS_METRIC_CODE[patterns.metric, patterns.cls], ENGINE_CUBE_CODE[counts.metric]))
-    callpath = np.concatenate((callpath, patterns.callpath, counts.callpath))
-    rank = np.concatenate((rank, patterns.rank, counts.rank))
-    value = np.concatenate((value, patterns.value, counts.value))
+    split = sev.take(np.isin(sev.metric, SPLIT_CODES))  # delay costs and wait classes, as the engine charged them
+    path = _path_columns(out)
+    metric = np.concatenate((metric, CLASS_METRIC_CODE[patterns.metric, patterns.cls], ENGINE_CUBE_CODE[counts.metric],
+                             CLASS_METRIC_CODE[split.metric, split.cls], path[0]))
+    callpath = np.concatenate((callpath, patterns.callpath, counts.callpath, split.callpath, path[1]))
+    rank = np.concatenate((rank, patterns.rank, counts.rank, split.rank, path[2]))
+    value = np.concatenate((value, patterns.value, counts.value, split.value, path[3]))
     kept = value != 0
     return pd.DataFrame({N.METRIC: pd.Series(np.asarray(CUBE_METRICS, dtype=object)[metric[kept]], dtype=object),
                          N.CALLPATH: pd.Series(np.asarray(out.callpaths, dtype=object)[callpath[kept]], dtype=object),
                          N.RANK: rank[kept].astype(np.int32), N.VALUE: value[kept].astype(np.float64)})
+
+
+def _path_columns(out: EngineOutput) -> tuple[np.ndarray, ...]:
+    """(Cube metric code, call path, rank, value) of the critical path and the metrics derived
+    from it. The imbalance is part of the profile: `critical_path` keeps the rest, so the
+    collapsed node shows the profile (docs/root-causes.md)."""
+    metrics = out.critical_path
+    parts: list[tuple[int, CallpathRankValues]] = []
+    if len(metrics.profile):
+        profile = metrics.profile
+        imbalance = metrics.derived[IMBALANCE]
+        at = np.searchsorted(_callpath_rank_key(out, profile.callpath, profile.rank),
+                             _callpath_rank_key(out, imbalance.callpath, imbalance.rank))
+        rest = profile.value.copy()
+        rest[at] -= imbalance.value  # the imbalance rows are (call path, rank)s of the profile
+        parts.append((CUBE_METRICS.index(N.CRITICAL_PATH), CallpathRankValues(profile.callpath, profile.rank, rest)))
+        parts += [(CUBE_METRICS.index(name), metrics.derived[name]) for name in DERIVED]
+    if not parts:
+        return (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0))
+    return (np.concatenate([np.full(len(v), code) for code, v in parts]),
+            np.concatenate([v.callpath for _, v in parts]), np.concatenate([v.rank for _, v in parts]),
+            np.concatenate([v.value for _, v in parts]))
 
 
 def _callpath_rank_key(out: EngineOutput, callpath: np.ndarray, rank: np.ndarray) -> np.ndarray:

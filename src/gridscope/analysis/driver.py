@@ -27,6 +27,7 @@ class AnalyzeOptions:
     latency_node_s: float | None = None  # explicit minimum latencies for --time-correct (None: from the trace)
     latency_host_s: float | None = None
     wait_batch_rows: int = N.WAIT_BATCH_ROWS  # rows per record batch of waitstates.feather
+    root_causes: bool = True  # delay costs, wait classes, critical path (docs/root-causes.md)
 
 
 def resolve_anchor(trace: Path) -> Path:
@@ -116,7 +117,7 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
             per_rank, metahost_file = map_metahosts(anchor, opts.metahosts, scratch)
         latencies = {"node": opts.latency_node_s, "host": opts.latency_host_s, "grid": opts.latency_grid_s}
         with start_engine(anchor, scratch, opts.jobs, metahost_file, time_correct=opts.time_correct,
-                          latencies=latencies, launcher=launcher) as engine:
+                          latencies=latencies, launcher=launcher, root_causes=opts.root_causes) as engine:
             try:
                 step("replay (--launcher)" if launcher is not None
                      else f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
@@ -141,7 +142,8 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
         "processes": head.processes, "engine_s": round(engine_s, 4),
         "total_s": round(time.perf_counter() - started, 4),
         "peak_rss_kb": [p["peak_rss_kb"] for p in stats],
-        "engine_process_s": [round(p["read_s"] + p["replay_s"], 4) for p in stats],
+        "engine_process_s": [round(p["read_s"] + p["replay_s"] + p.get("root_causes_s", 0.0), 4) for p in stats],
+        "root_causes_s": [round(p.get("root_causes_s", 0.0), 4) for p in stats],
         "clock_offset_locations": int(head.meta["clock_offset_locations"]),
     }
     (out / N.SUMMARY_FILE).write_text(json.dumps(summary, indent=1) + "\n")
@@ -153,6 +155,7 @@ def write_outputs(scratch: Path, head, out: Path, trace: str, per_rank: list[str
     """Writes profile.cubex and the wait-state file from the engine's output; returns the summary."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from gridscope.analysis.critical_path_pieces import read_pieces, write_pieces
     from gridscope.analysis.cube_export import build_experiment
     from gridscope.analysis.engine_files import read_profile
     from gridscope.analysis.engine_waits import WaitBatches
@@ -168,7 +171,12 @@ def write_outputs(scratch: Path, head, out: Path, trace: str, per_rank: list[str
         # meanwhile on the other core.
         written = pool.submit(_write_waits, waits, scratch, head, out / N.WAITSTATES_FILE)
         result = read_profile(scratch, head)
+        pieces = read_pieces(scratch, head)
         summary = build_summary(result, trace, per_rank)
+        if pieces is not None:
+            write_pieces(pieces, out / N.CRITICAL_PATH_FILE)
+        else:  # the timeline must not show an earlier analysis's path
+            (out / N.CRITICAL_PATH_FILE).unlink(missing_ok=True)
         write_cubex(build_experiment(result, per_rank, trace), out / N.PROFILE_FILE, mtime=_trace_mtime(trace))
         written.result()
     return summary

@@ -80,7 +80,8 @@ def list_ranks(anchor: Path) -> list[tuple[int, str, str]]:
 
 def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | None,
                  time_correct: bool = False, latencies: dict[str, float | None] | None = None,
-                 launcher: list[str] | None = None, via_mpirun: bool = False) -> "EngineRun":
+                 launcher: list[str] | None = None, via_mpirun: bool = False,
+                 root_causes: bool = True) -> "EngineRun":
     """With `launcher` (launcher_prefix's words) the engine runs as `LAUNCHER... gridscope-replay
     --mpi ...` and the launcher decides processes and hosts; `jobs` is then not used.
     `via_mpirun` runs -j N under `mpirun -np N` (the MPI transport) instead of the engine's own
@@ -95,6 +96,8 @@ def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | N
                 args += [f"--latency-{link}", repr(float(seconds))]
     if metahost_file is not None:
         args += ["--metahost-file", str(metahost_file)]
+    if not root_causes:
+        args.append("--no-root-causes")
     args.append(str(anchor))
     env = dict(os.environ)
     if launcher is not None:

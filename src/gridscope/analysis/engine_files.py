@@ -14,13 +14,16 @@ import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Iterable, NamedTuple
+from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 import numpy as np
 
 from gridscope.analysis import names as N
 from gridscope.analysis.metric_tree import ENGINE_METRICS
 from gridscope.errors import GridscopeError
+
+if TYPE_CHECKING:
+    from gridscope.analysis.root_causes import CauseColumns
 
 SEV_DTYPE = np.dtype([("metric", "<u2"), ("cls", "u1"), ("pad", "u1"), ("cp", "<u4"), ("rank", "<u4"),
                       ("pad2", "<u4"), ("value", "<f8")])
@@ -115,11 +118,19 @@ class EngineOutput:
     mpi_callpaths: frozenset[str]     # call paths whose last region is an MPI call
     severities: SeverityColumns       # sorted by sorted_by_severity
     pairs: tuple[Pair, ...]           # sorted by metahost index of source, target
+    causes: "CauseColumns | None" = None  # root_causes.read_causes; None: root causes were off
 
     @cached_property
     def callpath_order(self) -> np.ndarray:
         """Call-path index -> rank of its string (sums and listings order call paths as strings)."""
         return string_order(self.callpaths)
+
+    @cached_property
+    def critical_path(self):
+        """critical_path.CriticalPathMetrics: the profile and the metrics derived from it."""
+        from gridscope.analysis.critical_path import compute
+
+        return compute(self, int(self.meta.get("ranks", 0)))
 
     @cached_property
     def is_mpi_callpath(self) -> np.ndarray:
@@ -201,7 +212,9 @@ def _merge_pairs(parts: list[np.ndarray], hosts: list[str]) -> tuple[Pair, ...]:
 
 
 def read_profile(folder: Path, head: EngineHead) -> EngineOutput:
-    """Severities and message pairs of every process, merged."""
+    """Severities, message pairs and causes (root_causes.read_causes) of every process, merged."""
+    from gridscope.analysis.root_causes import read_causes
+
     parts: list[SeverityColumns] = []
     pairs = []
     for p, remap in enumerate(head.remaps):
@@ -216,4 +229,4 @@ def read_profile(folder: Path, head: EngineHead) -> EngineOutput:
               if parts else SeverityColumns.from_rows((), head.callpaths))
     # A fixed row order makes sums independent of how many engine processes ran.
     return EngineOutput(head.meta, head.callpaths, head.mpi_callpaths, sorted_by_severity(merged, head.callpaths),
-                        _merge_pairs(pairs, head.meta["metahosts"]))
+                        _merge_pairs(pairs, head.meta["metahosts"]), read_causes(folder, head))

@@ -5,6 +5,8 @@ from __future__ import annotations
 PROFILE_FILE = "profile.cubex"
 SUMMARY_FILE = "summary.json"
 WAITSTATES_FILE = "waitstates.feather"
+# The critical path's covered pieces on the timeline (critical_path_pieces), when the engine gave them.
+CRITICAL_PATH_FILE = "critical_path.feather"
 # What analysis folders held before the Feather file; still read (waitstates.read_waitstates).
 LEGACY_WAITSTATES_FILE = "waitstates.parquet"
 ENGINE_DIR = ".engine"          # scratch folder for the engine's raw output
@@ -35,6 +37,35 @@ SEVERITY_S = "severity_s"
 
 WAITSTATE_COLUMNS = (PATTERN, CLASS, RANK, START_S, END_S, SEVERITY_S, CALLPATH)
 SEVERITY_COLUMNS = (METRIC, CLASS, CALLPATH, RANK, VALUE)
+
+# Root causes (docs/root-causes.md): summary.json keys and the columns of their rows
+ROOT_CAUSES = "root_causes"
+CRITICAL_PATH = "critical_path"
+WAIT_CLASSES = "wait_classes"
+CAUSE_PAIRS = "cause_pairs"
+ROOT_CAUSE_ANALYSIS = "root_cause_analysis"  # the engine's meta.json "root_causes" block ("enabled", ...)
+KIND = "kind"                  # what the cause is: CAUSE_KINDS
+SHORT_TERM_S = "short_term_s"
+LONG_TERM_S = "long_term_s"
+TOTAL_S = "total_s"
+WAITING_S = "waiting_s"        # root_causes: a cause's seconds per metahost of the waiting ranks
+SECONDS = "seconds"
+IMBALANCE_S = "imbalance_s"
+CAUSE = "cause"                # cause_pairs: metahost of the delaying ranks
+WAITING = "waiting"            # cause_pairs: metahost of the waiting ranks
+COMPUTATION = "computation"
+COMMUNICATION = "communication"
+WAN = "wan"
+CAUSE_KINDS = (COMPUTATION, COMMUNICATION, WAN)  # engine kind codes 0, 1, 2
+DIRECT = "direct"
+INDIRECT = "indirect"
+PROPAGATING = "propagating"
+TERMINAL = "terminal"
+WAIT_CLASS_NAMES = (DIRECT, INDIRECT, PROPAGATING, TERMINAL)
+ROOT_CAUSE_COLUMNS = (CALLPATH, METAHOST, KIND, PATTERN, CLASS, SHORT_TERM_S, LONG_TERM_S, TOTAL_S)
+CRITICAL_PATH_COLUMNS = (CALLPATH, METAHOST, SECONDS, IMBALANCE_S)
+CAUSE_PAIR_COLUMNS = (CAUSE, WAITING, SHORT_TERM_S, LONG_TERM_S)
+CRITICAL_PIECE_COLUMNS = (RANK, START_S, END_S)  # stretches of the critical path on one rank
 
 # Engine base metrics (patterns/patterns.toml)
 TIME = "time"

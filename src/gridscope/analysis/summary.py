@@ -132,6 +132,8 @@ def _by(sev: SeverityColumns, where: np.ndarray, labels: Sequence[str], name: st
 
 
 def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> dict:
+    from gridscope.analysis import critical_path, root_causes
+
     meta = out.meta
     sev = out.severities
     is_time = sev.metric == TIME_CODE
@@ -177,4 +179,7 @@ def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> di
         "by_callpath": _by(patterns, callpath_order[patterns.callpath], callpath_by_order, N.CALLPATH),
         "by_metahost": _by(patterns, metahost_code[patterns.rank], metahosts.tolist(), N.METAHOST),
         "p2p": p2p,
+        # why: delay costs, wait-state classes, the critical path (docs/root-causes.md)
+        **root_causes.summary_keys(out, rank_metahost),
+        N.CRITICAL_PATH: critical_path.summary_rows(out, out.critical_path, rank_metahost),
     }

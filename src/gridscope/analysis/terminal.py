@@ -65,6 +65,7 @@ def print_summary(summary: dict, console: Console | None = None, top: int = 8) -
             where.add_row(display.get(row["pattern"], row["pattern"]), row["class"], escape(row["callpath"]),
                           _seconds(row["seconds"]))
         console.print(where)
+    print_why(summary, console, top)
     if summary["p2p"]:
         p2p = Table(title="Point-to-point traffic between metahosts")
         for col in ("from", "to", "bytes", "messages", "max rate (MB/s)", "min transfer (us)"):
@@ -73,3 +74,32 @@ def print_summary(summary: dict, console: Console | None = None, top: int = 8) -
             p2p.add_row(escape(row["from"]), escape(row["to"]), f"{row['bytes']:,}", f"{row['messages']:,}",
                         f"{row['max_rate_Bps'] / 1e6:.1f}", f"{row['min_transfer_s'] * 1e6:.1f}")
         console.print(p2p)
+
+
+def print_why(summary: dict, console: Console, top: int = 8) -> None:
+    """The root causes: who made the metahosts wait, and the critical path's top call paths."""
+    from gridscope.analysis import why
+
+    on = why.enabled(summary)
+    if on is None:
+        return  # a summary from before the root causes
+    if not on:
+        console.print("Root causes: not analysed (--no-root-causes).")
+        return
+    waiting = why.waiting_by_metahost(summary)
+    console.print("[bold]Why[/] (delay costs: waiting time by its cause, seconds summed over ranks)")
+    for item in waiting[:3]:
+        console.print("  " + escape(item.sentence()))
+    if not waiting:
+        console.print("  No wait state with a cause found.")
+    rows = summary.get("critical_path") or []
+    if rows:
+        length = why.path_length(summary)
+        path = Table(title=f"Critical path (top {min(top, len(rows))} of {len(rows)}; "
+                           f"{length:.6g} s long, summed over the ranks it runs on)")
+        for col in ("call path", "metahost", "seconds", "% of path", "imbalance"):
+            path.add_column(col, justify="left" if col in ("call path", "metahost") else "right")
+        for row in rows[:top]:
+            path.add_row(escape(row["callpath"]), escape(row["metahost"]), _seconds(row["seconds"]),
+                         _pct(row["seconds"], length), _seconds(row.get("imbalance_s", 0.0)))
+        console.print(path)

@@ -39,6 +39,10 @@ def analyze(
         None, "--latency-grid", min=0.0,
         help="Minimum message latency between metahosts for --time-correct, in s (default: per metahost pair, the "
         "least transfer time of its messages, at least 5e-7; docs/analyzer.md \"Clocks\")."),
+    root_causes: bool = typer.Option(
+        True, "--root-causes/--no-root-causes",
+        help="Delay costs, wait-state classes and the critical path (docs/root-causes.md); "
+        "--no-root-causes skips them."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Do not print the summary."),
 ) -> None:
     """Replay the trace in parallel and write profile.cubex, summary.json, waitstates.feather."""
@@ -50,7 +54,7 @@ def analyze(
             raise typer.BadParameter("only with --time-correct", param_hint=hint)
     opts = AnalyzeOptions(trace, output, jobs, metahosts, allow_unmatched, quiet, time_correct,
                           latency_grid_s=latency_grid, launcher=launcher, latency_node_s=latency_node,
-                          latency_host_s=latency_host)
+                          latency_host_s=latency_host, root_causes=root_causes)
     if quiet:
         summary = run(opts)
     else:
@@ -64,7 +68,11 @@ def analyze(
         from gridscope.analysis.terminal import print_summary
 
         print_summary(summary, Console())
-        Console().print(f"wrote {Path(output)}/{{profile.cubex, summary.json, waitstates.feather}}")
+        from gridscope.analysis import names as N
+
+        outputs = (N.PROFILE_FILE, N.SUMMARY_FILE, N.WAITSTATES_FILE, N.CRITICAL_PATH_FILE)
+        written = ", ".join(name for name in outputs if (Path(output) / name).is_file())
+        Console().print(f"wrote {Path(output)}/{{{written}}}")
     # All is written and flushed. What remains are pandas'/pyarrow's many module objects:
     # the interpreter's collections at exit would walk them all (~0.1 s) and free nothing
     # that holds output, so leave them out of those collections.

@@ -16,7 +16,7 @@ from gridscope.errors import GridscopeError
 SUMMARY = "summary.json"
 PROFILE = "profile.cubex"
 DIFF_KEY = "diff"
-LIST_KEYS = ("by_callpath", "by_metahost", "p2p")
+LIST_KEYS = ("by_callpath", "by_metahost", "p2p", "root_causes", "cause_pairs", "critical_path")
 CLASSES = ("grid", "local")
 
 

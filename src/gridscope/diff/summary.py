@@ -5,6 +5,14 @@ from __future__ import annotations
 from gridscope.diff.runs import CLASSES, DIFF_KEY
 
 P2P_VALUES = ("bytes", "messages", "max_rate_Bps", "min_transfer_s")
+# Root causes (docs/root-causes.md): row keys and values, the first value leads (sort, percent)
+ROOT_CAUSE_KEYS = ("callpath", "metahost", "kind", "pattern", "class")
+ROOT_CAUSE_VALUES = ("total_s", "short_term_s", "long_term_s")
+CRITICAL_PATH_KEYS = ("callpath", "metahost")
+CRITICAL_PATH_VALUES = ("seconds", "imbalance_s")
+CAUSE_PAIR_KEYS = ("cause", "waiting")
+CAUSE_PAIR_VALUES = ("short_term_s", "long_term_s")
+WAIT_CLASSES = ("direct", "indirect", "propagating", "terminal")
 
 
 def percent_of(delta: float, total: float) -> float | None:
@@ -49,6 +57,36 @@ def diff_rows(base: list[dict], new: list[dict], keys: tuple[str, ...],
     return out
 
 
+def diff_wait_classes(base: dict, new: dict) -> dict[str, dict[str, float]]:
+    return {w: {c: float((new.get(w) or {}).get(c, 0.0)) - float((base.get(w) or {}).get(c, 0.0))
+                for c in CLASSES} for w in WAIT_CLASSES}
+
+
+def diff_root_causes(base: dict, new: dict, base_total: float) -> dict:
+    """The root-cause keys of summary.json as NEW − BASE (a run without them counts as none)."""
+    def both_on(s: dict) -> bool:
+        return bool((s.get("root_cause_analysis") or {}).get("enabled"))
+
+    out = {
+        "root_cause_analysis": {"enabled": both_on(base) and both_on(new)},
+        "root_causes": diff_rows(base.get("root_causes", []), new.get("root_causes", []),
+                                 ROOT_CAUSE_KEYS, ROOT_CAUSE_VALUES, base_total),
+        "cause_pairs": diff_rows(base.get("cause_pairs", []), new.get("cause_pairs", []),
+                                 CAUSE_PAIR_KEYS, CAUSE_PAIR_VALUES, base_total),
+        "wait_classes": diff_wait_classes(base.get("wait_classes") or {}, new.get("wait_classes") or {}),
+        "critical_path": diff_rows(base.get("critical_path", []), new.get("critical_path", []),
+                                   CRITICAL_PATH_KEYS, CRITICAL_PATH_VALUES, base_total),
+    }
+    for key in ("root_causes", "cause_pairs", "critical_path"):
+        out[key] = [r for r in out[key] if any(r[v] != 0 for v in _values(key))]
+    return out
+
+
+def _values(key: str) -> tuple[str, ...]:
+    return {"root_causes": ROOT_CAUSE_VALUES, "cause_pairs": CAUSE_PAIR_VALUES,
+            "critical_path": CRITICAL_PATH_VALUES}[key]
+
+
 def diff_summary(base: dict, new: dict, meta: dict) -> dict:
     """A summary.json (same shape as `analyze` writes) whose numbers are NEW − BASE."""
     base_total = float(base["total_time_s"])
@@ -70,6 +108,7 @@ def diff_summary(base: dict, new: dict, meta: dict) -> dict:
     }
     for row in out["p2p"]:
         row.pop("percent_of_base", None)  # bytes are not time
+    out.update(diff_root_causes(base, new, base_total))
     out[DIFF_KEY] = dict(meta, base_total_time_s=base_total,
                          new_total_time_s=float(new["total_time_s"]),
                          base_mpi_time_s=float(base["mpi_time_s"]),

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from gridscope.analysis.why import cause_text
 from gridscope.report.pattern_info import display
 
 
@@ -72,3 +73,28 @@ def print_diff(result: dict, console: Console | None = None, top: int = 15) -> N
         console.print(changes)
     else:
         console.print("  no differences")
+    print_root_cause_changes(result, console, top)
+
+
+def print_root_cause_changes(result: dict, console: Console, top: int = 15) -> None:
+    """The changes of the delay costs (who causes the waiting) and of the critical path."""
+    causes = [r for r in result.get("root_causes") or [] if round(r["total_s"], 3) != 0][:top]
+    if causes:
+        table = Table(title="Root causes: changes of the delay costs", title_justify="left")
+        for col in ("cause", "on", "caused", "class", "Δ s", "short-term Δ", "long-term Δ", "% of BASE"):
+            table.add_column(col, justify="left" if col in ("cause", "on", "caused", "class") else "right",
+                             overflow="fold")
+        for r in causes:
+            table.add_row(escape(cause_text(r["kind"], r["callpath"])), escape(r["metahost"]), display(r["pattern"]),
+                          r["class"], _colored(r["total_s"], _signed(r["total_s"])), _signed(r["short_term_s"]),
+                          _signed(r["long_term_s"]), _percent(r.get("percent_of_base")))
+        console.print(table)
+    path = [r for r in result.get("critical_path") or [] if round(r["seconds"], 3) != 0][:top]
+    if path:
+        table = Table(title="Critical path: changes", title_justify="left")
+        for col in ("call path", "metahost", "Δ s", "imbalance Δ s"):
+            table.add_column(col, justify="left" if col in ("call path", "metahost") else "right", overflow="fold")
+        for r in path:
+            table.add_row(escape(r["callpath"]), escape(r["metahost"]), _colored(r["seconds"], _signed(r["seconds"])),
+                          _signed(r["imbalance_s"]))
+        console.print(table)

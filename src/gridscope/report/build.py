@@ -15,6 +15,8 @@ from gridscope.report.figures import (by_metahost, p2p_matrices, pattern_rows, r
                                       significant, table5, top_callpaths)
 from gridscope.report.narrative import cycle_findings, diff_findings, run_findings
 from gridscope.report.pattern_info import display, info, pattern_table
+from gridscope.analysis.why import KIND_LABELS
+from gridscope.report.why_data import followed, main_cause_finding, why_entry
 
 Step = Callable[[str], None]
 
@@ -22,6 +24,7 @@ SECTIONS = {
     "summary": "Executive summary",
     "waitstates": "Wait states: grid vs local",
     "where": "Where the time is lost",
+    "why": "Why: root causes",
     "metahosts": "Metahosts and network",
     "clocks": "Clock synchronisation",
     "cycles": "Across optimisation cycles",
@@ -66,7 +69,10 @@ def _diff_entry(title: str, summary: dict) -> dict:
                              "local": float(split.get("local", 0)), "total": total,
                              "pct": 100 * total / base_total if base_total else None})
     patterns.sort(key=lambda r: r["total"])
-    return {"title": title, "total": float(summary["total_time_s"]),
+    causes = [dict(r, display=display(r["pattern"]), kind_label=KIND_LABELS.get(r["kind"], r["kind"]))
+              for r in summary.get("root_causes", [])
+              if significant(r.get("percent_of_base"))][:8]
+    return {"causes": causes, "title": title, "total": float(summary["total_time_s"]),
             "mpi": float(summary["mpi_time_s"]), "base_total": base_total,
             "total_pct": 100 * float(summary["total_time_s"]) / base_total if base_total else None,
             "mpi_pct": 100 * float(summary["mpi_time_s"]) / base_total if base_total else None,
@@ -113,7 +119,14 @@ def _run_entry(name: str, run: AnalysisRun) -> dict:
     clock_extra = {k: v for k, v in s.items()
                    if k.startswith("clock") and k != "clock_violations"}
     patterns = pattern_rows(s)
-    return {"timeline_chart": "","name": name, "folder": str(run.folder.resolve()), "trace": s.get("trace"),
+    why = why_entry(s)
+    if why is not None:
+        why["chart"] = charts.why_chart(why["pairs"])
+    findings = run_findings(fig, s)
+    main_cause = main_cause_finding(s)
+    if main_cause is not None:
+        findings.insert(1, main_cause)
+    return {"timeline_chart": "", "why": why, "name": name, "folder": str(run.folder.resolve()), "trace": s.get("trace"),
             "prediction": prediction_line(s.get("prediction")),
             "pattern_pct": {p["display"]: p["pct"] for p in patterns},
             "figures": fig, "patterns": patterns, "callpaths": callpaths,
@@ -121,7 +134,7 @@ def _run_entry(name: str, run: AnalysisRun) -> dict:
             "by_metahost": by_metahost(s)[:12], "p2p": p2p_matrices(s),
             "messages": messages, "clock_extra": clock_extra,
             "violation_pct": (100 * fig.clock_violations / messages) if messages else None,
-            "findings": run_findings(fig, s)}
+            "findings": findings}
 
 
 def build_context(runs: list[AnalysisRun], compares: list[Path], title: str | None = None,
@@ -156,6 +169,7 @@ def build_context(runs: list[AnalysisRun], compares: list[Path], title: str | No
         context["cycles"] = {"names": names, "table": table,
                              "chart": charts.cycles_chart(names, table),
                              "findings": cycle_findings(names, table)}
+    context["why_followed"] = followed([(n, r.summary) for n, r in zip(names, analyses)])
     step("differences between runs")
     diffs = []
     for (n0, r0), (n1, r1) in zip(zip(names, analyses), zip(names[1:], analyses[1:])):
@@ -183,6 +197,8 @@ def build_context(runs: list[AnalysisRun], compares: list[Path], title: str | No
     present = {"summary", "method"}
     if entries:
         present |= {"waitstates", "where", "metahosts", "clocks"}
+    if any(e["why"] is not None for e in entries):
+        present.add("why")
     if context["cycles"]:
         present.add("cycles")
     if diffs:

@@ -225,3 +225,51 @@ def timeline_chart(matrix, t0: float, t1: float, ranks: list[int], metahosts: li
     bar = fig.colorbar(image, ax=ax, pad=0.09, fraction=0.04)
     bar.set_label("% of the time waiting", fontsize=8)
     return _embed(fig)
+
+
+KIND_COLOURS = (("computation", "computation", "#4c72b0"), ("communication", "communication", "#dd8452"),
+                ("wan", "WAN transfer", "#c0392b"))
+
+
+def why_chart(pairs: list[dict]) -> str:
+    """Who causes how much waiting on whom: a cause x waiting metahost matrix of seconds
+    (left) and, per site pair, the seconds by kind of cause (right)."""
+    pairs = [p for p in pairs if p["total"] > 0]
+    if not pairs:
+        return ""
+    plt = _plt()
+    hosts = sorted({p["cause"] for p in pairs} | {p["waiting"] for p in pairs})
+    matrix = [[0.0] * len(hosts) for _ in hosts]
+    for p in pairs:
+        matrix[hosts.index(p["cause"])][hosts.index(p["waiting"])] = p["total"]
+    shown = pairs[:10]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9.2, max(2.6, 0.55 * len(hosts) + 1.4, 0.34 * len(shown) + 1.2)),
+                                      gridspec_kw={"width_ratios": [1, 1.5]})
+    top = max(max(row) for row in matrix)
+    left.imshow(matrix, cmap="Reds", vmin=0, vmax=top or 1)
+    for i, row in enumerate(matrix):
+        for j, value in enumerate(row):
+            left.text(j, i, f"{value:.3g}" if value else "–", ha="center", va="center", fontsize=8,
+                      color="white" if value > 0.6 * top else "#222222")
+    left.set_xticks(range(len(hosts)), [_shorten(h, 14) for h in hosts], rotation=30, ha="right")
+    left.set_yticks(range(len(hosts)), [_shorten(h, 14) for h in hosts])
+    left.set_xlabel("waiting metahost")
+    left.set_ylabel("causing metahost")
+    left.set_title("Seconds of waiting caused")
+    left.spines[:].set_visible(False)
+    labels = [f"{_shorten(p['cause'], 12)} → {_shorten(p['waiting'], 12)}" for p in shown]
+    start = [0.0] * len(shown)
+    for key, label, colour in KIND_COLOURS:
+        values = [p.get(key, 0.0) for p in shown]
+        if any(values):
+            right.barh(range(len(shown)), values, left=start, height=0.6, color=colour, label=label)
+            start = [a + b for a, b in zip(start, values)]
+    right.set_yticks(range(len(shown)), labels, fontsize=8)
+    right.invert_yaxis()
+    right.set_xlabel("seconds (summed over ranks)")
+    right.set_title("By kind of cause")
+    right.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=3)
+    right.grid(axis="x", color="#dddddd", linewidth=0.6)
+    right.set_axisbelow(True)
+    fig.tight_layout()
+    return _embed(fig)

@@ -17,13 +17,47 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gridscope.analysis.names import LEGACY_WAITSTATES_FILE, WAITSTATES_FILE
+from gridscope.analysis.names import CRITICAL_PATH_FILE, LEGACY_WAITSTATES_FILE, WAITSTATES_FILE
 from gridscope.errors import GridscopeError
 
 SUMMARY = "summary.json"
 PROFILE = "profile.cubex"
 # Files of the run the server may hand out as downloads (nothing else of the folder is served).
-DOWNLOADABLE = (SUMMARY, PROFILE, WAITSTATES_FILE, LEGACY_WAITSTATES_FILE)
+DOWNLOADABLE = (SUMMARY, PROFILE, WAITSTATES_FILE, LEGACY_WAITSTATES_FILE, CRITICAL_PATH_FILE)
+
+
+@dataclass
+class CriticalPath:
+    """Where the critical path runs (analysis.critical_path_pieces): stretches in time order,
+    one rank each, and the links where it moves from the delaying to the waiting rank."""
+
+    rank: np.ndarray      # int32
+    start_ns: np.ndarray  # int64, ascending (stretches do not overlap)
+    end_ns: np.ndarray
+    link_cause_rank: np.ndarray
+    link_cause_ns: np.ndarray    # ascending
+    link_waiting_rank: np.ndarray
+    link_waiting_ns: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.rank)
+
+    @classmethod
+    def empty(cls) -> "CriticalPath":
+        i, t = np.zeros(0, np.int32), np.zeros(0, np.int64)
+        return cls(i, t, t, i, t, i, t)
+
+    @classmethod
+    def from_frame(cls, path: pd.DataFrame) -> "CriticalPath":
+        from gridscope.analysis.critical_path_pieces import links
+
+        def ns(values) -> np.ndarray:
+            return np.rint(np.asarray(values, dtype=np.float64) * 1e9).astype(np.int64)
+
+        moves = links(path)
+        return cls(path["rank"].to_numpy(np.int32), ns(path["start_s"]), ns(path["end_s"]),
+                   moves["cause_rank"].to_numpy(np.int32), ns(moves["cause_s"]),
+                   moves["waiting_rank"].to_numpy(np.int32), ns(moves["waiting_s"]))
 
 
 @dataclass
@@ -137,6 +171,13 @@ class RunFolder:
 
         frame = None if self.bare_trace else read_waitstates(self.folder)
         return WaitStates.empty() if frame is None else WaitStates.from_frame(frame)
+
+    @cached_property
+    def critical_path(self) -> CriticalPath:
+        from gridscope.analysis.critical_path_pieces import read_critical_path
+
+        frame = None if self.bare_trace else read_critical_path(self.folder)
+        return CriticalPath.empty() if frame is None else CriticalPath.from_frame(frame)
 
     def rank_metahosts(self) -> dict[int, tuple[str, str]]:
         """rank -> (metahost, node) as the analysis saw them (its --metahosts map included)."""

@@ -34,6 +34,8 @@ MAX_WIDTH = 8192
 MAX_CELLS = 4_000_000     # rows x pixels per timeline request
 MESSAGE_LIMIT = 5000
 WAIT_LIMIT = 20000
+PATH_LIMIT = 20000        # critical-path stretches per answer
+LINK_LIMIT = 5000         # critical-path links (cause -> wait) per answer
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
@@ -84,6 +86,13 @@ class ViewerData:
         ranks = self.waits.rank
         self.wait_rows = np.asarray([self.row_of_rank.get(int(r), -1) for r in ranks], dtype=np.int32)
         self.max_wait_ns = int((self.waits.end_ns - self.waits.start_ns).max()) if len(self.waits) else 0
+        self.path = run.critical_path
+        self.path_rows = self._rows_of(self.path.rank)
+        self.link_rows = (self._rows_of(self.path.link_cause_rank), self._rows_of(self.path.link_waiting_rank))
+
+    def _rows_of(self, ranks: np.ndarray) -> np.ndarray:
+        """Timeline row of each rank (its first location), -1 for a rank without one."""
+        return np.asarray([self.row_of_rank.get(int(r), -1) for r in ranks], dtype=np.int32)
 
     def _metahost_order(self) -> dict[str, int]:
         names = list(self.run.summary.get("metahosts", {}) or {})
@@ -111,6 +120,7 @@ class ViewerData:
             "patterns": self.waits.patterns,
             "classes": self.waits.classes,
             "waitstate_count": len(self.waits),
+            "critical_path_count": len(self.path),
             "categories": list(CATEGORY_NAMES),
             "downloads": [] if self.run.bare_trace else [f for f in DOWNLOADABLE if (self.run.folder / f).is_file()],
             "trace_problem": self.run.trace_problem,
@@ -152,7 +162,39 @@ class ViewerData:
             rows.append(item)
         return {"t0": t0, "t1": t1, "width": width, "r0": r0, "r1": r1, "rows": rows,
                 "messages": self._messages(t0, t1, width, r0, r1),
-                "waits": self._waits(t0, t1, width, r0, r1)}
+                "waits": self._waits(t0, t1, width, r0, r1),
+                "critical": self._critical(t0, t1, width, r0, r1),
+                "links": self._links(t0, t1, width, r0, r1)}
+
+    def _critical(self, t0, t1, width, r0, r1) -> dict:
+        """The critical path's stretches in the window (they do not overlap: ends ascend too)."""
+        p = self.path
+        lo = int(np.searchsorted(p.end_ns, t0, side="left"))
+        hi = int(np.searchsorted(p.start_ns, t1, side="right"))
+        idx = np.arange(lo, max(lo, hi))
+        rows = self.path_rows[idx]
+        idx = idx[(rows >= r0) & (rows < r1)]
+        pos, count = lod.thin(self.path_rows[idx], self.path_rows[idx], p.start_ns[idx], t0, t1, width, PATH_LIMIT)
+        idx = idx[pos]
+        return {"row": self.path_rows[idx].tolist(), "start": p.start_ns[idx].tolist(),
+                "end": p.end_ns[idx].tolist(), "count": count.tolist()}
+
+    def _links(self, t0, t1, width, r0, r1) -> dict:
+        """Where the path moves from a delaying rank to the rank that waited for it (the cause's
+        time is the waiting rank's end of waiting: the link is vertical unless clocks differ)."""
+        p = self.path
+        lo = int(np.searchsorted(p.link_cause_ns, t0, side="left"))
+        hi = int(np.searchsorted(p.link_cause_ns, t1, side="right"))
+        idx = np.arange(lo, max(lo, hi))
+        a, b = self.link_rows[0][idx], self.link_rows[1][idx]
+        keep = (a >= 0) & (b >= 0) & (((a >= r0) & (a < r1)) | ((b >= r0) & (b < r1)))
+        idx = idx[keep]
+        pos, count = lod.thin(self.link_rows[0][idx], self.link_rows[1][idx], p.link_cause_ns[idx],
+                              t0, t1, width, LINK_LIMIT)
+        idx = idx[pos]
+        return {"from": self.link_rows[0][idx].tolist(), "to": self.link_rows[1][idx].tolist(),
+                "tf": p.link_cause_ns[idx].tolist(), "tt": p.link_waiting_ns[idx].tolist(),
+                "count": count.tolist()}
 
     def _messages(self, t0, t1, width, r0, r1) -> dict:
         c = self.trace.columns

@@ -5,7 +5,7 @@ import { CubeBrowser } from './cube.js';
 import { clear, el, table } from './dom.js';
 import { ns, seconds } from './format.js';
 import { isSplitParent, patternColour, patternOfMetric, patternsInSubtree } from './patterns.js';
-import { CATEGORY_COLOURS, Timeline } from './timeline.js';
+import { CATEGORY_COLOURS, PATH_COLOUR, Timeline } from './timeline.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { meta: null, timeline: null, cube: null, window: null, selected: [] };
@@ -32,6 +32,9 @@ function legend() {
   });
   box.append(el('span', {}, el('i', { style: { background: '#141414', height: '2px' } }), 'message'));
   box.append(el('span', {}, el('i', { style: { background: '#1f6feb', height: '3px' } }), 'message between metahosts'));
+  if (state.meta.critical_path_count) {
+    box.append(el('span', {}, el('i', { style: { background: PATH_COLOUR, height: '3px' } }), 'critical path (dashed: delay → wait)'));
+  }
 }
 
 // ------------------------------------------------------------------ wait states
@@ -98,10 +101,31 @@ function renderSummary() {
   box.append(el('h2', { text: 'Wait states (seconds summed over ranks)' }),
     table([{ label: 'pattern', text: true }, 'grid', 'local', 'total'],
       Object.entries(patterns).map(([p, v]) => [p, cls(v.grid || 0), cls(v.local || 0), cls((v.grid || 0) + (v.local || 0))])));
+  renderRootCauses(box, s, cls);
   if (Array.isArray(s.by_metahost) && s.by_metahost.length) {
     box.append(el('h2', { text: 'Wait states by metahost' }),
       table([{ label: 'pattern', text: true }, { label: 'class', text: true }, { label: 'metahost', text: true }, 'seconds'],
         s.by_metahost.map((r) => [r.pattern, r.class, r.metahost, cls(r.seconds || 0)])));
+  }
+}
+
+// Root causes (docs/root-causes.md): the delay costs by cause and the critical path.
+function renderRootCauses(box, s, cls) {
+  const block = s.root_cause_analysis;
+  if (!block) return;
+  box.append(el('h2', { text: 'Why: root causes (delay costs)' }));
+  if (!block.enabled) { box.append(el('p', { class: 'muted', text: 'analysed with --no-root-causes' })); return; }
+  const causes = (s.root_causes || []).slice(0, 20);
+  if (causes.length) {
+    box.append(table([{ label: 'cause', text: true }, { label: 'call path', text: true }, { label: 'on', text: true },
+      { label: 'wait state caused', text: true }, { label: 'class', text: true }, 'short-term', 'long-term', 'total'],
+    causes.map((r) => [r.kind, r.callpath, r.metahost, r.pattern, r.class, cls(r.short_term_s || 0), cls(r.long_term_s || 0), cls(r.total_s || 0)])));
+  } else box.append(el('p', { class: 'muted', text: 'no wait state with a cause' }));
+  const path = (s.critical_path || []).slice(0, 20);
+  if (path.length) {
+    box.append(el('h2', { text: 'Critical path' }),
+      table([{ label: 'call path', text: true }, { label: 'metahost', text: true }, 'seconds', 'imbalance'],
+        path.map((r) => [r.callpath, r.metahost, cls(r.seconds || 0), cls(r.imbalance_s || 0)])));
   }
 }
 
@@ -149,6 +173,8 @@ async function boot() {
     $('zoom-in').addEventListener('click', () => state.timeline.zoom(0.5));
     $('zoom-out').addEventListener('click', () => state.timeline.zoom(2));
     $('zoom-reset').addEventListener('click', () => state.timeline.reset());
+    $('path-toggle-label').hidden = !meta.critical_path_count;
+    $('path-toggle').addEventListener('change', () => state.timeline.setShowPath($('path-toggle').checked));
     state.timeline.refresh();
     window.__gridscope = { timeline: state.timeline };
   } else {

@@ -13,6 +13,7 @@ const GROUP_HEADER = 16;
 const AXIS = 20;  // time ruler at the top
 const MSG_LOCAL = 'rgba(20,20,20,0.65)';
 const MSG_GRID = '#1f6feb';
+export const PATH_COLOUR = '#d0208e';  // the critical path and its cause -> wait links
 
 export class Timeline {
   constructor({ canvas, wrap, tooltip, meta, onWindow }) {
@@ -24,6 +25,7 @@ export class Timeline {
     this.full = [meta.start_ns, Math.max(meta.duration_ns, meta.start_ns + 1)];
     [this.t0, this.t1] = this.full;
     this.highlight = [];
+    this.showPath = true;
     this.data = null;
     this.seq = 0;
     this.layoutRows();
@@ -125,6 +127,11 @@ export class Timeline {
     this.draw();
   }
 
+  setShowPath(on) {
+    this.showPath = on;
+    this.draw();
+  }
+
   isHighlighted(patternIndex, klassIndex) {
     const pattern = this.meta.patterns[patternIndex];
     const klass = this.meta.classes[klassIndex];
@@ -171,6 +178,7 @@ export class Timeline {
     this.drawLabels(ctx, width);
     this.drawAxis(ctx, width);
     let highlighted = 0;
+    let path = [0, 0];
     if (this.data && this.data.t0 === this.t0 && this.data.t1 === this.t1) {
       ctx.save();
       ctx.beginPath();
@@ -179,10 +187,13 @@ export class Timeline {
       this.drawRows(ctx);
       highlighted = this.drawWaits(ctx);
       this.drawMessages(ctx);
+      if (this.showPath) path = this.drawPath(ctx);
       ctx.restore();
     }
     const current = this.data && this.data.t0 === this.t0 && this.data.t1 === this.t1;
     this.canvas.dataset.highlighted = String(highlighted);
+    this.canvas.dataset.critical = String(path[0]);
+    this.canvas.dataset.links = String(path[1]);
     this.canvas.dataset.ready = current ? '1' : '0';
     this.canvas.dataset.window = `${this.t0},${this.t1}`;
   }
@@ -324,6 +335,55 @@ export class Timeline {
     }
   }
 
+  // The critical path: a bar along the top of each row it runs on, and a dashed arrow where it
+  // moves from the rank that delayed to the rank that waited (the cause -> wait links).
+  drawPath(ctx) {
+    const cp = this.data.critical;
+    const links = this.data.links;
+    if (!cp || !links) return [0, 0];
+    let stretches = 0;
+    const bar = Math.max(2, Math.round(this.rowH * 0.3));
+    ctx.fillStyle = PATH_COLOUR;
+    for (let i = 0; i < cp.row.length; i += 1) {
+      const y = this.rowY[cp.row[i]];
+      if (y === undefined) continue;
+      const x0 = this.xOf(cp.start[i]);
+      const x1 = Math.max(this.xOf(cp.end[i]), x0 + 1);
+      ctx.fillRect(x0, y, x1 - x0, bar);
+      stretches += cp.count[i];
+    }
+    let moves = 0;
+    ctx.strokeStyle = PATH_COLOUR;
+    ctx.lineWidth = 1.5;
+    ctx.setLineDash([4, 3]);
+    for (let i = 0; i < links.from.length; i += 1) {
+      const ya = this.rowY[links.from[i]];
+      const yb = this.rowY[links.to[i]];
+      if (ya === undefined || yb === undefined) continue;
+      const xa = this.xOf(links.tf[i]);
+      const xb = this.xOf(links.tt[i]);
+      const ys = ya + bar / 2;
+      const ye = yb + bar / 2;
+      ctx.beginPath();
+      ctx.moveTo(xa, ys);
+      ctx.lineTo(xb, ye);
+      ctx.stroke();
+      const angle = Math.atan2(ye - ys, xb - xa);  // arrowhead at the waiting end
+      ctx.setLineDash([]);
+      ctx.beginPath();
+      ctx.moveTo(xb, ye);
+      ctx.lineTo(xb - 6 * Math.cos(angle - 0.45), ye - 6 * Math.sin(angle - 0.45));
+      ctx.lineTo(xb - 6 * Math.cos(angle + 0.45), ye - 6 * Math.sin(angle + 0.45));
+      ctx.closePath();
+      ctx.fillStyle = PATH_COLOUR;
+      ctx.fill();
+      ctx.setLineDash([4, 3]);
+      moves += links.count[i];
+    }
+    ctx.setLineDash([]);
+    return [stretches, moves];
+  }
+
   // pixel colour at CSS coordinates (tests and debugging)
   pixelAt(x, y) {
     const dpr = window.devicePixelRatio || 1;
@@ -347,6 +407,12 @@ export class Timeline {
         if (i >= 0 && i < detail.cp.length) { cp = detail.cp[i]; lines.push(`MPI share of this pixel: ${(detail.mpi[i] / 10).toFixed(1)} %`); }
       }
       if (cp >= 0) lines.splice(2, 0, this.names[cp]);
+    }
+    const cp = this.data.critical;
+    if (this.showPath && cp) {
+      for (let i = 0; i < cp.row.length; i += 1) {
+        if (cp.row[i] === row && cp.start[i] <= t && t <= cp.end[i]) { lines.push('on the critical path'); break; }
+      }
     }
     const w = this.data.waits;
     for (let i = 0; i < w.row.length; i += 1) {

@@ -19,18 +19,20 @@ struct SyncCall {
   int64_t enter, leave;
   uint32_t rank, cp;
   uint32_t seg_begin, seg_end;
-  uint32_t partners_begin, partners_end;  // peer ranks of its messages (Timeline::partners)
-  uint32_t comm;                          // communicator of its collective (kNone: none)
+  uint32_t barrier_comm;  // the communicator of its MPI_Barrier (kNone: not a barrier; kAllRanks:
+                          // MPI_Init, MPI_Init_thread or MPI_Finalize, which synchronise every rank)
   uint32_t pad;
 };
+constexpr uint32_t kAllRanks = UINT32_MAX - 1;
 
 struct Timeline {
   bool enabled = false;
   std::vector<SyncCall> calls;      // owned ranks one after the other, each in event order
   std::vector<SegEntry> seg;
-  std::vector<uint32_t> partners;
   std::vector<uint32_t> rank_first;  // per owned rank (in reading order): its first call
   std::vector<int64_t> rank_start;   // per owned rank: its first event's time
+  // per owned rank: its MPI_Init(_thread) and MPI_Finalize call (kNone: not in the trace)
+  std::vector<uint32_t> rank_init, rank_finalize;
   // Per record (same index as LocalData's vectors): its synchronisation call.
   std::vector<uint32_t> send_call;       // the call holding the send event
   std::vector<uint32_t> send_done_call;  // the call completing the send (kNone: never completed)

@@ -1,0 +1,87 @@
+"""The numbers of the report's "Why: root causes" section, from summary.json contents
+(docs/root-causes.md): top causes, the critical path, wait classes, site pairs, and the
+largest causes of the first run followed across runs."""
+
+from __future__ import annotations
+
+from gridscope.analysis import names as N
+from gridscope.analysis.why import KIND_LABELS, enabled, path_length, waiting_by_metahost
+from gridscope.report.figures import pct, significant
+from gridscope.report.pattern_info import display
+
+TOP = 12
+
+
+def cause_rows(summary: dict, limit: int = TOP) -> list[dict]:
+    total = float(summary["total_time_s"])
+    rows = [dict(r, display=display(r[N.PATTERN]), kind_label=KIND_LABELS.get(r[N.KIND], r[N.KIND]),
+                 pct=pct(float(r[N.TOTAL_S]), total)) for r in summary.get(N.ROOT_CAUSES) or []]
+    return [r for r in rows if significant(r["pct"])][:limit]
+
+
+def path_rows(summary: dict, limit: int = TOP) -> list[dict]:
+    length = path_length(summary)
+    return [dict(r, share=pct(float(r[N.SECONDS]), length)) for r in (summary.get(N.CRITICAL_PATH) or [])[:limit]]
+
+
+def pair_kinds(summary: dict) -> list[dict]:
+    """Per (cause metahost, waiting metahost): seconds by kind of cause, largest pair first."""
+    pairs: dict[tuple[str, str], dict[str, float]] = {}
+    for row in summary.get(N.ROOT_CAUSES) or []:
+        for waiting, seconds in (row.get(N.WAITING_S) or {}).items():
+            kinds = pairs.setdefault((row[N.METAHOST], waiting), {k: 0.0 for k in N.CAUSE_KINDS})
+            kinds[row[N.KIND]] = kinds.get(row[N.KIND], 0.0) + float(seconds)
+    out = [{N.CAUSE: c, N.WAITING: w, **kinds, "total": sum(kinds.values())} for (c, w), kinds in pairs.items()]
+    out.sort(key=lambda r: -r["total"])
+    return out
+
+
+def followed(summaries: list[tuple[str, dict]], limit: int = 5) -> dict | None:
+    """The largest causes (call path, metahost, kind; patterns and classes added up) of the
+    first run, and their seconds in every run: how the main cause changes across cycles."""
+    def by_cause(summary: dict) -> dict[tuple[str, str, str], float]:
+        out: dict[tuple[str, str, str], float] = {}
+        for r in summary.get(N.ROOT_CAUSES) or []:
+            key = (r[N.CALLPATH], r[N.METAHOST], r[N.KIND])
+            out[key] = out.get(key, 0.0) + float(r[N.TOTAL_S])
+        return out
+
+    if len(summaries) < 2 or not all(enabled(s) for _, s in summaries):
+        return None
+    tables = [by_cause(s) for _, s in summaries]
+    keys = sorted(tables[0], key=lambda k: -tables[0][k])[:limit]
+    if not keys:
+        return None
+    return {"names": [n for n, _ in summaries],
+            "rows": [{"callpath": k[0], "metahost": k[1], "kind_label": KIND_LABELS.get(k[2], k[2]),
+                      "values": [t.get(k, 0.0) for t in tables]} for k in keys],
+            "totals": [sum(t.values()) for t in tables]}
+
+
+def why_entry(summary: dict) -> dict | None:
+    """Everything the section shows for one run (None: a summary from before root causes)."""
+    on = enabled(summary)
+    if on is None:
+        return None
+    classes = summary.get(N.WAIT_CLASSES) or {}
+    return {"enabled": on, "causes": cause_rows(summary), "path": path_rows(summary),
+            "path_length": path_length(summary), "pairs": pair_kinds(summary),
+            "sentences": [w.sentence() for w in waiting_by_metahost(summary)[:3]],
+            "classes": [{"name": name, **{c: float((classes.get(name) or {}).get(c, 0.0)) for c in N.CLASSES}}
+                        for name in N.WAIT_CLASS_NAMES]}
+
+
+def main_cause_finding(summary: dict) -> dict | None:
+    """The executive summary's finding on the largest cause of waiting."""
+    waiting = waiting_by_metahost(summary)
+    if not waiting:
+        return None
+    top = max((c for w in waiting for c in w.causes), key=lambda c: c.seconds)
+    share = pct(top.seconds, sum(w.seconds for w in waiting))
+    return {"title": f"Main cause of waiting: {KIND_LABELS.get(top.kind, top.kind)} in {top.callpath} on "
+                     f"{top.metahost} ({top.seconds:.3g} s, {share:.0f} % of the waiting with a cause)",
+            "text": "; ".join(w.sentence() for w in waiting[:2]) + ".",
+            "hint": ("Balance the work of this call path between the metahosts, or overlap it with the "
+                     "communication." if top.kind != N.WAN else
+                     "Fix the network path or change the collective (topology-aware collectives, fewer "
+                     "wide-area messages).")}
