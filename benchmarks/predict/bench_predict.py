@@ -27,6 +27,7 @@ import datetime
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -131,12 +132,15 @@ def rows(recorded: Path, predicted: Path, parts: bool = False) -> list:
 def speed(work: Path, trace: str, app_args: list[str]) -> dict:
     """Walls of REPEAT interleaved recordings and predictions of one configuration."""
     rec, pred, phases = [], [], {p: [] for p in PHASES}
+    again, speed_out = work / f"{trace}-again", work / f"{trace}-speed"
     for _ in range(REPEAT):
-        rec.append(gs_timed("record", "--platform", PLATFORM, "--layout", LAYOUT, "--force", "-o",
-                            str(work / f"{trace}-again"), "--", str(work / "metatrace"), *app_args))
-        pred.append(gs_timed("predict", str(work / trace), "-o", str(work / f"{trace}-speed"),
-                             "--force"))
-        seen = load(work / f"{trace}-speed")["prediction"]["phases_s"]
+        # into new folders: removing the last run's (--force) is neither recording nor predicting
+        shutil.rmtree(again, ignore_errors=True)
+        shutil.rmtree(speed_out, ignore_errors=True)
+        rec.append(gs_timed("record", "--platform", PLATFORM, "--layout", LAYOUT, "-o", str(again),
+                            "--", str(work / "metatrace"), *app_args))
+        pred.append(gs_timed("predict", str(work / trace), "-o", str(speed_out)))
+        seen = load(speed_out)["prediction"]["phases_s"]
         for p in PHASES:
             phases[p].append(seen[p])
     med = statistics.median

@@ -52,8 +52,9 @@ class _Phases:
             self.seconds[name] = round(time.perf_counter() - started, 4)
 
 
-# the analysis's Python side: pandas and pyarrow take ~0.3 s to import, a fifth of a
-# 24-rank prediction; they load on the other core while the trace is read and replayed
+# the analysis's Python side: pandas and pyarrow take ~0.3 s to import, a third of a 24-rank
+# prediction; they load on the other core while the replay runs (it takes twice as long;
+# started earlier they would compete with reading the trace)
 ANALYSIS_MODULES = ("gridscope.analysis.driver", "gridscope.analysis.cube_export",
                     "gridscope.analysis.engine_files", "gridscope.analysis.engine_waits",
                     "gridscope.analysis.summary", "gridscope.analysis.waitstates", "gridscope.cube")
@@ -105,7 +106,6 @@ def run(opts: Options, progress=None) -> dict:  # noqa: ANN001 - callback(str)
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
     phases = _Phases()
-    preload = _preload(ANALYSIS_MODULES)
     src = source.resolve(opts.trace)
     platform = opts.platform or src.platform
     if platform is None:
@@ -134,6 +134,7 @@ def run(opts: Options, progress=None) -> dict:  # noqa: ANN001 - callback(str)
     metahosts = acts.metahosts if relabel is None else relabel.resolve_all(acts.nodes)
     hosts = mapping.hosts_for(plat, metahosts, acts.nodes, opts.placement, str(src.anchor))
     speeds = mapping.recorded_speeds(recorded, acts.metahosts)
+    preload = _preload(ANALYSIS_MODULES)
     say("building the replayer")
     with phases("replayer"):
         exe, replayer = replay.build(work)
