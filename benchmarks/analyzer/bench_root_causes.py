@@ -6,7 +6,7 @@
 
 Rows: the benchmark matrix's trace shapes (bench_matrix.py, traces shared through the same
 --workdir). Per row, interleaved --repeat times (medians): `analyze -j 1 -q` with root
-causes (the default) and with --no-root-causes, wall and CPU time (CPU is what a busy shared
+causes (--root-causes: on whatever the trace's size) and with --no-root-causes, wall and CPU time (CPU is what a busy shared
 machine disturbs least), the engine's root-cause phase (meta.json process_stats), the peak
 RSS of the engine with and without, and whether -j 2 gives the same root-cause figures as
 -j 1. Target (issue 13): analyze with root causes <= 1.5x analyze without.
@@ -40,14 +40,14 @@ def analyze(folder: Path, out: Path, label: str, *extra: str) -> tuple[float, di
 def measure(name: str, folder: Path, work: Path, repeat: int) -> dict:
     on, off, rc_phase, rss_on, rss_off = [], [], [], [], []
     for _ in range(repeat):
-        t, summary = analyze(folder, work / "rc-on", f"{name}/on")
+        t, summary = analyze(folder, work / "rc-on", f"{name}/on", "--root-causes")
         on.append(t)
         rc_phase.append(max(summary["analysis"]["root_causes_s"]))
         rss_on.append(max(summary["analysis"]["peak_rss_kb"]))
         t, summary_off = analyze(folder, work / "rc-off", f"{name}/off", "--no-root-causes")
         off.append(t)
         rss_off.append(max(summary_off["analysis"]["peak_rss_kb"]))
-    _, j2 = analyze(folder, work / "rc-j2", f"{name}/j2", "-j", "2")
+    _, j2 = analyze(folder, work / "rc-j2", f"{name}/j2", "-j", "2", "--root-causes")
     same_j2 = all(j2.get(k) == summary.get(k) for k in ROOT_CAUSE_KEYS)
     cpu_on, cpu_off = median(CPU[f"{name}/on"]), median(CPU[f"{name}/off"])
     return {"row": name, "analyze_on_s": median(on), "analyze_off_s": median(off), "cpu_on_s": cpu_on,
