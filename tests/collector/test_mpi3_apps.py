@@ -5,6 +5,7 @@ its events are counted against what the program does, and `gridscope analyze` re
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 from tests.collector import otf2text
 from tests.collector.test_collectives import expected as blocking_bytes
+from gridscope import native
 from gstest import run_gridscope
 
 N, INT, DOUBLE = 4, 4, 8
@@ -51,10 +53,10 @@ def kinds(evts) -> Counter:
     return Counter(e.kind for e in evts if e.kind not in ("ENTER", "LEAVE"))
 
 
-def analyses(anchor: Path, tmp_path: Path) -> None:
+def analyses(anchor: Path, tmp_path: Path) -> dict:
     out = tmp_path / f"analysis-{anchor.parent.name}"
     run_gridscope("analyze", anchor, "-o", out, "-j", "2")
-    assert (out / "summary.json").exists()
+    return json.loads((out / "summary.json").read_text())
 
 
 def nbc_pairs(evts) -> list[tuple[str, str, dict]]:
@@ -195,3 +197,58 @@ def test_rma_fence_epochs(record, tmp_path):
                                "MPI_Win_create")] == ["RMA", "RMA", "ATOMIC", "FUNCTION",
                                                       "FUNCTION"]
     analyses(anchor, tmp_path)
+
+
+def location_defs(anchor: Path) -> dict[int, dict[str, str]]:
+    return {ref: a for kind, ref, a in otf2text.definitions(anchor) if kind == "LOCATION"}
+
+
+@pytest.mark.slow
+def test_two_threads_per_rank_doing_point_to_point(record, tmp_path):
+    """mpi3/threads.c: MPI_THREAD_MULTIPLE, the main thread and a Pthread each run a ring of
+    10 x (Irecv, Send, Wait) at the same time. Each thread has its own location in its
+    rank's group (Score-P's id: thread number << 32 | rank), holding its own events."""
+    anchor = record(APPS / "mpi3" / "threads.c", ok="threads ok",
+                    cflags=("-pthread", "-I", str(native.include_dir())))  # user.h
+    evts = otf2text.events(anchor)
+    iterations, count = 10, 8
+    ring = {"MPI_Irecv": iterations, "MPI_Send": iterations, "MPI_Wait": iterations}
+    ring_kinds = {"MPI_IRECV_REQUEST": iterations, "MPI_SEND": iterations,
+                  "MPI_IRECV": iterations}
+    locs = location_defs(anchor)
+    assert len(locs) == 2 * N
+    offsets = otf2text.clock_offsets(anchor)
+    for me in range(N):
+        thread = 1 << 32 | me
+        assert sorted(evts) == sorted(locs)
+        assert enters(evts[me]) == Counter({
+            "MPI_Init_thread": 1, "MPI_Finalize": 1, "MPI_Comm_rank": 1,
+            "MPI_Comm_size": 1, **ring, "MPI_Allreduce": 1}), me
+        assert kinds(evts[me]) == Counter({
+            "PROGRAM_BEGIN": 1, "PROGRAM_END": 1, "MPI_COLLECTIVE_BEGIN": 1,
+            "MPI_COLLECTIVE_END": 1, **ring_kinds}), me
+        # the Pthread's location: its user region and its ring, nothing of the master's
+        assert enters(evts[thread]) == Counter({"worker": 1, **ring}), me
+        assert kinds(evts[thread]) == Counter(ring_kinds), me
+        assert evts[thread][0].region() == "worker" and evts[thread][-1].region() == "worker"
+        for loc, tag in ((me, "0"), (thread, "1")):
+            otf2text.check_nesting(evts[loc])
+            sends = [e for e in evts[loc] if e.kind == "MPI_SEND"]
+            recvs = [e for e in evts[loc] if e.kind == "MPI_IRECV"]
+            assert {(int(e.attrs["Receiver"].split()[0]), e.attrs["Tag"], int(e.attrs["Length"]))
+                    for e in sends} == {((me + 1) % N, tag, count * INT)}
+            assert {(int(e.attrs["Sender"].split()[0]), e.attrs["Tag"], int(e.attrs["Length"]))
+                    for e in recvs} == {((me + N - 1) % N, tag, count * INT)}
+            assert len(offsets[loc]) == 2  # the process's clock offsets, on every location
+            assert int(locs[loc]["# Events"]) == len(evts[loc])
+        assert locs[me]["Name"].startswith('"Master thread"')
+        assert locs[thread]["Name"].startswith('"Pthread thread 1"')
+        assert locs[thread]["Type"] == "CPU_THREAD"
+        assert locs[thread]["Group"] == locs[me]["Group"] == f'"MPI Rank {me}" <{me}>'
+    s = analyses(anchor, tmp_path)
+    # the engine analyses the ranks' master threads: their rings match among themselves;
+    # the Pthreads' locations are counted, not analysed (docs/analyzer.md)
+    assert s["unanalysed_locations"] == {"locations": N,
+                                         "events": sum(len(evts[1 << 32 | r]) for r in range(N))}
+    assert s["unmatched_messages"] == {"sends": 0, "receives": 0}
+    assert sum(r["messages"] for r in s["p2p"]) == N * iterations
