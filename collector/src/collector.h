@@ -134,6 +134,9 @@ static inline void gs_leave(uint32_t region)
     gs_leave_at(region, gs_time());
 }
 
+/* Requests the generated Wait/Test-all/any/some wrappers handle without heap allocation. */
+#define GS_STACK_REQS 64
+
 static inline uint64_t gs_handle_key(const void *handle, size_t size)
 {
     uint64_t k = 0;
@@ -146,6 +149,8 @@ static inline uint64_t gs_handle_key(const void *handle, size_t size)
 uint32_t gs_comm_ref(MPI_Comm comm);
 void gs_comm_created(MPI_Comm newcomm);
 void gs_comm_freed(MPI_Comm comm);
+/* MPI_Comm_set_name: the communicator's definition takes its new name. */
+void gs_comm_named(MPI_Comm comm);
 
 /* Point-to-point events (events.c); peers are ranks in comm. */
 void gs_ev_send(uint64_t t, int dest, MPI_Comm comm, int tag, int count, MPI_Datatype type);

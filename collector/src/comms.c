@@ -139,6 +139,18 @@ void gs_comm_created(MPI_Comm newcomm)
     gs_unlock();
 }
 
+void gs_comm_named(MPI_Comm comm)
+{
+    uint32_t ref = gs_comm_ref(comm); /* defines it if it is new */
+    if (ref <= 1 || ref == OTF2_UNDEFINED_COMM) return; /* WORLD and SELF keep their names */
+    char name[MPI_MAX_OBJECT_NAME] = "";
+    int len = 0;
+    PMPI_Comm_get_name(comm, name, &len);
+    gs_lock();
+    snprintf(gs_comm_defs[ref].name, sizeof gs_comm_defs[ref].name, "%s", name);
+    gs_unlock();
+}
+
 void gs_comm_freed(MPI_Comm comm)
 {
     gs_lock();
