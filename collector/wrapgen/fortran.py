@@ -145,6 +145,9 @@ def conversions(f: Fn, code: str) -> tuple[str, str, str]:
 
 def measured(f: Fn, symbol: str, callee: str, families: Callable[[Fn], tuple[str, str]]) -> str:
     """The entry point `symbol`: the family's events around the library's `callee`."""
+    if [name for name, _ in f.fortran] != [_name(a) for a in f.args]:
+        # decoding finds each C parameter's Fortran argument by its name
+        raise ValueError(f"{f.name}: Fortran parameters {f.fortran} differ from C's {f.args}")
     pre, post = families(f)
     before, after, cleanup = conversions(f, pre + post)
     region = f"GS_REGION_{f.name}"
