@@ -20,7 +20,9 @@ OUT_HPP = REPO / "analyzer" / "generated" / "gs_patterns.hpp"
 OUT_PY = REPO / "src" / "gridscope" / "analysis" / "metric_tree.py"
 OUT_MD = REPO / "docs" / "patterns.md"
 
-KINDS = ("base", "group", "pattern")
+KINDS = ("base", "group", "pattern", "delay", "waitclass", "path", "derived")
+# measured by the engine (besides the base metrics other than derived `mpi`)
+ENGINE_KINDS = ("pattern", "delay", "waitclass", "path")
 UNITS = ("sec", "occ", "bytes")
 FIELDS = ("id", "parent", "kind", "display", "unit", "description", "diagnosis")
 
@@ -55,8 +57,9 @@ def stamp(comment: str, text: str) -> str:
 
 
 def engine_metrics(metrics: list[dict]) -> list[dict]:
-    """Metrics the engine measures itself: base metrics other than derived `mpi`, patterns."""
-    return [m for m in metrics if m["kind"] == "pattern" or (m["kind"] == "base" and m["id"] != "mpi")]
+    """Metrics the engine measures itself: base metrics other than derived `mpi`, patterns,
+    root-cause metrics."""
+    return [m for m in metrics if m["kind"] in ENGINE_KINDS or (m["kind"] == "base" and m["id"] != "mpi")]
 
 
 def gen_hpp(metrics: list[dict]) -> str:

@@ -28,13 +28,14 @@
 #include "gridscope/trace/error.hpp"
 #include "gridscope/trace/reader.hpp"
 #include "replay.hpp"
+#include "rootcause.hpp"
 #include "transport.hpp"
 
 namespace {
 
 struct Options {
   std::string trace, out, metahost_file;
-  bool list_ranks = false, force_mpi = false, time_correct = false;
+  bool list_ranks = false, force_mpi = false, time_correct = false, root_causes = true;
   int processes = 1;
   gs::ClcOptions clc;
 };
@@ -42,7 +43,7 @@ struct Options {
 [[noreturn]] void usage(int code) {
   std::fprintf(code ? stderr : stdout,
                "usage: gridscope-replay [--metahost-file FILE] [--time-correct [--latency-node S] [--latency-host S]\n"
-               "                        [--latency-grid S]] [--processes N | --mpi] -o DIR TRACE\n"
+               "                        [--latency-grid S]] [--no-root-causes] [--processes N | --mpi] -o DIR TRACE\n"
                "       gridscope-replay --list-ranks TRACE\n"
                "TRACE is traces.otf2 or the folder holding it. With --processes N, N local\n"
                "processes (forked, no MPI) and under mpirun every process analyse their share of\n"
@@ -88,6 +89,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--mpi") o.force_mpi = true;
     else if (a == "--processes") o.processes = processes_option(value());
     else if (a == "--time-correct") o.time_correct = true;
+    else if (a == "--no-root-causes") o.root_causes = false;
     else if (a == "--latency-node") o.clc.latency_node_s = latency_option(a, value());
     else if (a == "--latency-host") o.clc.latency_host_s = latency_option(a, value());
     else if (a == "--latency-grid") o.clc.latency_grid_s = latency_option(a, value());
@@ -175,6 +177,7 @@ int run(const Options& o, gs::Transport& t) {
     if (gs::owner_of(r, defs.ranks(), P) == uint32_t(me)) mine.push_back(r);
 
   gs::LocalData data;
+  data.timeline.enabled = o.root_causes;
   gs::read_locations(*archive, mine, data);
   double read_s = seconds_since(t0);
   gs::ClcStats clc;
@@ -184,6 +187,14 @@ int run(const Options& o, gs::Transport& t) {
   gs::ReplayResult res = gs::replay(defs, data, t, waits);
   waits.close();
   double replay_s = seconds_since(t0) - read_s;
+  gs::RootCauseResult rc;
+  double rc_s = 0;
+  if (o.root_causes) {
+    rc = gs::root_causes(defs, data, res, t, mine);
+    rc_s = seconds_since(t0) - read_s - replay_s;
+    for (auto& [k, v] : rc.severities) res.severities[k] += v;
+    gs::write_root_cause_files(o.out, rc, me);
+  }
   gs::write_engine_files(o.out, defs, data, res, me);
 
   gs::Counters& c = res.counters;
@@ -194,10 +205,10 @@ int run(const Options& o, gs::Transport& t) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   struct Stat {
-    double read_s, replay_s;
+    double read_s, replay_s, root_causes_s;
     uint64_t rss_kb, events, ranks, wait_rows[gs::kWaitPhases];
     gs::RepairLog repairs;
-  } st{read_s, replay_s, uint64_t(ru.ru_maxrss), c.events, mine.size(), {}, data.repairs};
+  } st{read_s, replay_s, rc_s, uint64_t(ru.ru_maxrss), c.events, mine.size(), {}, data.repairs};
   for (int p = 0; p < gs::kWaitPhases; ++p) st.wait_rows[p] = waits.phase_rows()[p];
   std::vector<gs::Bytes> out(P);
   gs::append(out[0], st);
@@ -224,6 +235,12 @@ int run(const Options& o, gs::Transport& t) {
       << ", \"latency_grid_s\": " << seconds_or_null(o.clc.latency_grid_s);
     if (o.time_correct) j << ", \"latencies\": " << latencies_json(clc.latencies, defs);
     j << "}"
+      << ",\n  \"root_causes\": {\"enabled\": " << (o.root_causes ? "true" : "false")
+      << ", \"wait_states\": " << rc.wait_states << ", \"with_delayer\": " << rc.with_delayer
+      << ", \"propagation_edges\": " << rc.propagation_edges << ", \"unordered\": " << rc.unordered
+      << ", \"critical_path_start_rank\": "
+      << (rc.path_start_rank == gs::kNone ? std::string("null") : std::to_string(rc.path_start_rank))
+      << ", \"critical_path_length_s\": " << rc.path_length_s << "}"
       << ",\n  \"repaired_regions\": {";
     for (int k = 0; k < gs::kRepairKinds; ++k) j << (k ? ", " : "") << json_str(gs::kRepairNames[k]) << ": " << repairs.count[k];
     j << "},\n  \"repair_warnings\": [";
@@ -238,6 +255,7 @@ int run(const Options& o, gs::Transport& t) {
     j << "],\n  \"process_stats\": [";
     for (size_t p = 0; p < stats.size(); ++p)
       j << (p ? ", " : "") << "{\"read_s\": " << stats[p].read_s << ", \"replay_s\": " << stats[p].replay_s
+        << ", \"root_causes_s\": " << stats[p].root_causes_s
         << ", \"peak_rss_kb\": " << stats[p].rss_kb << ", \"events\": " << stats[p].events
         << ", \"ranks\": " << stats[p].ranks << ", \"wait_rows\": [" << stats[p].wait_rows[0] << ", "
         << stats[p].wait_rows[1] << ", " << stats[p].wait_rows[2] << "]}";

@@ -133,5 +133,44 @@ std::vector<int64_t> early_scan(const std::vector<M>& m) {
   return w;
 }
 
+// The member whose lateness caused an instance's waits (docs/root-causes.md, "Delayer"):
+// its index, the first of equal ones, or -1 when the pattern names none.
+template <class M>
+int latest_joiner(const std::vector<M>& m) {
+  int best = -1;
+  for (size_t k = 0; k < m.size(); ++k)
+    if (best < 0 || join_of(m[k]) > join_of(m[best])) best = int(k);
+  return best;
+}
+
+// Wait at NxN: the latest member if all overlap, else the latest member that sends data.
+inline int nxn_delayer(const std::vector<CollMember>& m) {
+  int64_t latest = INT64_MIN, earliest_end = INT64_MAX;
+  for (auto& x : m) {
+    latest = std::max(latest, x.begin);
+    earliest_end = std::min(earliest_end, x.end);
+  }
+  if (earliest_end > latest) return latest_joiner(m);
+  int best = -1;
+  for (size_t k = 0; k < m.size(); ++k)
+    if (m[k].sent > 0 && (best < 0 || m[k].begin > m[best].begin)) best = int(k);
+  return best;
+}
+
+template <class M>
+int root_member(const std::vector<M>& m) {
+  for (size_t k = 0; k < m.size(); ++k)
+    if (m[k].is_root) return int(k);
+  return -1;
+}
+
+// Early Reduce: the latest non-root member that sends data.
+template <class M>
+int latest_sending_leaf(const std::vector<M>& m) {
+  int best = -1;
+  for (size_t k = 0; k < m.size(); ++k)
+    if (!m[k].is_root && m[k].sent > 0 && (best < 0 || join_of(m[k]) > join_of(m[best]))) best = int(k);
+  return best;
+}
 
 }  // namespace gs

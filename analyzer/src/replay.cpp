@@ -17,14 +17,20 @@ namespace {
 // `index`: the send's position in its owner's records, so the receive side's match can be
 // sent back instead of being computed again from the other end.
 struct SendMsg { uint32_t src, dst, comm, tag, index, pad; int64_t enter, evt; };
-struct PostMsg { uint32_t index, pad; int64_t req_enter; };  // when a send's receive was posted
+// when a send's receive was posted; `recv`: that receive's position in its owner's records
+struct PostMsg { uint32_t index, recv; int64_t req_enter; };
 // A collective record on its way to the instance's computing process; `index`: its position
 // in the member's owner's records, so the results can be put back in that order.
 struct CollMsg { CollRec rec; uint32_t index, pad; };
 struct NbcMsg { NbcRec rec; uint32_t index, pad; };  // the same for a non-blocking collective
 // A member's waiting time in a collective instance, sent back to the member's owner.
 // `completion`: a non-blocking collective's completion delay (capped again at the owner).
-struct ResMsg { uint16_t metric; uint8_t cls, completion; uint32_t cp, rank, index; int64_t start, value; };
+// `delayer`, `delayer_index`: the member whose lateness caused the wait and its record
+// position at its owner (root causes; kNone for completion delays and non-blocking ones).
+struct ResMsg {
+  uint16_t metric; uint8_t cls, completion; uint32_t cp, rank, index, delayer, delayer_index;
+  int64_t start, value;
+};
 
 
 class Accumulator {
@@ -48,6 +54,11 @@ class Accumulator {
   double* last_ = nullptr;
 };
 
+// Position of matched send i in its owner's records.
+uint32_t send_index(const std::vector<SendRec>&, size_t i) { return uint32_t(i); }
+template <class SendList>
+uint32_t send_index(const SendList& sends, size_t i) { return sends.index(i); }
+
 // Receiver side: Late Sender, Wrong Order, transfer statistics, clock violations.
 // `sends` holds the matched-to records (any type with src, dst, comm, tag, enter, evt).
 // Returns each receive's partner in `sends` (kNone: unmatched).
@@ -63,7 +74,9 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
   }
   // Late Sender instances wait in a window of the receiver's last 100 before they are
   // charged: a later receive may still turn one into Messages in Wrong Order.
-  struct Instance { uint32_t dst, src, cp; int64_t start, value, send_enter; };
+  struct Instance { uint32_t dst, src, cp, recv, send; int64_t start, value, send_enter; };
+  const bool rc = data.timeline.enabled;
+  if (rc) res.recv_transfer.assign(data.recvs.size(), -1);
   std::deque<Instance> pending;
   int64_t pending_max = INT64_MIN;  // latest send start in the window: skips the scan when none qualifies
   auto recompute_max = [&]() {
@@ -71,8 +84,12 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
     for (auto& p : pending) pending_max = std::max(pending_max, p.send_enter);
   };
   auto charge = [&](const Instance& in, bool wrong_order) {
-    acc.add(wrong_order ? M_WRONG_ORDER : M_LATE_SENDER, d.rank_metahost[in.src] != d.rank_metahost[in.dst], in.cp,
-            in.dst, in.start, in.value);
+    const uint16_t metric = wrong_order ? M_WRONG_ORDER : M_LATE_SENDER;
+    const bool grid = d.rank_metahost[in.src] != d.rank_metahost[in.dst];
+    acc.add(metric, grid, in.cp, in.dst, in.start, in.value);
+    if (rc)
+      res.rc_waits.push_back({data.timeline.recv_call[in.recv], metric, uint8_t(grid ? CLS_GRID : CLS_LOCAL), REF_SEND,
+                              in.src, in.send, in.value});
   };
   auto flush = [&]() {
     for (auto& in : pending) charge(in, false);
@@ -99,6 +116,8 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
       pr.bytes += r.bytes;
       pr.messages++;
       int64_t dur = r.evt - s.evt;
+      if (rc && d.rank_metahost[r.src] != d.rank_metahost[r.dst])
+        res.recv_transfer[k] = std::max<int64_t>(0, r.evt - std::max(s.evt, r.enter));
       if (dur > 0) {
         double sec = double(dur) / d.resolution;
         pr.max_rate = std::max(pr.max_rate, r.bytes / sec);
@@ -119,7 +138,7 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
     if (best_k < j) {
       const RecvRec& r = recvs[best_k];
       int64_t e = sends[partner[best_k]].enter;
-      pending.push_back({r.dst, r.src, r.cp, r.enter, best, e});
+      pending.push_back({r.dst, r.src, r.cp, uint32_t(best_k), send_index(sends, partner[best_k]), r.enter, best, e});
       pending_max = std::max(pending_max, e);
       if (pending.size() > kWindow) {
         bool was_max = pending.front().send_enter == pending_max;
@@ -137,12 +156,18 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
 // Sender side: Late Receiver. `posted[k]`: when the receive matched to send k was posted
 // (kUnposted: none matched).
 constexpr int64_t kUnposted = INT64_MIN;
-void sender_side(const Defs& d, const LocalData& data, const std::vector<int64_t>& posted, Accumulator& acc) {
+// `post_recv[k]`: that receive's position at its owner (root causes).
+void sender_side(const Defs& d, const LocalData& data, const std::vector<int64_t>& posted,
+                 const std::vector<uint32_t>& post_recv, ReplayResult& res, Accumulator& acc) {
   for (size_t k = 0; k < data.sends.size(); ++k) {
     const SendRec& s = data.sends[k];
     if (posted[k] == kUnposted || !s.lr_ok || !s.complete) continue;
     int64_t lr = late_receiver(posted[k], s.c_enter, s.c_leave);
-    acc.add(M_LATE_RECEIVER, d.rank_metahost[s.src] != d.rank_metahost[s.dst], s.cp_complete, s.src, s.c_enter, lr);
+    const bool grid = d.rank_metahost[s.src] != d.rank_metahost[s.dst];
+    acc.add(M_LATE_RECEIVER, grid, s.cp_complete, s.src, s.c_enter, lr);
+    if (lr > 0 && data.timeline.enabled && data.timeline.send_done_call[k] != kNone)
+      res.rc_waits.push_back({data.timeline.send_done_call[k], M_LATE_RECEIVER, uint8_t(grid ? CLS_GRID : CLS_LOCAL),
+                              REF_RECV_POST, s.dst, post_recv[k], lr});
   }
 }
 
@@ -178,12 +203,16 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   const int P = t.size();
   const uint32_t N = d.ranks();
   std::vector<int64_t> posted(data.sends.size(), kUnposted);
+  std::vector<uint32_t> post_recv(data.sends.size(), kNone);
   if (P == 1) {  // everything is local: match against our own records, no copies
     std::vector<uint32_t> partner = receiver_side(d, data, data.sends, res, acc);
     waits.end_phase(PHASE_RECEIVER);
     for (size_t k = 0; k < partner.size(); ++k)
-      if (partner[k] != kNone) posted[partner[k]] = data.recvs[k].req_enter;
-    sender_side(d, data, posted, acc);
+      if (partner[k] != kNone) {
+        posted[partner[k]] = data.recvs[k].req_enter;
+        post_recv[partner[k]] = uint32_t(k);
+      }
+    sender_side(d, data, posted, post_recv, res, acc);
     waits.end_phase(PHASE_LATE_RECEIVER);
     return;
   }
@@ -209,11 +238,18 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   // ... and the receivers' owners tell the senders' owners when the matched receive was posted.
   for (size_t k = 0; k < partner.size(); ++k) {
     if (partner[k] == kNone) continue;
-    if (sends.is_own(partner[k])) posted[sends.index(partner[k])] = data.recvs[k].req_enter;
-    else append(out[owner_of(data.recvs[k].src, N, P)], PostMsg{sends.index(partner[k]), 0, data.recvs[k].req_enter});
+    if (sends.is_own(partner[k])) {
+      posted[sends.index(partner[k])] = data.recvs[k].req_enter;
+      post_recv[sends.index(partner[k])] = uint32_t(k);
+    } else {
+      append(out[owner_of(data.recvs[k].src, N, P)], PostMsg{sends.index(partner[k]), uint32_t(k), data.recvs[k].req_enter});
+    }
   }
-  for (const PostMsg& m : unpack<PostMsg>(t.exchange(out))) posted[m.index] = m.req_enter;
-  sender_side(d, data, posted, acc);
+  for (const PostMsg& m : unpack<PostMsg>(t.exchange(out))) {
+    posted[m.index] = m.req_enter;
+    post_recv[m.index] = m.recv;
+  }
+  sender_side(d, data, posted, post_recv, res, acc);
   waits.end_phase(PHASE_LATE_RECEIVER);
 }
 
@@ -260,27 +296,30 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
       members.push_back({c.begin, c.end, c.sent, c.received, c.rank == c.root});
       latest_begin = std::max(latest_begin, c.begin);
     }
-    auto send = [&](uint16_t metric, const std::vector<int64_t>& w, bool completion) {
+    // `delayer`: the member whose lateness the waits are charged to (-1: none, docs/root-causes.md)
+    auto send = [&](uint16_t metric, const std::vector<int64_t>& w, bool completion, int delayer) {
+      const uint32_t delayer_rank = delayer < 0 ? kNone : recs[i + delayer].rec.rank;
+      const uint32_t delayer_index = delayer < 0 ? kNone : recs[i + delayer].index;
       for (size_t k = 0; k < w.size(); ++k) {
         if (w[k] <= 0) continue;
         const CollRec& c = recs[i + k].rec;
         int64_t start = completion ? c.end - w[k] : c.begin;
         append(out[owner_of(c.rank, N, P)], ResMsg{metric, uint8_t(comm.grid ? CLS_GRID : CLS_LOCAL), 0, c.cp, c.rank,
-                                                   recs[i + k].index, start, w[k]});
+                                                   recs[i + k].index, delayer_rank, delayer_index, start, w[k]});
       }
     };
     switch (CollClass(recs[i].rec.cls)) {
       case CollClass::Barrier:
-        send(M_WAIT_AT_BARRIER, wait_at_barrier(members), false);
-        send(M_BARRIER_COMPLETION, completion(members), true);
+        send(M_WAIT_AT_BARRIER, wait_at_barrier(members), false, latest_joiner(members));
+        send(M_BARRIER_COMPLETION, completion(members), true, -1);
         break;
       case CollClass::NxN:
-        send(M_WAIT_AT_NXN, wait_at_nxn(members), false);
-        send(M_NXN_COMPLETION, completion(members), true);
+        send(M_WAIT_AT_NXN, wait_at_nxn(members), false, nxn_delayer(members));
+        send(M_NXN_COMPLETION, completion(members), true, -1);
         break;
-      case CollClass::OneToN: send(M_LATE_BROADCAST, late_broadcast(members), false); break;
-      case CollClass::NToOne: send(M_EARLY_REDUCE, early_reduce(members), false); break;
-      case CollClass::Prefix: send(M_EARLY_SCAN, early_scan(members), false); break;
+      case CollClass::OneToN: send(M_LATE_BROADCAST, late_broadcast(members), false, root_member(members)); break;
+      case CollClass::NToOne: send(M_EARLY_REDUCE, early_reduce(members), false, latest_sending_leaf(members)); break;
+      case CollClass::Prefix: send(M_EARLY_SCAN, early_scan(members), false, -1); break;
       default: break;
     }
     CollClass cls = CollClass(recs[i].rec.cls);
@@ -326,9 +365,10 @@ void nonblocking_results(const Defs& d, Records<NbcMsg> recs, int P, ReplayResul
       const NbcRec& c = recs[i + k].rec;
       if (c.is_test) continue;
       Bytes& to = out[owner_of(c.rank, N, P)];
-      if (w[k] > 0) append(to, ResMsg{metric, cls, 0, c.cp, c.rank, recs[i + k].index, c.enter, w[k]});
+      if (w[k] > 0) append(to, ResMsg{metric, cls, 0, c.cp, c.rank, recs[i + k].index, kNone, kNone, c.enter, w[k]});
       if (k < done.size() && done[k] > 0)
-        append(to, ResMsg{done_metric, cls, 1, c.cp, c.rank, recs[i + k].index, c.leave - done[k], done[k]});
+        append(to, ResMsg{done_metric, cls, 1, c.cp, c.rank, recs[i + k].index, kNone, kNone, c.leave - done[k],
+                          done[k]});
     }
   });
 }
@@ -365,6 +405,11 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   const uint32_t N = d.ranks();
   const CollOrder order_of = collective_order(data);
   const size_t owned = order_of.call.size();
+  const bool rc = data.timeline.enabled;
+  if (rc) {  // record position -> synchronisation call, for the root-cause pass
+    res.coll_position_call.assign(owned, kNone);
+    for (size_t b = 0; b < order_of.colls.size(); ++b) res.coll_position_call[order_of.colls[b]] = data.timeline.coll_call[b];
+  }
   std::vector<Bytes> out(P);
   std::vector<size_t> count(P, 0);  // sized exactly first, as in point_to_point
   for (const CollRec& c : data.colls) count[owner_of(d.comms[c.comm].members[0], N, P)]++;
@@ -406,6 +451,9 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
     const uint32_t call = order_of.call[first.index];
     if (call == kNone) {
       acc.add(first.metric, first.cls == CLS_GRID, first.cp, first.rank, first.start, first.value);
+      if (rc && first.delayer != kNone && first.value > 0)
+        res.rc_waits.push_back({res.coll_position_call[first.index], first.metric, first.cls, REF_COLL, first.delayer,
+                                first.delayer_index, first.value});
       ++k;
       continue;
     }

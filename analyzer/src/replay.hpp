@@ -62,11 +62,28 @@ class WaitWriter {
   bool failed_ = false;
 };
 
+// A wait state as root-cause analysis needs it (docs/root-causes.md): the waiting
+// synchronisation call and the delayer, named by its record at the delayer's owner.
+enum RcRef : uint8_t { REF_SEND = 0, REF_RECV_POST = 1, REF_COLL = 2 };
+struct RcWait {
+  uint32_t call;                    // Timeline::calls index of the waiting call
+  uint16_t metric;
+  uint8_t cls, ref;                 // ref: what delayer_index indexes (RcRef)
+  uint32_t delayer, delayer_index;  // delayer rank (kNone: unknown) and its record
+  int64_t ticks;
+};
+
 struct ReplayResult {
   std::unordered_map<SevKey, double, SevKeyHash> severities;
   WaitWriter* waits = nullptr;
   std::vector<PairRow> pairs;  // metahost x metahost
   Counters counters;
+  // Root causes only (LocalData::timeline.enabled): the wait states in scope, each
+  // receive's transfer time inside its completing call when the message crossed metahosts
+  // (-1 otherwise), and the synchronisation call of each collective record position.
+  std::vector<RcWait> rc_waits;
+  std::vector<int64_t> recv_transfer;
+  std::vector<uint32_t> coll_position_call;
 };
 
 // `waits` receives every wait-state instance. Frees data.colls and data.nbcs (sent to

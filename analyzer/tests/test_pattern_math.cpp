@@ -76,3 +76,27 @@ TEST(NonBlockingCollectives, CompletionIsOwnLeaveMinusTheEarliestLeave) {
   m[2].enter = 30;
   EXPECT_EQ(gs::completion(m), (std::vector<int64_t>{0, 0, 5}));
 }
+
+// The member root-cause analysis charges an instance's waits to (docs/root-causes.md).
+TEST(Delayer, LatestJoinerFirstOfEqual) {
+  std::vector<CollMember> m = {{10, 50, 8, 8, false}, {30, 50, 8, 8, false}, {30, 50, 8, 8, false}};
+  EXPECT_EQ(gs::latest_joiner(m), 1);
+  EXPECT_EQ(gs::latest_joiner(std::vector<CollMember>{}), -1);
+}
+
+TEST(Delayer, NxNOverlapTakesTheLatestElseTheLatestSender) {
+  std::vector<CollMember> overlap = {{10, 50, 8, 8, false}, {30, 50, 8, 8, false}};
+  EXPECT_EQ(gs::nxn_delayer(overlap), 1);
+  // rank 1 ends before rank 2 begins (no overlap); rank 2 sends nothing: the latest sender is rank 1
+  std::vector<CollMember> apart = {{10, 20, 8, 8, false}, {12, 15, 8, 0, false}, {40, 50, 0, 8, false}};
+  EXPECT_EQ(gs::nxn_delayer(apart), 1);
+}
+
+TEST(Delayer, RootAndLatestSendingLeaf) {
+  std::vector<CollMember> m = {{10, 50, 0, 24, true}, {30, 50, 8, 0, false}, {40, 50, 0, 0, false},
+                               {20, 50, 8, 0, false}};
+  EXPECT_EQ(gs::root_member(m), 0);
+  EXPECT_EQ(gs::latest_sending_leaf(m), 1);  // rank 2 is later but sends nothing
+  m[0].is_root = false;
+  EXPECT_EQ(gs::root_member(m), -1);
+}

@@ -61,7 +61,7 @@ class Prefault {
   uintptr_t begin_ = 0, done_ = 0;
 };
 
-struct Prefaults { Prefault sends, recvs; };
+struct Prefaults { Prefault sends, recvs, calls, seg; };
 
 // The program's root region (events.hpp): the region Score-P defines for the program, found
 // as Scalasca's PEARL finds it (role ARTIFICIAL, paradigm MEASUREMENT_SYSTEM, display name
@@ -113,9 +113,11 @@ class ProgramRegions {
 
 enum : uint8_t { PEND_SEND = 0, PEND_RECV = 1, PEND_NBC = 2 };
 
-struct Frame { uint32_t cp; uint32_t instance; int64_t enter; uint32_t pend; int64_t coll_begin; };
+// `sync`: the frame's synchronisation call once it holds a communication event (timeline);
+// `seg_mark`: the timeline's segment entries when an MPI call was entered.
+struct Frame { uint32_t cp; uint32_t instance; int64_t enter; uint32_t pend; int64_t coll_begin; uint32_t sync, seg_mark; };
 
-struct Posted { int64_t enter; uint32_t seq; };  // an MPI_Irecv's region enter and posting rank
+struct Posted { int64_t enter; uint32_t seq, call; };  // an MPI_Irecv's region enter, posting rank and call (timeline)
 // A non-blocking collective's initiating call: its enter, class (from its name) and
 // initiation ordinal on this location.
 struct NbcPosted { int64_t enter; uint32_t ordinal; uint8_t cls; };
@@ -140,13 +142,28 @@ class RecordBuilder {
     if (!stack_.empty()) {
       parent = stack_.back().cp;
       time_[parent] += now - last_;
+      if (tl_.enabled) segment_add(parent, now - last_);
+    } else if (tl_.enabled && !started_) {
+      tl_.rank_start.push_back(now);
+      started_ = true;
     }
     uint32_t cp = out_.tree.child(parent, region);
     grow(cp);
     visits_[cp]++;
-    out_.mpi_events += d_.regions[region].is_mpi;  // MPI calls count, even without messages
-    stack_.push_back({cp, ++instances_, now, uint32_t(pend_.size()), INT64_MIN});
+    const bool mpi = d_.regions[region].is_mpi;
+    out_.mpi_events += mpi;  // MPI calls count, even without messages
+    uint32_t mark = 0;  // (a communication event outside an MPI call: its segment ends here)
+    if (tl_.enabled) mark = mpi ? segment_flush() : uint32_t(tl_.seg.size());
+    stack_.push_back({cp, ++instances_, now, uint32_t(pend_.size()), INT64_MIN, kNone, mark});
     last_ = now;
+    if (tl_.enabled && mpi) {  // MPI_Init and MPI_Finalize synchronise every rank (as in Scalasca)
+      const uint8_t kind = init_or_finalize(region);
+      if (kind) {
+        const uint32_t call = sync_call();
+        tl_.calls[call].barrier_comm = kAllRanks;
+        (kind == kInit ? tl_.rank_init : tl_.rank_finalize).back() = call;
+      }
+    }
     return OTF2_CALLBACK_SUCCESS;
   }
 
@@ -154,6 +171,15 @@ class RecordBuilder {
     Frame f = stack_.back();
     int64_t now = ts(t);
     time_[f.cp] += now - last_;
+    if (tl_.enabled) {
+      if (f.sync != kNone) {  // the call's own time is the call's, not the next segment's
+        tl_.calls[f.sync].leave = now;
+        segment_discard();
+        seg_start_ = uint32_t(tl_.seg.size());
+      } else {
+        segment_add(f.cp, now - last_);
+      }
+    }
     last_ = now;
     for (size_t i = f.pend; i < pend_.size(); ++i) {
       auto [kind, idx] = pend_[i];
@@ -180,10 +206,11 @@ class RecordBuilder {
     const Frame& f = stack_.back();
     r.complete = 1; r.c_enter = f.enter; r.c_leave = ts(t); r.cp_complete = f.cp;
     pend_.push_back({PEND_SEND, idx});
+    if (tl_.enabled) tl_.send_done_call[idx] = sync_call();
     return OTF2_CALLBACK_SUCCESS;
   }
   OTF2_CallbackCode irecv_request(uint64_t, uint64_t req) {
-    if (!stack_.empty()) irecv_req_.put(req, {stack_.back().enter, posts_++});
+    if (!stack_.empty()) irecv_req_.put(req, {stack_.back().enter, posts_++, tl_.enabled ? sync_call() : kNone});
     return OTF2_CALLBACK_SUCCESS;
   }
   OTF2_CallbackCode recv(uint64_t t, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len) {
@@ -204,6 +231,7 @@ class RecordBuilder {
     if (stack_.empty()) return OTF2_CALLBACK_SUCCESS;  // outside any call: no join time, completion finds no request
     const Frame& f = stack_.back();
     uint32_t region = out_.tree.nodes[f.cp].region;
+    if (tl_.enabled) sync_call();
     nbc_req_.put(req, {f.enter, uint32_t(nbc_done_.size()), uint8_t(nonblocking_class(region))});
     nbc_done_.push_back(0);
     return OTF2_CALLBACK_SUCCESS;
@@ -238,6 +266,55 @@ class RecordBuilder {
   }
   void sequence_nbcs(size_t first_nbc);
 
+  static constexpr uint8_t kInit = 1, kFinalize = 2;
+  uint8_t init_or_finalize(uint32_t region) {
+    if (region >= init_fin_.size()) init_fin_.resize(region + 1, kUnclassified);
+    if (init_fin_[region] == kUnclassified) {
+      const std::string& n = d_.regions[region].name;
+      init_fin_[region] = n == "MPI_Init" || n == "MPI_Init_thread" ? kInit : n == "MPI_Finalize" ? kFinalize : 0;
+    }
+    return init_fin_[region];
+  }
+
+  // Timeline (root causes): time since the last flush per call path, emitted as segment
+  // entries when an MPI call is entered (and discarded when a synchronisation call ends).
+  void segment_add(uint32_t cp, int64_t dt) {
+    if (dt == 0) return;
+    if (cp >= seg_acc_.size()) seg_acc_.resize(std::max<size_t>(cp + 1, seg_acc_.size() * 2), 0);
+    if (seg_acc_[cp] == 0) touched_.push_back(cp);  // (listed twice if it went back to 0: flushed once)
+    seg_acc_[cp] += dt;
+  }
+  uint32_t segment_flush() {
+    for (uint32_t cp : touched_) {
+      const int64_t v = seg_acc_[cp];
+      if (v) {
+        tl_.seg.push_back({cp, 0, v});
+        prefault_.seg.after_push(tl_.seg);
+      }
+      seg_acc_[cp] = 0;
+    }
+    touched_.clear();
+    return uint32_t(tl_.seg.size());
+  }
+  void segment_discard() {
+    for (uint32_t cp : touched_) seg_acc_[cp] = 0;
+    touched_.clear();
+  }
+  // The innermost frame as a synchronisation call (made one on its first communication event).
+  uint32_t sync_call() {
+    Frame& f = stack_.back();
+    if (f.sync == kNone) {
+      f.sync = uint32_t(tl_.calls.size());
+      SyncCall c{};
+      c.enter = f.enter; c.leave = f.enter; c.rank = rank_; c.cp = f.cp;
+      c.seg_begin = seg_start_; c.seg_end = f.seg_mark;
+      c.barrier_comm = kNone;
+      tl_.calls.push_back(c);
+      prefault_.calls.after_push(tl_.calls);
+    }
+    return f.sync;
+  }
+
   const Defs& d_;
   LocalData& out_;
   Prefaults& prefault_;
@@ -264,7 +341,13 @@ class RecordBuilder {
   std::vector<uint32_t> nbc_unknown_comms_;
   static constexpr uint8_t kUnclassified = 0xff;
   std::vector<uint8_t> nbc_class_;  // CollClass by initiating region (kUnclassified: not looked up yet)
+  std::vector<uint8_t> init_fin_;   // kInit, kFinalize or 0 by region (kUnclassified: not looked up yet)
   std::string error_;
+  Timeline& tl_ = out_.timeline;
+  std::vector<int64_t> seg_acc_;
+  std::vector<uint32_t> touched_;
+  uint32_t seg_start_ = uint32_t(out_.timeline.seg.size());
+  bool started_ = false;
 };
 
 OTF2_CallbackCode RecordBuilder::add_send(uint64_t t, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
@@ -286,6 +369,11 @@ OTF2_CallbackCode RecordBuilder::add_send(uint64_t t, uint32_t receiver, OTF2_Co
     r.complete = 0;
     isend_req_.put(req, idx);
   }
+  if (tl_.enabled) {
+    uint32_t call = sync_call();
+    tl_.send_call.push_back(call);
+    tl_.send_done_call.push_back(blocking ? call : kNone);
+  }
   out_.sends.push_back(r);
   prefault_.sends.after_push(out_.sends);
   bsent_[f.cp] += len;
@@ -306,11 +394,17 @@ OTF2_CallbackCode RecordBuilder::add_recv(uint64_t t, uint32_t sender, OTF2_Comm
   r.is_test = d_.regions[out_.tree.nodes[f.cp].region].is_test;
   Posted posted;
   uint32_t seq;
+  uint32_t call = tl_.enabled ? sync_call() : kNone, post_call = call;
   if (has_req && irecv_req_.take(req, &posted)) {
     r.req_enter = posted.enter;
     seq = posted.seq;
+    if (posted.call != kNone) post_call = posted.call;
   } else {
     seq = posts_++;  // a blocking receive (or an unknown request) is posted where it completes
+  }
+  if (tl_.enabled) {
+    tl_.recv_call.push_back(call);
+    tl_.recv_post_call.push_back(post_call);
   }
   recv_seq_.push_back(seq);
   pend_.push_back({PEND_RECV, uint32_t(out_.recvs.size())});
@@ -345,6 +439,11 @@ OTF2_CallbackCode RecordBuilder::coll_end(uint64_t t, OTF2_CollectiveOp op, OTF2
   r.begin = f.coll_begin != INT64_MIN ? f.coll_begin : f.enter;
   r.end = ts(t);
   out_.colls.push_back(r);
+  if (tl_.enabled) {
+    uint32_t call = sync_call();
+    if (cls == CollClass::Barrier) tl_.calls[call].barrier_comm = comm;
+    tl_.coll_call.push_back(call);
+  }
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -361,6 +460,7 @@ OTF2_CallbackCode RecordBuilder::nbc_complete(uint64_t t, OTF2_CollectiveOp op, 
   if (c.is_self || c.members.size() < 2) return OTF2_CALLBACK_SUCCESS;  // size-1: nothing to wait for
   auto pos = c.position.find(rank_);
   if (pos == c.position.end()) return fail("collective on communicator " + std::to_string(comm) + " that does not contain this rank");
+  if (tl_.enabled) sync_call();
   NbcPosted posted;
   if (!nbc_req_.take(req, &posted)) {  // initiated where we cannot see it: its place in the order is unknown
     nbc_unknown_comms_.push_back(comm);
@@ -422,6 +522,15 @@ void RecordBuilder::finish_location(size_t first_recv, size_t first_nbc) {
         return recv_seq_[a - first_recv] < recv_seq_[b - first_recv];
       });
   }
+  if (tl_.enabled) {  // the tail: a pseudo-call at the last event
+    if (!started_) tl_.rank_start.push_back(last_);
+    segment_flush();
+    SyncCall c{};
+    c.enter = c.leave = last_; c.rank = rank_; c.cp = kNone;
+    c.seg_begin = seg_start_; c.seg_end = uint32_t(tl_.seg.size());
+    c.barrier_comm = kNone;
+    tl_.calls.push_back(c);
+  }
   for (uint32_t cp = 0; cp < visits_.size(); ++cp)
     if (visits_[cp]) out_.cp_stats.push_back({cp, rank_, time_[cp], visits_[cp], bsent_[cp], brecv_[cp]});
 }
@@ -441,6 +550,10 @@ void read_locations(Archive& archive, const std::vector<uint32_t>& ranks, LocalD
   // copies of repeated growth; a message costs at least 3 events (Enter, MpiSend, Leave).
   out.sends.reserve(announced / 6);
   out.recvs.reserve(announced / 6);
+  if (out.timeline.enabled) {  // a synchronisation call takes at least 3 events, a segment entry 2
+    out.timeline.calls.reserve(announced / 3 + ranks.size());
+    out.timeline.seg.reserve(announced / 2);
+  }
   Prefaults prefault;
   std::optional<RecordBuilder> builder;
   size_t first_recv = 0, first_nbc = 0;
@@ -449,6 +562,11 @@ void read_locations(Archive& archive, const std::vector<uint32_t>& ranks, LocalD
       [&](size_t i) -> RecordBuilder& {
         first_recv = out.recvs.size();
         first_nbc = out.nbcs.size();
+        if (out.timeline.enabled) {
+          out.timeline.rank_first.push_back(uint32_t(out.timeline.calls.size()));
+          out.timeline.rank_init.push_back(kNone);
+          out.timeline.rank_finalize.push_back(kNone);
+        }
         return builder.emplace(defs, out, prefault, programs, ranks[i]);
       },
       [&](size_t, uint64_t events, const Archive::LocationInfo& info) {

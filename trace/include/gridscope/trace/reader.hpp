@@ -10,6 +10,7 @@
 #include "gridscope/trace/defs.hpp"
 #include "gridscope/trace/events.hpp"
 #include "gridscope/trace/records.hpp"
+#include "gridscope/trace/timeline.hpp"
 
 namespace gs {
 
@@ -25,6 +26,7 @@ struct LocalData {
   uint64_t mpi_events = 0;
   uint64_t clock_offsets_applied = 0;
   RepairLog repairs;              // user regions repaired while reading
+  Timeline timeline;              // filled when timeline.enabled is set before reading
 };
 
 // Reads the owned ranks' events (in `ranks` order) into `out`; throws gs::Error.
