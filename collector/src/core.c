@@ -379,7 +379,7 @@ GS_PUBLIC void _exit(int status)
         if (pthread_equal(pthread_self(), gs_main_thread)) {
             gs_crash_flush(status);
         } else if (__atomic_load_n(&crashed, __ATOMIC_ACQUIRE) != 2) {
-            /* Only the main thread writes events: ask it to flush, wait a moment. */
+            /* The main thread does the flush: ask it to, wait a moment. */
             pthread_kill(gs_main_thread, SIGTERM);
             for (int i = 0; i < 2000 && __atomic_load_n(&crashed, __ATOMIC_ACQUIRE) != 2; i++)
                 usleep(1000);
