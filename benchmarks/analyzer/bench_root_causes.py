@@ -15,7 +15,6 @@ Not a test: it reports, it does not assert.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -23,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_matrix import FULL_EVENTS, QUICK_EVENTS, SHAPES, trace_for
+from bench_matrix import FULL_EVENTS, QUICK_EVENTS, matrix_arguments, trace_for
 from benchlib import CPU, GRIDSCOPE, MPI_ENV, median, timed
 
 TARGET = 1.5
@@ -70,22 +69,7 @@ def table(rows: list[dict]) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--repeat", type=int, default=None, help="runs of each measurement (default 3, --quick 1)")
-    ap.add_argument("--quick", action="store_true", help=f"smoke run: {QUICK_EVENTS:,} events per row")
-    ap.add_argument("--workdir", type=Path, default=Path("/tmp/gs-bench-matrix"),
-                    help="traces (shared with bench_matrix.py) and scratch output")
-    ap.add_argument("--rows", default=None, help="comma-separated row names (default: all)")
-    ap.add_argument("--json", type=Path, default=None, help="write the figures here too")
-    args = ap.parse_args()
-    repeat = args.repeat or (1 if args.quick else 3)
-    shapes = SHAPES
-    if args.rows:
-        wanted = args.rows.split(",")
-        unknown = set(wanted) - {s.name for s in SHAPES}
-        if unknown:
-            sys.exit(f"benchmark: unknown rows {sorted(unknown)} (have {[s.name for s in SHAPES]})")
-        shapes = tuple(s for s in SHAPES if s.name in wanted)
+    args, repeat, shapes = matrix_arguments(__doc__)
     work = args.workdir.absolute()
     work.mkdir(parents=True, exist_ok=True)
     started = time.strftime("%Y-%m-%d %H:%M %Z")
