@@ -7,10 +7,12 @@ GRIDSCOPE   := $(VENV)/bin/gridscope
 NATIVE_BUILD := build/skbuild
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Build and run-time needs: compilers, Open MPI, OTF2 (library and tools), SimGrid.
-DEB_PACKAGES := build-essential cmake ninja-build pkg-config python3-venv \
-                libopenmpi-dev openmpi-bin libopen-trace-format2-dev otf2-tools \
-                libsimgrid-dev libgtest-dev
+# Build and run-time needs: compilers (C, Fortran), Open MPI and MPICH (the collector is
+# built for each; Debian keeps Open MPI the default mpicc/mpirun), OTF2 (library and
+# tools), SimGrid.
+DEB_PACKAGES := build-essential gfortran cmake ninja-build pkg-config python3-venv \
+                libopenmpi-dev openmpi-bin libmpich-dev mpich libopen-trace-format2-dev \
+                otf2-tools libsimgrid-dev libgtest-dev
 # Only the tests need these: a browser for the report/viewer checks, PDF rasteriser,
 # node for the Playwright browser tests (Node >= 20; npm ships with NodeSource's nodejs,
 # Debian's needs its own npm package).

@@ -35,7 +35,10 @@ namespace {
 
 struct Options {
   std::string trace, out, metahost_file;
-  bool list_ranks = false, force_mpi = false, time_correct = false, root_causes = true;
+  bool list_ranks = false, force_mpi = false, time_correct = false;
+  // Root causes: on, off, or auto (on up to kRootCauseAutoEvents events, where their cost
+  // stays within half the analysis time: docs/perf-analyzer.md "Root causes").
+  enum class RootCauses { Auto, On, Off } root_causes = RootCauses::Auto;
   int processes = 1;
   gs::ClcOptions clc;
 };
@@ -43,7 +46,8 @@ struct Options {
 [[noreturn]] void usage(int code) {
   std::fprintf(code ? stderr : stdout,
                "usage: gridscope-replay [--metahost-file FILE] [--time-correct [--latency-node S] [--latency-host S]\n"
-               "                        [--latency-grid S]] [--no-root-causes] [--processes N | --mpi] -o DIR TRACE\n"
+               "                        [--latency-grid S]] [--root-causes auto|on|off] [--no-root-causes]\n"
+               "                        [--processes N | --mpi] -o DIR TRACE\n"
                "       gridscope-replay --list-ranks TRACE\n"
                "TRACE is traces.otf2 or the folder holding it. With --processes N, N local\n"
                "processes (forked, no MPI) and under mpirun every process analyse their share of\n"
@@ -61,6 +65,16 @@ double latency_option(const std::string& name, const std::string& text) {
     std::exit(2);
   }
   return v;
+}
+
+constexpr uint64_t kRootCauseAutoEvents = 1000000;
+
+Options::RootCauses root_causes_option(const std::string& text) {
+  if (text == "auto") return Options::RootCauses::Auto;
+  if (text == "on") return Options::RootCauses::On;
+  if (text == "off") return Options::RootCauses::Off;
+  std::fprintf(stderr, "gridscope-replay: --root-causes: auto, on or off, not %s\n", text.c_str());
+  std::exit(2);
 }
 
 // A process count: a whole number from 1 to 1024.
@@ -89,7 +103,8 @@ Options parse(int argc, char** argv) {
     else if (a == "--mpi") o.force_mpi = true;
     else if (a == "--processes") o.processes = processes_option(value());
     else if (a == "--time-correct") o.time_correct = true;
-    else if (a == "--no-root-causes") o.root_causes = false;
+    else if (a == "--no-root-causes") o.root_causes = Options::RootCauses::Off;
+    else if (a == "--root-causes") o.root_causes = root_causes_option(value());
     else if (a == "--latency-node") o.clc.latency_node_s = latency_option(a, value());
     else if (a == "--latency-host") o.clc.latency_host_s = latency_option(a, value());
     else if (a == "--latency-grid") o.clc.latency_grid_s = latency_option(a, value());
@@ -176,8 +191,12 @@ int run(const Options& o, gs::Transport& t) {
   for (uint32_t r = 0; r < defs.ranks(); ++r)
     if (gs::owner_of(r, defs.ranks(), P) == uint32_t(me)) mine.push_back(r);
 
+  uint64_t trace_events = 0;
+  for (uint32_t r = 0; r < defs.ranks(); ++r) trace_events += defs.rank_events[r];
+  const bool root_causes = o.root_causes == Options::RootCauses::On ||
+                           (o.root_causes == Options::RootCauses::Auto && trace_events <= kRootCauseAutoEvents);
   gs::LocalData data;
-  data.timeline.enabled = o.root_causes;
+  data.timeline.enabled = root_causes;
   gs::read_locations(*archive, mine, data);
   double read_s = seconds_since(t0);
   gs::ClcStats clc;
@@ -189,7 +208,7 @@ int run(const Options& o, gs::Transport& t) {
   double replay_s = seconds_since(t0) - read_s;
   gs::RootCauseResult rc;
   double rc_s = 0;
-  if (o.root_causes) {
+  if (root_causes) {
     rc = gs::root_causes(defs, data, res, t, mine);
     rc_s = seconds_since(t0) - read_s - replay_s;
     for (auto& [k, v] : rc.severities) res.severities[k] += v;
@@ -235,7 +254,9 @@ int run(const Options& o, gs::Transport& t) {
       << ", \"latency_grid_s\": " << seconds_or_null(o.clc.latency_grid_s);
     if (o.time_correct) j << ", \"latencies\": " << latencies_json(clc.latencies, defs);
     j << "}"
-      << ",\n  \"root_causes\": {\"enabled\": " << (o.root_causes ? "true" : "false")
+      << ",\n  \"root_causes\": {\"enabled\": " << (root_causes ? "true" : "false") << ", \"mode\": \""
+      << (o.root_causes == Options::RootCauses::Auto ? "auto" : o.root_causes == Options::RootCauses::On ? "on" : "off")
+      << "\", \"auto_limit_events\": " << kRootCauseAutoEvents
       << ", \"wait_states\": " << rc.wait_states << ", \"with_delayer\": " << rc.with_delayer
       << ", \"propagation_edges\": " << rc.propagation_edges << ", \"unordered\": " << rc.unordered
       << ", \"critical_path_start_rank\": "

@@ -480,14 +480,15 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   }
 }
 
+
+}  // namespace
+
 void write_file(const std::string& path, const void* data, size_t bytes) {
   FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) throw Error(path, "cannot write engine output");
   if (bytes && std::fwrite(data, 1, bytes, f) != bytes) { std::fclose(f); throw Error(path, "write failed (disk full?)"); }
   if (std::fclose(f) != 0) throw Error(path, "write failed (disk full?)");
 }
-
-}  // namespace
 
 uint32_t owner_of(uint32_t rank, uint32_t ranks, int processes) {
   return uint32_t(uint64_t(rank) * uint64_t(processes) / ranks);

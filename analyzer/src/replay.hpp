@@ -18,6 +18,9 @@ struct Counters {
 
 uint32_t owner_of(uint32_t rank, uint32_t ranks, int processes);
 
+// One engine output file, whole; throws gs::Error naming it on failure.
+void write_file(const std::string& path, const void* data, size_t bytes);
+
 // Wait-state instances go straight to a file through a small buffer: on big traces they
 // are millions of rows nobody needs in memory.
 //

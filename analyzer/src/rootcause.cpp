@@ -764,12 +764,6 @@ class Analysis {
   SevSlot sev_cache_[kSevCache];
 };
 
-void write_rows(const std::string& path, const void* data, size_t bytes) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw Error(path, "cannot write engine output");
-  if (bytes && std::fwrite(data, 1, bytes, f) != bytes) { std::fclose(f); throw Error(path, "write failed (disk full?)"); }
-  if (std::fclose(f) != 0) throw Error(path, "write failed (disk full?)");
-}
 
 }  // namespace
 
@@ -781,8 +775,8 @@ RootCauseResult root_causes(const Defs& d, const LocalData& data, const ReplayRe
 
 void write_root_cause_files(const std::string& dir, const RootCauseResult& rc, int process) {
   const std::string suffix = "." + std::to_string(process);
-  write_rows(dir + "/causes" + suffix + ".bin", rc.causes.data(), rc.causes.size() * sizeof(CauseRow));
-  if (process == 0) write_rows(dir + "/critical_path.bin", rc.path.data(), rc.path.size() * sizeof(PathPiece));
+  write_file(dir + "/causes" + suffix + ".bin", rc.causes.data(), rc.causes.size() * sizeof(CauseRow));
+  if (process == 0) write_file(dir + "/critical_path.bin", rc.path.data(), rc.path.size() * sizeof(PathPiece));
 }
 
 }  // namespace gs

@@ -15,7 +15,7 @@ namespace gs {
 
 enum CauseKind : uint8_t { KIND_COMPUTATION = 0, KIND_COMMUNICATION = 1, KIND_WAN = 2 };
 
-// One cause of waiting, summed per key (layout mirrored in gridscope/analysis/engine_files.py).
+// One cause of waiting, summed per key (layout mirrored in gridscope/analysis/root_causes.py).
 struct CauseRow {
   uint16_t pattern;  // metric of the wait state caused directly
   uint8_t cls, kind;  // class of that wait state; CauseKind

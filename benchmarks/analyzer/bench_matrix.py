@@ -176,17 +176,16 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def matrix_arguments(doc: str) -> tuple[argparse.Namespace, int, tuple[Shape, ...]]:
+    """The options the matrix benchmarks share: (arguments, repeats, the selected rows)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=None, help="runs of each measurement (default 3, --quick 1)")
     ap.add_argument("--quick", action="store_true", help=f"smoke run: {QUICK_EVENTS:,} events per row")
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/gs-bench-matrix"),
-                    help="traces (kept between runs) and scratch output")
+                    help="traces (kept between runs and shared by the matrix benchmarks) and scratch output")
     ap.add_argument("--rows", default=None, help="comma-separated row names (default: all)")
     ap.add_argument("--json", type=Path, default=None, help="write the figures here too")
     args = ap.parse_args()
-    repeat = args.repeat or (1 if args.quick else 3)
-    events = QUICK_EVENTS if args.quick else FULL_EVENTS
     shapes = SHAPES
     if args.rows:
         wanted = args.rows.split(",")
@@ -194,6 +193,12 @@ def main() -> int:
         if unknown:
             sys.exit(f"benchmark: unknown rows {sorted(unknown)} (have {[s.name for s in SHAPES]})")
         shapes = tuple(s for s in SHAPES if s.name in wanted)
+    return args, args.repeat or (1 if args.quick else 3), shapes
+
+
+def main() -> int:
+    args, repeat, shapes = matrix_arguments(__doc__)
+    events = QUICK_EVENTS if args.quick else FULL_EVENTS
     work = args.workdir.absolute()
     work.mkdir(parents=True, exist_ok=True)
     started = time.strftime("%Y-%m-%d %H:%M %Z")

@@ -6,7 +6,7 @@
 
 Rows: the benchmark matrix's trace shapes (bench_matrix.py, traces shared through the same
 --workdir). Per row, interleaved --repeat times (medians): `analyze -j 1 -q` with root
-causes (the default) and with --no-root-causes, wall and CPU time (CPU is what a busy shared
+causes (--root-causes: on whatever the trace's size) and with --no-root-causes, wall and CPU time (CPU is what a busy shared
 machine disturbs least), the engine's root-cause phase (meta.json process_stats), the peak
 RSS of the engine with and without, and whether -j 2 gives the same root-cause figures as
 -j 1. Target (issue 13): analyze with root causes <= 1.5x analyze without.
@@ -15,7 +15,6 @@ Not a test: it reports, it does not assert.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -23,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_matrix import FULL_EVENTS, QUICK_EVENTS, SHAPES, trace_for
+from bench_matrix import FULL_EVENTS, QUICK_EVENTS, matrix_arguments, trace_for
 from benchlib import CPU, GRIDSCOPE, MPI_ENV, median, timed
 
 TARGET = 1.5
@@ -40,14 +39,14 @@ def analyze(folder: Path, out: Path, label: str, *extra: str) -> tuple[float, di
 def measure(name: str, folder: Path, work: Path, repeat: int) -> dict:
     on, off, rc_phase, rss_on, rss_off = [], [], [], [], []
     for _ in range(repeat):
-        t, summary = analyze(folder, work / "rc-on", f"{name}/on")
+        t, summary = analyze(folder, work / "rc-on", f"{name}/on", "--root-causes")
         on.append(t)
         rc_phase.append(max(summary["analysis"]["root_causes_s"]))
         rss_on.append(max(summary["analysis"]["peak_rss_kb"]))
         t, summary_off = analyze(folder, work / "rc-off", f"{name}/off", "--no-root-causes")
         off.append(t)
         rss_off.append(max(summary_off["analysis"]["peak_rss_kb"]))
-    _, j2 = analyze(folder, work / "rc-j2", f"{name}/j2", "-j", "2")
+    _, j2 = analyze(folder, work / "rc-j2", f"{name}/j2", "-j", "2", "--root-causes")
     same_j2 = all(j2.get(k) == summary.get(k) for k in ROOT_CAUSE_KEYS)
     cpu_on, cpu_off = median(CPU[f"{name}/on"]), median(CPU[f"{name}/off"])
     return {"row": name, "analyze_on_s": median(on), "analyze_off_s": median(off), "cpu_on_s": cpu_on,
@@ -70,22 +69,7 @@ def table(rows: list[dict]) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--repeat", type=int, default=None, help="runs of each measurement (default 3, --quick 1)")
-    ap.add_argument("--quick", action="store_true", help=f"smoke run: {QUICK_EVENTS:,} events per row")
-    ap.add_argument("--workdir", type=Path, default=Path("/tmp/gs-bench-matrix"),
-                    help="traces (shared with bench_matrix.py) and scratch output")
-    ap.add_argument("--rows", default=None, help="comma-separated row names (default: all)")
-    ap.add_argument("--json", type=Path, default=None, help="write the figures here too")
-    args = ap.parse_args()
-    repeat = args.repeat or (1 if args.quick else 3)
-    shapes = SHAPES
-    if args.rows:
-        wanted = args.rows.split(",")
-        unknown = set(wanted) - {s.name for s in SHAPES}
-        if unknown:
-            sys.exit(f"benchmark: unknown rows {sorted(unknown)} (have {[s.name for s in SHAPES]})")
-        shapes = tuple(s for s in SHAPES if s.name in wanted)
+    args, repeat, shapes = matrix_arguments(__doc__)
     work = args.workdir.absolute()
     work.mkdir(parents=True, exist_ok=True)
     started = time.strftime("%Y-%m-%d %H:%M %Z")

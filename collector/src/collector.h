@@ -14,22 +14,33 @@
  * rest is hidden (-fvisibility=hidden) so it cannot clash with the program's symbols. */
 #define GS_PUBLIC __attribute__((visibility("default")))
 
+/* What is recorded on one OTF2 location: the rank's master thread, or another thread of
+ * the rank that called MPI or entered a user region (docs/collector.md, "Threads").
+ * Only its own thread writes it, so none of it needs a lock. */
+typedef struct {
+    OTF2_EvtWriter *evt;    /* this location's event writer */
+    uint64_t id;            /* OTF2 location id: rank, plus thread number << 32 */
+    uint64_t next_request_id;
+    gs_reqtab_t requests;   /* active requests */
+    gs_reqtab_t persistent; /* persistent requests' parameters, from *_init to free */
+    int depth;              /* open regions (for closing them at the end or after a crash) */
+    uint32_t stack[256];
+    uint64_t nevents;       /* event count, once the writer is closed */
+    int closed;             /* its events are complete (part of the trace) */
+    int waiting;            /* its thread waits in MPI_Abort for the crash flush */
+} gs_loc_t;
+
 /* Measurement state of this process (one MPI rank; SMPI privatises it per rank). */
 typedef struct {
     int active;            /* events are being recorded */
-    OTF2_EvtWriter *evt;   /* this rank's event writer */
     int world_rank, world_size;
     int64_t skew_offset;   /* test-only clock skew (GRIDSCOPE_TEST_CLOCK_SKEW) */
     double skew_drift;
     int skewed;
-    uint64_t next_request_id;
-    gs_reqtab_t requests;   /* active requests */
-    gs_reqtab_t persistent; /* persistent requests' parameters, from *_init to free */
-    int depth;             /* open regions (for closing them after a crash) */
-    uint32_t stack[256];
 } gs_state_t;
 
 extern gs_state_t gs;
+extern gs_loc_t gs_master; /* the location of the thread that initialised MPI */
 
 /* Timestamps: simulated time under SMPI, a monotonic ns clock otherwise. */
 #ifdef GS_SMPI
@@ -67,20 +78,36 @@ static inline uint64_t gs_time(void)
 #include "gs_regions.h"
 
 #ifdef GS_SMPI
+/* SMPI runs every rank as a context of one system thread: no thread locations. */
+static inline gs_loc_t *gs_cur(void)
+{
+    return &gs_master;
+}
 static inline int gs_on(void)
 {
     return gs.active;
 }
 #else
-#include <pthread.h>
-/* Only the thread that initialised MPI is recorded (one location per rank); MPI calls
- * from other threads pass through unrecorded. */
-extern pthread_t gs_main_thread;
+/* The calling thread's location: set for the thread that initialised MPI at MPI_Init, for
+ * any other thread when it first calls a wrapper while the measurement is on (threads.c).
+ * initial-exec: a single %fs-relative load (the library is loaded at start-up). */
+extern __thread gs_loc_t *gs_me __attribute__((tls_model("initial-exec")));
+int gs_thread_attach(void);
+static inline gs_loc_t *gs_cur(void)
+{
+    return gs_me;
+}
 static inline int gs_on(void)
 {
-    return gs.active && pthread_equal(pthread_self(), gs_main_thread);
+    if (__builtin_expect(gs_me != NULL, 1)) return __atomic_load_n(&gs.active, __ATOMIC_RELAXED);
+    return __atomic_load_n(&gs.active, __ATOMIC_RELAXED) && gs_thread_attach();
 }
 #endif
+
+/* Tables shared by the threads of a process (communicators, user and compiler regions)
+ * are changed and read under this lock (threads.c). */
+void gs_lock(void);
+void gs_unlock(void);
 
 /* Enter and Leave; events written at the same instant share one timestamp (an MpiSend
  * right after its Enter, a CollectiveEnd right before its Leave), which saves a clock
@@ -88,22 +115,27 @@ static inline int gs_on(void)
 static inline uint64_t gs_enter(uint32_t region)
 {
     uint64_t t = gs_time();
-    if (gs.depth < 256) gs.stack[gs.depth] = region;
-    gs.depth++;
-    OTF2_EvtWriter_Enter(gs.evt, NULL, t, region);
+    gs_loc_t *L = gs_cur();
+    if (L->depth < 256) L->stack[L->depth] = region;
+    L->depth++;
+    OTF2_EvtWriter_Enter(L->evt, NULL, t, region);
     return t;
 }
 
 static inline void gs_leave_at(uint32_t region, uint64_t t)
 {
-    if (gs.depth > 0) gs.depth--;
-    OTF2_EvtWriter_Leave(gs.evt, NULL, t, region);
+    gs_loc_t *L = gs_cur();
+    if (L->depth > 0) L->depth--;
+    OTF2_EvtWriter_Leave(L->evt, NULL, t, region);
 }
 
 static inline void gs_leave(uint32_t region)
 {
     gs_leave_at(region, gs_time());
 }
+
+/* Requests the generated Wait/Test-all/any/some wrappers handle without heap allocation. */
+#define GS_STACK_REQS 64
 
 static inline uint64_t gs_handle_key(const void *handle, size_t size)
 {
@@ -117,6 +149,8 @@ static inline uint64_t gs_handle_key(const void *handle, size_t size)
 uint32_t gs_comm_ref(MPI_Comm comm);
 void gs_comm_created(MPI_Comm newcomm);
 void gs_comm_freed(MPI_Comm comm);
+/* MPI_Comm_set_name: the communicator's definition takes its new name. */
+void gs_comm_named(MPI_Comm comm);
 
 /* Point-to-point events (events.c); peers are ranks in comm. */
 void gs_ev_send(uint64_t t, int dest, MPI_Comm comm, int tag, int count, MPI_Datatype type);
@@ -138,7 +172,7 @@ void gs_ev_request_tested(uint64_t t, uint64_t handle);
 /* Collectives */
 static inline void gs_coll_begin(uint64_t t)
 {
-    OTF2_EvtWriter_MpiCollectiveBegin(gs.evt, NULL, t);
+    OTF2_EvtWriter_MpiCollectiveBegin(gs_cur()->evt, NULL, t);
 }
 void gs_coll_end(uint64_t t, OTF2_CollectiveOp op, MPI_Comm comm, int root, uint64_t sent,
                  uint64_t recvd);

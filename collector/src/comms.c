@@ -123,20 +123,38 @@ static uint32_t define(MPI_Comm comm, int kind)
 uint32_t gs_comm_ref(MPI_Comm comm)
 {
     if (comm == MPI_COMM_WORLD) return 0;
-    slot_t *s = map_find(gs_handle_key(&comm, sizeof comm));
-    if (s) return s->ref;
     if (comm == MPI_COMM_NULL) return OTF2_UNDEFINED_COMM;
-    return define(comm, GS_COMM_LAZY);
+    gs_lock(); /* threads of the rank share the registry */
+    slot_t *s = map_find(gs_handle_key(&comm, sizeof comm));
+    uint32_t ref = s ? s->ref : define(comm, GS_COMM_LAZY);
+    gs_unlock();
+    return ref;
 }
 
 void gs_comm_created(MPI_Comm newcomm)
 {
     if (newcomm == MPI_COMM_NULL) return;
+    gs_lock();
     define(newcomm, GS_COMM_CREATED);
+    gs_unlock();
+}
+
+void gs_comm_named(MPI_Comm comm)
+{
+    uint32_t ref = gs_comm_ref(comm); /* defines it if it is new */
+    if (ref <= 1 || ref == OTF2_UNDEFINED_COMM) return; /* WORLD and SELF keep their names */
+    char name[MPI_MAX_OBJECT_NAME] = "";
+    int len = 0;
+    PMPI_Comm_get_name(comm, name, &len);
+    gs_lock();
+    snprintf(gs_comm_defs[ref].name, sizeof gs_comm_defs[ref].name, "%s", name);
+    gs_unlock();
 }
 
 void gs_comm_freed(MPI_Comm comm)
 {
+    gs_lock();
     slot_t *s = map_find(gs_handle_key(&comm, sizeof comm));
     if (s && s->ref > 1) s->used = 2; /* tombstone: the handle may be reused */
+    gs_unlock();
 }

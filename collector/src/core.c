@@ -16,9 +16,14 @@
 #include "defs.h"
 #include "gridscope/metahost.h"
 #include "otf2coll.h"
+#ifndef GS_SMPI
+#include <otf2/OTF2_Pthread_Locks.h>
+#endif
 #include "sync.h"
+#include "threads.h"
 
 gs_state_t gs;
+gs_loc_t gs_master;
 #ifndef GS_SMPI
 pthread_t gs_main_thread;
 #endif
@@ -51,17 +56,23 @@ uint64_t gs_skewed_time(uint64_t raw)
 typedef struct {
     void **chunks;
     size_t n, cap;
+    uint64_t bytes; /* event chunks held */
 } chunk_list_t;
 
+/* The budget is the process's: its locations (one per recording thread) share it, so
+ * the count is atomic and a flush gives back what that location held. */
 static uint64_t buffer_budget, buffer_used;
 
 static void *buf_alloc(void *u, OTF2_FileType type, OTF2_LocationRef loc, void **per,
                        uint64_t size)
 {
     (void)u, (void)loc;
-    /* Returning NULL makes OTF2 flush this buffer to disk and reuse its chunks. */
-    if (type == OTF2_FILETYPE_EVENTS && buffer_used + size > buffer_budget) return NULL;
     chunk_list_t *l = *per;
+    /* Returning NULL makes OTF2 flush this buffer to disk and reuse its chunks; a
+     * location that holds none yet gets its first one whatever the others hold. */
+    if (type == OTF2_FILETYPE_EVENTS && l && l->n &&
+        __atomic_load_n(&buffer_used, __ATOMIC_RELAXED) + size > buffer_budget)
+        return NULL;
     if (!l) *per = l = calloc(1, sizeof *l);
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 8;
@@ -70,8 +81,10 @@ static void *buf_alloc(void *u, OTF2_FileType type, OTF2_LocationRef loc, void *
     void *c = malloc(size);
     if (!c) return NULL;
     l->chunks[l->n++] = c;
-    if (type == OTF2_FILETYPE_EVENTS) buffer_used += size;
-    (void)size;
+    if (type == OTF2_FILETYPE_EVENTS) {
+        l->bytes += size;
+        __atomic_add_fetch(&buffer_used, size, __ATOMIC_RELAXED);
+    }
     return c;
 }
 
@@ -82,7 +95,8 @@ static void buf_free_all(void *u, OTF2_FileType type, OTF2_LocationRef loc, void
     chunk_list_t *l = *per;
     if (!l) return;
     for (size_t i = 0; i < l->n; i++) free(l->chunks[i]);
-    if (type == OTF2_FILETYPE_EVENTS) buffer_used = 0;
+    if (type == OTF2_FILETYPE_EVENTS) __atomic_sub_fetch(&buffer_used, l->bytes, __ATOMIC_RELAXED);
+    l->bytes = 0;
     l->n = 0;
     if (final) {
         free(l->chunks);
@@ -255,14 +269,18 @@ static void crash_flush_now(int exit_status)
         signal(SIGPIPE, SIG_IGN);
 #endif
         uint64_t now = gs_time();
+        gs_loc_t *L = &gs_master;
         /* Close the regions still open so the trace stays well nested. */
-        for (int d = gs.depth; d > 0; d--)
-            if (d <= 256) OTF2_EvtWriter_Leave(gs.evt, NULL, now, gs.stack[d - 1]);
-        OTF2_EvtWriter_ProgramEnd(gs.evt, NULL, now, exit_status);
+        for (int d = L->depth; d > 0; d--)
+            if (d <= 256) OTF2_EvtWriter_Leave(L->evt, NULL, now, L->stack[d - 1]);
+        OTF2_EvtWriter_ProgramEnd(L->evt, NULL, now, exit_status);
         /* Events first: they matter most if the process is killed meanwhile. */
-        OTF2_EvtWriter_GetNumberOfEvents(gs.evt, &gs_run.nevents);
-        OTF2_Archive_CloseEvtWriter(archive, gs.evt);
-        gs.evt = NULL;
+        OTF2_EvtWriter_GetNumberOfEvents(L->evt, &gs_run.nevents);
+        OTF2_Archive_CloseEvtWriter(archive, L->evt);
+        L->evt = NULL;
+        /* Other threads may still be running: only those outside any region are
+         * closed (best effort, docs/collector.md "Threads"). */
+        gs_threads_close(now, 1);
         /* Local definitions stay the start-up ones; the side file lets
          * gridscope-trace-repair complete them (docs/collector.md, "Crashes"). */
         if (!gs_run.parts) gs_defs_write_crash_sidecar(trace_dir, t_program_begin, now);
@@ -361,7 +379,7 @@ GS_PUBLIC void _exit(int status)
         if (pthread_equal(pthread_self(), gs_main_thread)) {
             gs_crash_flush(status);
         } else if (__atomic_load_n(&crashed, __ATOMIC_ACQUIRE) != 2) {
-            /* Only the main thread writes events: ask it to flush, wait a moment. */
+            /* The main thread does the flush: ask it to, wait a moment. */
             pthread_kill(gs_main_thread, SIGTERM);
             for (int i = 0; i < 2000 && __atomic_load_n(&crashed, __ATOMIC_ACQUIRE) != 2; i++)
                 usleep(1000);
@@ -401,6 +419,7 @@ static void simulated_clock_is_global(gs_offset_t *o)
 void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t init_region)
 {
     memset(&gs, 0, sizeof gs);
+    memset(&gs_master, 0, sizeof gs_master);
     memset(&gs_run, 0, sizeof gs_run);
     if (!t_begin_raw) t_begin_raw = gs_raw_time();
 #ifndef GS_SMPI
@@ -473,12 +492,20 @@ void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t
     }
     OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, NULL);
     OTF2_Archive_SetMemoryCallbacks(archive, &memory_callbacks, NULL);
+#ifndef GS_SMPI
+    /* Threads of the rank get writers of their own while others write (threads.c). */
+    OTF2_Pthread_Archive_SetLockingCallbacks(archive, NULL);
+#endif
     gs_otf2_set_collectives(archive, archive_comm);
     OTF2_Archive_SetCreator(archive, "gridscope collector");
     OTF2_Archive_OpenEvtFiles(archive);
-    gs.evt = OTF2_Archive_GetEvtWriter(archive, (OTF2_LocationRef)rank);
-    gs_reqtab_init(&gs.requests, 64);
-    gs_reqtab_init(&gs.persistent, 16);
+    gs_master.id = gs_location_id(rank, 0);
+    gs_master.evt = OTF2_Archive_GetEvtWriter(archive, gs_master.id);
+    gs_reqtab_init(&gs_master.requests, 64);
+    gs_reqtab_init(&gs_master.persistent, 16);
+#ifndef GS_SMPI
+    gs_me = &gs_master;
+#endif
     gs_comms_init(rank, size);
 
     char *prog = NULL, **args = NULL;
@@ -501,11 +528,12 @@ void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t
     t_program_begin = gs.skewed ? gs_skewed_time(t_first) : t_first;
     gs_defs_write_provisional(dir, tool_comm, t_program_begin);
     gs_defs_write_provisional_local(dir);
-    OTF2_EvtWriter_ProgramBegin(gs.evt, NULL, t_program_begin, GS_STR_PROGRAM,
+    OTF2_EvtWriter_ProgramBegin(gs_master.evt, NULL, t_program_begin, GS_STR_PROGRAM,
                                 (uint32_t)gs_run.nargs_shared, gs_run.arg_refs);
-    OTF2_EvtWriter_Enter(gs.evt, NULL, t_init, init_region);
-    OTF2_EvtWriter_Leave(gs.evt, NULL, gs_time(), init_region);
-    gs.active = 1;
+    OTF2_EvtWriter_Enter(gs_master.evt, NULL, t_init, init_region);
+    OTF2_EvtWriter_Leave(gs_master.evt, NULL, gs_time(), init_region);
+    gs_threads_start(archive, rank);
+    __atomic_store_n(&gs.active, 1, __ATOMIC_RELEASE);
 #ifndef GS_SMPI
     install_handlers();
 #endif
@@ -516,30 +544,31 @@ void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t
 static void close_local(int final)
 {
     uint64_t nevents = 0;
-    OTF2_EvtWriter_GetNumberOfEvents(gs.evt, &nevents);
+    OTF2_EvtWriter_GetNumberOfEvents(gs_master.evt, &nevents);
     gs_run.nevents = nevents;
-    OTF2_Archive_CloseEvtWriter(archive, gs.evt);
-    gs.evt = NULL;
-    OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, (OTF2_LocationRef)gs.world_rank);
-    gs_defs_write_local(dw, final);
-    OTF2_Archive_CloseDefWriter(archive, dw);
+    OTF2_Archive_CloseEvtWriter(archive, gs_master.evt);
+    gs_master.evt = NULL;
+    gs_defs_write_local_all(archive, gs.world_rank, final);
 }
 
 void gs_measurement_finalize_begin(void)
 {
     if (!gs.active) return;
-    OTF2_EvtWriter_Enter(gs.evt, NULL, gs_time(), GS_REGION_MPI_Finalize);
-    gs.active = 0;
+    gs_loc_t *L = &gs_master;
+    OTF2_EvtWriter_Enter(L->evt, NULL, gs_time(), GS_REGION_MPI_Finalize);
+    __atomic_store_n(&gs.active, 0, __ATOMIC_RELEASE);
     gs_run.offset_fin = gs_sync_clocks(tool_comm, &gs_run.topo, gs.world_rank, &gs_run.at_fin);
     simulated_clock_is_global(&gs_run.offset_fin);
     gs_run.has_fin = 1;
     uint64_t t_end = gs_time();
-    OTF2_EvtWriter_Leave(gs.evt, NULL, t_end, GS_REGION_MPI_Finalize);
+    OTF2_EvtWriter_Leave(L->evt, NULL, t_end, GS_REGION_MPI_Finalize);
     /* User or compiler regions still open end with the measurement. */
-    for (int d = gs.depth; d > 0; d--)
-        if (d <= 256) OTF2_EvtWriter_Leave(gs.evt, NULL, t_end, gs.stack[d - 1]);
-    gs.depth = 0;
-    OTF2_EvtWriter_ProgramEnd(gs.evt, NULL, t_end, 0);
+    for (int d = L->depth; d > 0; d--)
+        if (d <= 256) OTF2_EvtWriter_Leave(L->evt, NULL, t_end, L->stack[d - 1]);
+    L->depth = 0;
+    OTF2_EvtWriter_ProgramEnd(L->evt, NULL, t_end, 0);
+    /* The other threads have finished their MPI calls (MPI_Finalize requires it). */
+    gs_threads_close(t_end, 0);
 
     OTF2_Archive_CloseEvtFiles(archive);
     gs_defs_unify(tool_comm, t_program_begin, t_end);
@@ -554,10 +583,8 @@ void gs_measurement_finalize_begin(void)
 
 void gs_measurement_abort(int errorcode)
 {
-    if (!gs.active) return;
-    uint64_t t = gs_time();
-    OTF2_EvtWriter_Enter(gs.evt, NULL, t, GS_REGION_MPI_Abort);
-    if (gs.depth < 256) gs.stack[gs.depth] = GS_REGION_MPI_Abort;
-    gs.depth++;
+    if (!gs_on()) return;
+    gs_enter(GS_REGION_MPI_Abort); /* on the calling thread's location */
+    gs_cur()->waiting = 1;         /* it writes nothing more: the flush may close it */
     gs_crash_flush(errorcode);
 }

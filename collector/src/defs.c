@@ -9,6 +9,7 @@
 #include "collector.h"
 #include "comms.h"
 #include "defs.h"
+#include "threads.h"
 
 /* ---------- string table (interned, in first-use order) ---------- */
 
@@ -89,9 +90,18 @@ typedef struct {
     int paradigm;
 } guser_t;
 
+/* A location of a thread other than a rank's master thread. */
+typedef struct {
+    int rank;
+    uint32_t thread; /* its number in the rank (1, 2, ...) */
+    uint64_t nevents;
+} gthread_t;
+
 typedef struct {
     int nranks;
     uint64_t *nevents;
+    gthread_t *threads; /* by rank, then thread number */
+    uint32_t nthreads;
     uint64_t global_offset, trace_length;
     gcomm_t *comms;
     uint32_t ncomms;
@@ -201,6 +211,14 @@ static void emit(OTF2_GlobalDefWriter *w, strtab_t *st)
                                                      1 + (uint32_t)t->metahost[r]);
     }
     uint32_t master_thread = st_add(st, "Master thread");
+    uint32_t *thread_names = calloc(u->nthreads ? u->nthreads : 1, sizeof *thread_names);
+    for (uint32_t i = 0; i < u->nthreads; i++) {
+        /* Score-P's names for threads its Pthread adapter saw start (every thread of a
+         * Linux process starts as a Pthread). */
+        char name[64];
+        snprintf(name, sizeof name, "Pthread thread %u", u->threads[i].thread);
+        thread_names[i] = st_add(st, name);
+    }
     for (int r = 0; r < n; r++) {
         char name[64];
         snprintf(name, sizeof name, "MPI Rank %d", r);
@@ -212,10 +230,17 @@ static void emit(OTF2_GlobalDefWriter *w, strtab_t *st)
                                                     OTF2_UNDEFINED_LOCATION_GROUP);
         }
     }
-    for (int r = 0; r < n && w; r++)
-        OTF2_GlobalDefWriter_WriteLocation(w, (uint64_t)r, master_thread,
+    /* Each rank's master thread, then its other threads, as Score-P orders them. */
+    for (int r = 0, i = 0; r < n && w; r++) {
+        OTF2_GlobalDefWriter_WriteLocation(w, gs_location_id(r, 0), master_thread,
                                            OTF2_LOCATION_TYPE_CPU_THREAD, u->nevents[r],
                                            (uint32_t)r);
+        for (; i < (int)u->nthreads && u->threads[i].rank == r; i++)
+            OTF2_GlobalDefWriter_WriteLocation(
+                w, gs_location_id(r, u->threads[i].thread), thread_names[i],
+                OTF2_LOCATION_TYPE_CPU_THREAD, u->threads[i].nevents, (uint32_t)r);
+    }
+    free(thread_names);
 
     /* Regions: the MPI functions (numbered by the generator), then user regions. */
     uint32_t mpi_file = st_add(st, "MPI"), empty = 0;
@@ -369,11 +394,11 @@ static unified_t *new_unified(int n)
 }
 
 /* This rank's contribution to the unification: event count, corrected begin and end,
- * communicators, user regions. */
+ * communicators, user regions, its other threads' locations (those in the trace). */
 static void build_blob(blob_t *b, uint64_t t_begin, uint64_t t_end)
 {
     uint64_t nevents = gs_run.nevents;
-    if (gs.evt) OTF2_EvtWriter_GetNumberOfEvents(gs.evt, &nevents);
+    if (gs_master.evt) OTF2_EvtWriter_GetNumberOfEvents(gs_master.evt, &nevents);
     put(b, (int64_t)nevents);
     put(b, (int64_t)t_begin + gs_run.offset_init.offset);
     put(b, (int64_t)t_end + (gs_run.has_fin ? gs_run.offset_fin : gs_run.offset_init).offset);
@@ -393,6 +418,15 @@ static void build_blob(blob_t *b, uint64_t t_begin, uint64_t t_end)
         const char *name = gs_user_region_name(i, &paradigm);
         put(b, paradigm);
         put_str(b, name);
+    }
+    uint32_t nthreads = gs_thread_count(), closed = 0;
+    for (uint32_t i = 0; i < nthreads; i++) closed += gs_thread_closed(gs_thread(i));
+    put(b, closed);
+    for (uint32_t i = 0; i < nthreads; i++) {
+        gs_loc_t *L = gs_thread(i);
+        if (!gs_thread_closed(L)) continue;
+        put(b, i + 1);
+        put(b, (int64_t)L->nevents);
     }
 }
 
@@ -441,6 +475,10 @@ void gs_defs_unify_blobs(int n, int me, const int64_t *all, const int *displs)
             }
             if (r == me) gs_run.region_map[i] = GS_NUM_MPI_REGIONS + k;
         }
+        int64_t nt = *p++;
+        u->threads = realloc(u->threads, (u->nthreads + (size_t)nt + 1) * sizeof *u->threads);
+        for (int64_t i = 0; i < nt; i++, p += 2)
+            u->threads[u->nthreads++] = (gthread_t){r, (uint32_t)p[0], (uint64_t)p[1]};
     }
     u->global_offset = begin < 0 ? 0 : (uint64_t)begin;
     u->trace_length = (uint64_t)(end - (int64_t)u->global_offset);
@@ -529,6 +567,22 @@ void gs_defs_write_local(OTF2_DefWriter *w, int final)
             OTF2_IdMap_AddIdPair(rm, GS_NUM_MPI_REGIONS + i, gs_run.region_map[i]);
         OTF2_DefWriter_WriteMappingTable(w, OTF2_MAPPING_REGION, rm);
         OTF2_IdMap_Free(rm);
+    }
+}
+
+/* The local definitions of the rank's master location and of its other threads'
+ * locations: the same clock offsets (one clock per process) and mappings. */
+void gs_defs_write_local_all(OTF2_Archive *a, int rank, int final)
+{
+    OTF2_DefWriter *w = OTF2_Archive_GetDefWriter(a, gs_location_id(rank, 0));
+    gs_defs_write_local(w, final);
+    OTF2_Archive_CloseDefWriter(a, w);
+    unified_t *u = U();
+    for (uint32_t i = 0; u && i < u->nthreads; i++) {
+        if (u->threads[i].rank != rank) continue;
+        w = OTF2_Archive_GetDefWriter(a, gs_location_id(rank, u->threads[i].thread));
+        gs_defs_write_local(w, final);
+        OTF2_Archive_CloseDefWriter(a, w);
     }
 }
 

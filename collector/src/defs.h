@@ -51,6 +51,8 @@ extern const OTF2_FlushCallbacks gs_defs_flush_callbacks;
 void gs_defs_write_crash_sidecar(const char *dir, uint64_t t_begin, uint64_t t_end);
 void gs_defs_write_global(OTF2_GlobalDefWriter *w);
 void gs_defs_write_local(OTF2_DefWriter *w, int final);
+/* gs_defs_write_local for every location of `rank` in the unified view. */
+void gs_defs_write_local_all(OTF2_Archive *a, int rank, int final);
 
 /* User regions (user.c): local id -> name. */
 uint32_t gs_user_region_count(void);

@@ -40,7 +40,7 @@ static void grow(void)
     }
 }
 
-static uint32_t region_id(const char *name, int paradigm)
+static uint32_t region_id_locked(const char *name, int paradigm)
 {
     if ((nregions + 1) * 2 > tcap) grow();
     uint32_t j = hash(name, paradigm) & (tcap - 1);
@@ -58,6 +58,15 @@ static uint32_t region_id(const char *name, int paradigm)
     regions[nregions].paradigm = paradigm;
     table[j] = ++nregions;
     return GS_NUM_MPI_REGIONS + nregions - 1;
+}
+
+/* Threads of the rank share the table. */
+static uint32_t region_id(const char *name, int paradigm)
+{
+    gs_lock();
+    uint32_t id = region_id_locked(name, paradigm);
+    gs_unlock();
+    return id;
 }
 
 uint32_t gs_user_region_count(void)
@@ -111,10 +120,10 @@ static int32_t classify(void *fn)
     const char *inc = getenv("GRIDSCOPE_FILTER_INCLUDE");
     if (inc && *inc && !matches_list(inc, name)) return -1;
     if (matches_list(getenv("GRIDSCOPE_FILTER_EXCLUDE"), name)) return -1;
-    return (int32_t)region_id(name, OTF2_PARADIGM_COMPILER);
+    return (int32_t)region_id_locked(name, OTF2_PARADIGM_COMPILER);
 }
 
-__attribute__((no_instrument_function)) static int32_t function_region(void *fn)
+__attribute__((no_instrument_function)) static int32_t function_region_locked(void *fn)
 {
     if ((fnused + 1) * 2 > fncap) {
         fnslot_t *old = fns;
@@ -135,10 +144,19 @@ __attribute__((no_instrument_function)) static int32_t function_region(void *fn)
     while (fns[j].fn && fns[j].fn != fn) j = (j + 1) & (fncap - 1);
     if (!fns[j].fn) {
         fns[j].fn = fn;
-        fns[j].id = classify(fn);
+        fns[j].id = classify(fn); /* region_id_locked: the caller holds the lock */
         fnused++;
     }
     return fns[j].id;
+}
+
+/* Threads of the rank share the table. */
+__attribute__((no_instrument_function)) static int32_t function_region(void *fn)
+{
+    gs_lock();
+    int32_t id = function_region_locked(fn);
+    gs_unlock();
+    return id;
 }
 
 GS_PUBLIC __attribute__((no_instrument_function)) void __cyg_profile_func_enter(void *fn, void *site)

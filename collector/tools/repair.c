@@ -96,10 +96,12 @@ int main(int argc, char **argv)
     if (master < 0) return fail(dir, "the archive master's side file is missing");
 
     /* Ranks that never flushed contribute nothing but their place. */
-    int64_t empty[6] = {0, INT64_MAX, INT64_MIN, 0, 0, 0};
+    /* event count, begin, end, no communicators, user regions or thread locations */
+    enum { EMPTY_WORDS = 6 };
+    int64_t empty[EMPTY_WORDS] = {0, INT64_MAX, INT64_MIN, 0, 0, 0};
     int *displs = calloc((size_t)size, sizeof(int));
     size_t total = 0;
-    for (int r = 0; r < size; r++) total += parts[r].present ? (size_t)parts[r].head[6] : 5;
+    for (int r = 0; r < size; r++) total += parts[r].present ? (size_t)parts[r].head[6] : EMPTY_WORDS;
     int64_t *all = malloc(total * sizeof *all);
     size_t at = 0;
     for (int r = 0; r < size; r++) {
@@ -108,8 +110,8 @@ int main(int argc, char **argv)
             memcpy(all + at, parts[r].blob, (size_t)parts[r].head[6] * sizeof *all);
             at += (size_t)parts[r].head[6];
         } else {
-            memcpy(all + at, empty, 5 * sizeof *all);
-            at += 5;
+            memcpy(all + at, empty, sizeof empty);
+            at += EMPTY_WORDS;
         }
     }
     /* Missing ranks' begin/end must not widen the time range. */
@@ -140,20 +142,26 @@ int main(int argc, char **argv)
         gs_run.offset_init.offset = parts[r].head[4];
         gs_run.offset_init.error = parts[r].head[5];
         gs_run.has_fin = 0;
-        OTF2_DefWriter *w = OTF2_Archive_GetDefWriter(a, (OTF2_LocationRef)r);
-        gs_defs_write_local(w, 1);
-        OTF2_Archive_CloseDefWriter(a, w);
+        gs_defs_write_local_all(a, r, 1);
     }
     OTF2_Archive_CloseDefFiles(a);
     gs_defs_write_global(OTF2_Archive_GetGlobalDefWriter(a));
     if (OTF2_Archive_Close(a) != OTF2_SUCCESS) return fail(dir, "writing the definitions failed");
 
+    /* The local definitions of every location written (ranks and their threads). */
     char from[4500], to[4500];
+    snprintf(path, sizeof path, "%s/traces", tmp);
+    d = opendir(path);
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".def")) continue;
+        snprintf(from, sizeof from, "%s/traces/%s", tmp, e->d_name);
+        snprintf(to, sizeof to, "%s/traces/%s", dir, e->d_name);
+        rename(from, to);
+    }
+    if (d) closedir(d);
     for (int r = 0; r < size; r++) {
         if (!parts[r].present) continue;
-        snprintf(from, sizeof from, "%s/traces/%d.def", tmp, r);
-        snprintf(to, sizeof to, "%s/traces/%d.def", dir, r);
-        rename(from, to);
         snprintf(to, sizeof to, "%s/traces/%d.gsunify", dir, r);
         unlink(to);
     }

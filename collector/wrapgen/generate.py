@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate the collector's MPI wrappers from the typed description in mpi_api.py.
 
-    generate.py OUTDIR          write gs_regions.h, regions.c, wrappers.c into OUTDIR
+    generate.py OUTDIR          write gs_regions.h, regions.c, wrappers.c, fwrappers.c into OUTDIR
     generate.py --check OUTDIR  exit 1 if the files in OUTDIR differ from a fresh run
 
 CMake runs it at build time (the outputs live in the build tree); --check serves a
@@ -17,6 +17,7 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True  # runs from the source tree at build time: leave it clean
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fortran  # noqa: E402
 from mpi_api import API, Fn  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -24,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 
 def _stamp() -> str:
     digest = hashlib.sha256()
-    for name in ("mpi_api.py", "mpi_std.py", "generate.py"):
+    for name in ("mpi_api.py", "mpi_std.py", "generate.py", "fortran.py"):
         digest.update((HERE / name).read_bytes())
     return digest.hexdigest()[:16]
 
@@ -206,6 +207,8 @@ def families(f: Fn) -> tuple[str, str]:
                 f"{f.arg('comm')}, {root(f)}, b.sent, b.recvd);\n    }}\n")
     if fam == "comm_new":
         return "", f"    if (rc == MPI_SUCCESS) gs_comm_created(*{f.arg('newcomm')});\n"
+    if fam == "comm_name":
+        return "", f"    if (rc == MPI_SUCCESS) gs_comm_named({f.arg('comm')});\n"
     if fam == "comm_free":
         return f"    gs_comm_freed(*{f.arg('comm')});\n", ""
     raise ValueError(f"{f.name}: unknown family {fam}")
@@ -251,8 +254,6 @@ def render() -> dict[str, str]:
     regions_c.append("};\n")
 
     wrappers = [head, "#include <stdlib.h>\n\n#include \"collector.h\"\n\n",
-                "/* Requests handled without heap allocation in Wait/Test-all/any/some. */\n"
-                "#define GS_STACK_REQS 64\n\n",
                 "/* Topology-aware collectives (collectives/), used when linked or loaded. */\n"]
     wrappers += [hook_decl(f) for f in API if f.hook]
     wrappers.append("\n")
@@ -260,9 +261,11 @@ def render() -> dict[str, str]:
         body = special(f) if f.family in ("init", "finalize", "abort") else wrap(f)
         if not f.smpi:  # SimGrid SMPI does not declare it
             body = f"#ifndef GS_SMPI\n{body}#endif\n"
+        if not f.mpich:  # MPICH lacks it or declares other types
+            body = f"#ifndef GS_MPICH\n{body}#endif\n"
         wrappers.append(body + "\n")
     return {"gs_regions.h": "".join(regions_h), "regions.c": "".join(regions_c),
-            "wrappers.c": "".join(wrappers)}
+            "wrappers.c": "".join(wrappers), "fwrappers.c": fortran.render(head, families)}
 
 
 def main(argv: list[str]) -> int:

@@ -1,14 +1,23 @@
 #!/usr/bin/env python3
 """Import the MPI standard's C API into mpi_std.py (generation time only).
 
-    import_standard.py [--mpi-h PATH] [--smpi-h PATH] [--check] [OUT]
+    import_standard.py [--mpi-h PATH] [--smpi-h PATH] [--mpich-h PATH] [--ompi-lib DIR]
+                       [--check] [OUT]
 
 Reads the MPI Forum's machine-readable API description (the `pympistandard` package,
 pinned in pyproject.toml's `wrapgen` extra) and keeps the C procedures that the MPI
-library's mpi.h declares, with the standard's parameter names and types. Each kept
-signature is checked against mpi.h (parameter types after normalising spelling): a
-difference stops the import, so a wrapper can never disagree with the library. Functions
-that SimGrid SMPI's mpi.h lacks are listed so the SMPI build leaves them out.
+library's mpi.h (Open MPI's) declares, with the standard's parameter names and types. Each
+kept signature is checked against mpi.h (parameter types after normalising spelling): a
+difference keeps the function out, so a wrapper can never disagree with the library.
+Functions that SimGrid SMPI's mpi.h or MPICH's mpi_proto.h lack (or declare with other
+types) are listed so those builds leave them out.
+
+For the Fortran bindings it records each kept procedure's Fortran parameters (the
+standard's `mpif.h`/`use mpi` binding: names and types, so the generator knows which are
+CHARACTER, passed with a hidden length) and, from the dynamic symbols of Open MPI's
+Fortran libraries, which procedures Open MPI binds as `ompi_<name>_f` (the entry point
+both `mpif.h`/`use mpi` and `use mpi_f08` reach) and which of its `mpi_f08` procedures
+call the `mpif.h` binding's `pmpi_<name>_` instead (their f08 entry point is wrapped).
 
 The output is committed: building and testing need neither this script nor pympistandard
 (generate.py reads mpi_std.py). tests/collector/test_wrapgen_standard.py reruns the import
@@ -19,15 +28,21 @@ from __future__ import annotations
 
 import argparse
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 OMPI_MPI_H = Path("/usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h")
+OMPI_LIB = Path("/usr/lib/x86_64-linux-gnu/openmpi/lib")  # libmpi_mpifh.so, libmpi_usempif08.so
 SMPI_MPI_H = Path("/usr/include/smpi/smpi.h")  # SMPI declares its MPI API here
+# Debian libmpich-dev: MPICH declares its API in mpi_proto.h, MPI-IO (ROMIO) in mpio.h
+MPICH_MPI_H = Path("/usr/include/x86_64-linux-gnu/mpich/mpi_proto.h")
+MPICH_MPIO_H = MPICH_MPI_H.with_name("mpio.h")
 PYMPISTANDARD_VERSION = "0.2.0"
 
-_DECL = re.compile(r"\bint\s+(MPI_[A-Za-z0-9_]+)\s*\(([^;]*?)\)\s*[A-Z_()\s]*;", re.S)
+# `int MPI_X(...) ATTRIBUTES;` (MPICH's attributes carry argument numbers)
+_DECL = re.compile(r"\bint\s+(MPI_[A-Za-z0-9_]+)\s*\(([^;]*?)\)\s*[A-Z_()\s\d,]*;", re.S)
 _SMPI_DECL = re.compile(r"MPI_CALL\s*\(\s*XBT_PUBLIC\s+int\s*,\s*(MPI_[A-Za-z0-9_]+)\s*,\s*\(([^;]*?)\)\s*\)\s*;",
                         re.S)
 
@@ -78,10 +93,56 @@ def standard_signatures() -> dict[str, str]:
     return out
 
 
-def render(mpi_h: Path, smpi_h: Path | None) -> str:
+def standard_fortran() -> dict[str, tuple[tuple[str, str], ...]]:
+    """name -> the mpif.h binding's parameters (lower-case name, Fortran type), IERROR left
+    out (every binding ends with it)."""
+    import pympistandard as std
+
+    std.use_api_version(1)
+    out = {}
+    for proc in std.PROCEDURES.values():
+        f90, c = proc.express.f90, proc.express.iso_c
+        if f90 is None or c is None:
+            continue
+        name = re.match(r"^int (MPI_\w+)\(", str(c))
+        if name:
+            out[name.group(1)] = tuple((p.name.lower(), p.type) for p in f90.parameters
+                                       if p.name != "IERROR")
+    return out
+
+
+def dynamic_symbols(lib: Path, defined: bool) -> set[str]:
+    """The dynamic symbols a shared library defines (or, defined=False, needs)."""
+    proc = subprocess.run(["nm", "-D", "--defined-only" if defined else "--undefined-only",
+                           str(lib)], capture_output=True, text=True, check=True)
+    return {line.split()[-1] for line in proc.stdout.splitlines() if line.strip()}
+
+
+def ompi_fortran(names: list[str], libdir: Path) -> tuple[list[str], list[str]]:
+    """(kept procedures without an Open MPI Fortran binding, those whose mpi_f08 binding
+    calls the mpif.h binding's pmpi_<name>_ rather than ompi_<name>_f)."""
+    mpifh = dynamic_symbols(libdir / "libmpi_mpifh.so", True)
+    f08_needs = dynamic_symbols(libdir / "libmpi_usempif08.so", False)
+    lacking, f08_direct = [], []
+    for name in names:
+        low = name.lower().removeprefix("mpi_")
+        if f"ompi_{low}_f" not in mpifh or f"pmpi_{low}_" not in mpifh:
+            lacking.append(name)
+        elif f"pmpi_{low}_" in f08_needs:
+            f08_direct.append(name)
+    return lacking, f08_direct
+
+
+def render(mpi_h: Path, smpi_h: Path | None, mpich_h: Path, ompi_lib: Path) -> str:
     std = standard_signatures()
+    fortran = standard_fortran()
     lib = header_decls(mpi_h, _DECL)
     smpi = header_decls(smpi_h, _SMPI_DECL) if smpi_h else {}
+    mpich = {**header_decls(mpich_h.with_name(MPICH_MPIO_H.name), _DECL),
+             **header_decls(mpich_h, _DECL)}
+    # mpio.h: `#define MPIO_Request MPI_Request` (HAVE_MPI_GREQUEST is set by MPICH)
+    mpich = {n: tuple(t.replace("MPIO_Request", "MPI_Request") for t in sig)
+             for n, sig in mpich.items()}
     kept, lacking, differ = {}, [], []
     for name in sorted(std):
         if name not in lib:
@@ -92,6 +153,8 @@ def render(mpi_h: Path, smpi_h: Path | None) -> str:
             continue
         kept[name] = std[name]
     not_in_smpi = sorted(n for n in kept if smpi_h and n not in smpi)
+    not_in_mpich = sorted(n for n in kept if mpich.get(n) != _norm_sig(kept[n]))
+    no_ompi_fortran, ompi_f08_direct = ompi_fortran(sorted(kept), ompi_lib)
     lines = [
         '"""GENERATED by collector/wrapgen/import_standard.py: do not edit.',
         "",
@@ -115,6 +178,25 @@ def render(mpi_h: Path, smpi_h: Path | None) -> str:
               "# wrapped for Open MPI but missing from SimGrid SMPI's mpi.h (left out of that build)",
               "NOT_IN_SMPI: frozenset[str] = frozenset({"]
     lines += [f"    {n!r}," for n in not_in_smpi]
+    lines += ["})", "",
+              f"# wrapped for Open MPI but missing from MPICH's {mpich_h.name} and {MPICH_MPIO_H.name} or declared",
+              "# there with other parameter types (left out of that build)",
+              "NOT_IN_MPICH: frozenset[str] = frozenset({"]
+    lines += [f"    {n!r}," for n in not_in_mpich]
+    lines += ["})", "",
+              "# name -> parameters of the mpif.h / `use mpi` binding (name, Fortran type), IERROR",
+              "# left out; CHARACTER parameters come with a hidden length after IERROR",
+              "FORTRAN: dict[str, tuple[tuple[str, str], ...]] = {"]
+    lines += [f"    {n!r}: {fortran[n]!r}," for n in kept if n in fortran]
+    lines += ["}", "",
+              "# without an Open MPI Fortran binding ompi_<name>_f (never wrapped for Fortran)",
+              "NO_OMPI_FORTRAN: frozenset[str] = frozenset({"]
+    lines += [f"    {n!r}," for n in no_ompi_fortran]
+    lines += ["})", "",
+              "# Open MPI's mpi_f08 binding calls pmpi_<name>_ (the mpif.h binding) directly, not",
+              "# ompi_<name>_f: its f08 entry point mpi_<name>_f08_ is wrapped as well",
+              "OMPI_F08_DIRECT: frozenset[str] = frozenset({"]
+    lines += [f"    {n!r}," for n in ompi_f08_direct]
     lines += ["})", ""]
     return "\n".join(lines)
 
@@ -124,10 +206,17 @@ def main(argv: list[str]) -> int:
     ap.add_argument("out", nargs="?", default=str(HERE / "mpi_std.py"))
     ap.add_argument("--mpi-h", default=str(OMPI_MPI_H))
     ap.add_argument("--smpi-h", default=str(SMPI_MPI_H))
+    ap.add_argument("--mpich-h", default=str(MPICH_MPI_H))
+    ap.add_argument("--ompi-lib", default=str(OMPI_LIB))
     ap.add_argument("--check", action="store_true", help="exit 1 if OUT differs")
     a = ap.parse_args(argv)
     smpi = Path(a.smpi_h) if Path(a.smpi_h).exists() else None
-    text = render(Path(a.mpi_h), smpi)
+    for need in (Path(a.mpich_h), Path(a.ompi_lib) / "libmpi_mpifh.so"):
+        if not need.exists():
+            print(f"import_standard.py: {need}: missing (install libmpich-dev and "
+                  "libopenmpi-dev)", file=sys.stderr)
+            return 3
+    text = render(Path(a.mpi_h), smpi, Path(a.mpich_h), Path(a.ompi_lib))
     out = Path(a.out)
     if a.check:
         if not out.exists() or out.read_text() != text:

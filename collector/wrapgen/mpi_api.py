@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mpi_std import NOT_IN_SMPI, SIGNATURES
+from mpi_std import (FORTRAN, NO_OMPI_FORTRAN, NOT_IN_MPICH, NOT_IN_SMPI, OMPI_F08_DIRECT,
+                     SIGNATURES)
 
 ROLE_NAMES: dict[str, tuple[str, ...]] = {
     "peer": ("dest", "source"),
@@ -56,6 +57,10 @@ class Fn:
     hook: bool = False
     roles: tuple[tuple[str, str], ...] = ()
     smpi: bool = True  # SimGrid SMPI declares it
+    mpich: bool = True  # MPICH declares it with the same types
+    # the mpif.h binding's parameters (name, Fortran type); None: no Open MPI binding
+    fortran: tuple[tuple[str, str], ...] | None = None
+    f08_direct: bool = False  # Open MPI's mpi_f08 binding bypasses ompi_<name>_f
     notes: str = field(default="", compare=False)
 
     def has(self, role: str) -> bool:
@@ -90,7 +95,10 @@ def fn(name: str, family: str, role: str = "UNKNOWN", roles: dict[str, str] | No
         raise KeyError(f"{name}: not a C procedure of the standard that the MPI library "
                        "provides (mpi_std.py; rerun import_standard.py after an MPI upgrade)")
     return Fn(name, _args(SIGNATURES[name]), family, role,
-              roles=tuple(sorted((roles or {}).items())), smpi=name not in NOT_IN_SMPI, **kw)
+              roles=tuple(sorted((roles or {}).items())), smpi=name not in NOT_IN_SMPI,
+              mpich=name not in NOT_IN_MPICH,
+              fortran=None if name in NO_OMPI_FORTRAN else FORTRAN.get(name),
+              f08_direct=name in OMPI_F08_DIRECT, **kw)
 
 
 def coll(name: str, role: str, op: str, rule: str, family: str = "coll", **kw) -> Fn:
@@ -235,7 +243,7 @@ API: tuple[Fn, ...] = (
     fn("MPI_Comm_size", "plain"),
     fn("MPI_Comm_group", "plain"),
     fn("MPI_Comm_compare", "plain"),
-    fn("MPI_Comm_set_name", "plain"),
+    fn("MPI_Comm_set_name", "comm_name"),
     fn("MPI_Group_incl", "plain"),
     fn("MPI_Group_excl", "plain"),
     fn("MPI_Group_free", "plain"),

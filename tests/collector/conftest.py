@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.collector.mpi_kits import KITS, AppRecorder, MpiKit, require
+
 APPS = Path(__file__).resolve().parent / "apps"
 
 
@@ -42,3 +44,15 @@ def two_metahost_map(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("maps") / "two.json"
     path.write_text('{"jsc": ["rank:0-3"], "fzj": ["rank:4-7"]}')
     return path
+
+
+@pytest.fixture(scope="module", params=sorted(KITS))
+def mpi_kit(request) -> MpiKit:
+    """Each MPI library the collector is built for (tests using it run once per library)."""
+    return require(KITS[request.param])
+
+
+@pytest.fixture(scope="module")
+def record_app(mpi_kit, tmp_path_factory) -> AppRecorder:
+    """An AppRecorder for mpi_kit (one per test module and MPI library)."""
+    return AppRecorder(mpi_kit, tmp_path_factory.mktemp(f"apps-{mpi_kit.name}"))

@@ -16,7 +16,7 @@ N = 4
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mode", ["abort", "segv"])
+@pytest.mark.parametrize("mode", ["abort", "segv", "thread"])
 def test_crashed_run_is_readable(build_app, tmp_path, mode):
     out = tmp_path / "trace"
     proc = run_gridscope("record", "-o", out, "--", "mpirun", "-np", str(N),
@@ -27,8 +27,15 @@ def test_crashed_run_is_readable(build_app, tmp_path, mode):
     check = otf2text.validate(anchor)
     assert check.returncode == 0, check.stderr
     evts = otf2text.events(anchor)
-    assert sorted(evts) == list(range(N))
+    threads = [1 << 32 | r for r in range(N)] if mode == "thread" else []
+    assert sorted(evts) == list(range(N)) + threads
     assert not list((out / "traces").glob("*.gsunify"))  # side files consumed
+    for loc in threads:
+        # the Pthread ended before the crash: its location was closed by the crash flush
+        # and defined by the repair, with the rank's start-up clock offset
+        assert [(e.kind, e.region()) for e in evts.pop(loc)] == \
+            [("ENTER", "MPI_Comm_size"), ("LEAVE", "MPI_Comm_size")] * 2
+        assert len(otf2text.clock_offsets(anchor)[loc]) == 1
     comms = {i: a for k, i, a in otf2text.definitions(anchor) if k == "COMM"}
     groups = {int(l.split()[1]): l for l in otf2text.otf2_print("-G", anchor).splitlines()
               if l.startswith("GROUP")}
@@ -45,7 +52,7 @@ def test_crashed_run_is_readable(build_app, tmp_path, mode):
         gid = int(comms[cid]["Group"].split("<")[1].rstrip(">"))
         members = [int(x.split(" ")[0]) for x in groups[gid].split("Members: ")[1].split(", ")]
         assert members == [r for r in range(N) if r % 2 == rank % 2]
-    if mode == "abort":
+    if mode in ("abort", "thread"):
         assert otf2text.region_counts(evts[1])["MPI_Abort"] == 1
     # Clock offsets of the start-up synchronisation are there (no finalize one).
     offsets = otf2text.clock_offsets(anchor)

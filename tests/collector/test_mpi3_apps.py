@@ -1,46 +1,28 @@
-"""MPI-3 programs of testdata/apps recorded under Open MPI: non-blocking collectives
-(Score-P's NonBlockingCollectiveRequest/Complete sequence), neighbourhood collectives,
-persistent requests, MPI-IO and RMA fence epochs. Each trace validates with otf2-print,
-its events are counted against what the program does, and `gridscope analyze` reads it."""
+"""MPI-3 programs of testdata/apps recorded under Open MPI and under MPICH (each test runs
+once per library, conftest.mpi_kit; MPICH skips where it is not installed): non-blocking
+collectives (Score-P's NonBlockingCollectiveRequest/Complete sequence), neighbourhood
+collectives, persistent requests, MPI-IO, RMA fence epochs and two threads per rank. Each
+trace validates with otf2-print, its events are counted against what the program does,
+and `gridscope analyze` reads it."""
 
 from __future__ import annotations
 
-import subprocess
+import json
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from tests.collector import otf2text
+from tests.collector.mpi_kits import APP_RANKS
 from tests.collector.test_collectives import expected as blocking_bytes
+from gridscope import native
 from gstest import run_gridscope
 
-N, INT, DOUBLE = 4, 4, 8
-REPO = Path(__file__).resolve().parents[2]
-APPS = REPO / "testdata" / "apps"
+N, INT, DOUBLE = APP_RANKS, 4, 8
+APPS = Path(__file__).resolve().parents[2] / "testdata" / "apps"
 TEST_APPS = Path(__file__).resolve().parent / "apps"
 COMMON = {"MPI_Init": 1, "MPI_Finalize": 1}
-
-
-@pytest.fixture(scope="module")
-def record(tmp_path_factory):
-    """record(source, *args) -> trace anchor of `mpirun -np 4` of the compiled source."""
-    work = tmp_path_factory.mktemp("mpi3")
-
-    def run(source: Path, *args: str, cflags: tuple[str, ...] = (), ok: str = "") -> Path:
-        exe = work / f"{source.stem}{len(cflags)}"
-        subprocess.run(["mpicc", "-O1", *cflags, "-I", str(APPS / "common"), "-o", str(exe),
-                        str(source)], check=True)
-        out = work / f"trace-{exe.name}"
-        proc = run_gridscope("record", "-o", out, "--", "mpirun", "-np", str(N), exe, *args)
-        if ok:
-            assert ok in proc.stdout
-        anchor = out / "traces.otf2"
-        check = otf2text.validate(anchor)
-        assert check.returncode == 0, check.stderr[-2000:]
-        return anchor
-
-    return run
 
 
 def enters(evts) -> Counter:
@@ -51,10 +33,10 @@ def kinds(evts) -> Counter:
     return Counter(e.kind for e in evts if e.kind not in ("ENTER", "LEAVE"))
 
 
-def analyses(anchor: Path, tmp_path: Path) -> None:
+def analyses(anchor: Path, tmp_path: Path) -> dict:
     out = tmp_path / f"analysis-{anchor.parent.name}"
     run_gridscope("analyze", anchor, "-o", out, "-j", "2")
-    assert (out / "summary.json").exists()
+    return json.loads((out / "summary.json").read_text())
 
 
 def nbc_pairs(evts) -> list[tuple[str, str, dict]]:
@@ -75,8 +57,8 @@ def nbc_pairs(evts) -> list[tuple[str, str, dict]]:
 
 
 @pytest.mark.slow
-def test_issue_program_records_nonblocking_collectives(record, tmp_path):
-    anchor = record(APPS / "nbc" / "nbc.c", ok="nbc done")
+def test_issue_program_records_nonblocking_collectives(record_app, tmp_path):
+    anchor = record_app(APPS / "nbc" / "nbc.c", ok="nbc done")
     evts = otf2text.events(anchor)
     for me in range(N):
         # 20 x (Iallreduce + Wait), Ibarrier + Wait
@@ -96,10 +78,10 @@ def test_issue_program_records_nonblocking_collectives(record, tmp_path):
 
 
 @pytest.mark.slow
-def test_nonblocking_collective_bytes_follow_the_blocking_rules(record):
+def test_nonblocking_collective_bytes_follow_the_blocking_rules(record_app):
     """apps/collbytes.c with every collective made non-blocking (apps/nonblocking.h)."""
-    anchor = record(TEST_APPS / "collbytes.c",
-                    cflags=("-include", str(TEST_APPS / "nonblocking.h")), ok="collbytes ok")
+    anchor = record_app(TEST_APPS / "collbytes.c",
+                    flags=("-include", str(TEST_APPS / "nonblocking.h")), ok="collbytes ok")
     evts = otf2text.events(anchor)
     for me in range(N):
         assert kinds(evts[me])["MPI_COLLECTIVE_END"] == 0
@@ -111,8 +93,8 @@ def test_nonblocking_collective_bytes_follow_the_blocking_rules(record):
 
 
 @pytest.mark.slow
-def test_neighbourhood_collectives_on_a_line(record, tmp_path):
-    anchor = record(APPS / "mpi3" / "neighbor.c", ok="neighbor ok")
+def test_neighbourhood_collectives_on_a_line(record_app, tmp_path):
+    anchor = record_app(APPS / "mpi3" / "neighbor.c", ok="neighbor ok")
     evts = otf2text.events(anchor)
     for me in range(N):
         left, right = me > 0, me < N - 1  # neighbours that exist on the non-periodic line
@@ -135,8 +117,8 @@ def test_neighbourhood_collectives_on_a_line(record, tmp_path):
 
 
 @pytest.mark.slow
-def test_persistent_requests_in_a_ring(record, tmp_path):
-    anchor = record(APPS / "mpi3" / "persistent.c", ok="persistent ok")
+def test_persistent_requests_in_a_ring(record_app, tmp_path):
+    anchor = record_app(APPS / "mpi3" / "persistent.c", ok="persistent ok")
     evts = otf2text.events(anchor)
     rounds, count = 5, 16
     for me in range(N):
@@ -164,8 +146,8 @@ def region_roles(anchor: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_mpi_io_write_and_read(record, tmp_path):
-    anchor = record(APPS / "mpi3" / "mpiio.c", str(tmp_path / "shared.dat"), ok="mpiio ok")
+def test_mpi_io_write_and_read(record_app, tmp_path):
+    anchor = record_app(APPS / "mpi3" / "mpiio.c", str(tmp_path / "shared.dat"), ok="mpiio ok")
     evts = otf2text.events(anchor)
     for me in range(N):
         assert enters(evts[me]) == Counter({
@@ -181,8 +163,8 @@ def test_mpi_io_write_and_read(record, tmp_path):
 
 
 @pytest.mark.slow
-def test_rma_fence_epochs(record, tmp_path):
-    anchor = record(APPS / "mpi3" / "rma.c", ok="rma ok")
+def test_rma_fence_epochs(record_app, tmp_path):
+    anchor = record_app(APPS / "mpi3" / "rma.c", ok="rma ok")
     evts = otf2text.events(anchor)
     for me in range(N):
         assert enters(evts[me]) == Counter({
@@ -195,3 +177,58 @@ def test_rma_fence_epochs(record, tmp_path):
                                "MPI_Win_create")] == ["RMA", "RMA", "ATOMIC", "FUNCTION",
                                                       "FUNCTION"]
     analyses(anchor, tmp_path)
+
+
+def location_defs(anchor: Path) -> dict[int, dict[str, str]]:
+    return {ref: a for kind, ref, a in otf2text.definitions(anchor) if kind == "LOCATION"}
+
+
+@pytest.mark.slow
+def test_two_threads_per_rank_doing_point_to_point(record_app, tmp_path):
+    """mpi3/threads.c: MPI_THREAD_MULTIPLE, the main thread and a Pthread each run a ring of
+    10 x (Irecv, Send, Wait) at the same time. Each thread has its own location in its
+    rank's group (Score-P's id: thread number << 32 | rank), holding its own events."""
+    anchor = record_app(APPS / "mpi3" / "threads.c", ok="threads ok",
+                    flags=("-pthread", "-I", str(native.include_dir())))  # user.h
+    evts = otf2text.events(anchor)
+    iterations, count = 10, 8
+    ring = {"MPI_Irecv": iterations, "MPI_Send": iterations, "MPI_Wait": iterations}
+    ring_kinds = {"MPI_IRECV_REQUEST": iterations, "MPI_SEND": iterations,
+                  "MPI_IRECV": iterations}
+    locs = location_defs(anchor)
+    assert len(locs) == 2 * N
+    offsets = otf2text.clock_offsets(anchor)
+    for me in range(N):
+        thread = 1 << 32 | me
+        assert sorted(evts) == sorted(locs)
+        assert enters(evts[me]) == Counter({
+            "MPI_Init_thread": 1, "MPI_Finalize": 1, "MPI_Comm_rank": 1,
+            "MPI_Comm_size": 1, **ring, "MPI_Allreduce": 1}), me
+        assert kinds(evts[me]) == Counter({
+            "PROGRAM_BEGIN": 1, "PROGRAM_END": 1, "MPI_COLLECTIVE_BEGIN": 1,
+            "MPI_COLLECTIVE_END": 1, **ring_kinds}), me
+        # the Pthread's location: its user region and its ring, nothing of the master's
+        assert enters(evts[thread]) == Counter({"worker": 1, **ring}), me
+        assert kinds(evts[thread]) == Counter(ring_kinds), me
+        assert evts[thread][0].region() == "worker" and evts[thread][-1].region() == "worker"
+        for loc, tag in ((me, "0"), (thread, "1")):
+            otf2text.check_nesting(evts[loc])
+            sends = [e for e in evts[loc] if e.kind == "MPI_SEND"]
+            recvs = [e for e in evts[loc] if e.kind == "MPI_IRECV"]
+            assert {(int(e.attrs["Receiver"].split()[0]), e.attrs["Tag"], int(e.attrs["Length"]))
+                    for e in sends} == {((me + 1) % N, tag, count * INT)}
+            assert {(int(e.attrs["Sender"].split()[0]), e.attrs["Tag"], int(e.attrs["Length"]))
+                    for e in recvs} == {((me + N - 1) % N, tag, count * INT)}
+            assert len(offsets[loc]) == 2  # the process's clock offsets, on every location
+            assert int(locs[loc]["# Events"]) == len(evts[loc])
+        assert locs[me]["Name"].startswith('"Master thread"')
+        assert locs[thread]["Name"].startswith('"Pthread thread 1"')
+        assert locs[thread]["Type"] == "CPU_THREAD"
+        assert locs[thread]["Group"] == locs[me]["Group"] == f'"MPI Rank {me}" <{me}>'
+    s = analyses(anchor, tmp_path)
+    # the engine analyses the ranks' master threads: their rings match among themselves;
+    # the Pthreads' locations are counted, not analysed (docs/analyzer.md)
+    assert s["unanalysed_locations"] == {"locations": N,
+                                         "events": sum(len(evts[1 << 32 | r]) for r in range(N))}
+    assert s["unmatched_messages"] == {"sends": 0, "receives": 0}
+    assert sum(r["messages"] for r in s["p2p"]) == N * iterations

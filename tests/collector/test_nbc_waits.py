@@ -108,3 +108,59 @@ def test_same_waits_at_any_j(recorded):
     one, two = (json.loads((outs[j][0] / "summary.json").read_text()) for j in (1, 2))
     for key in ("patterns", "by_callpath", "collectives", "total_time_s", "mpi_time_s"):
         assert one[key] == two[key], key
+
+
+def mpi_fraction_bounds(summary: dict, computed: float) -> tuple[float, float]:
+    """From the program alone: rank 0 computes C outside MPI, ranks 1-3 wait about C each
+    inside it (the test above), so over all ranks T: C <= time outside MPI, 3 (C - SLACK) <=
+    time in MPI."""
+    total = float(summary["total_time_s"])
+    return 3 * (computed - SLACK_S) / total, 1 - computed / total
+
+
+@pytest.mark.slow
+def test_report_shows_the_waiting_and_the_mpi_fraction(recorded, tmp_path):
+    """The issue's program in the report: its wait states and the MPI fraction (it said 100 %)."""
+    outs, computed = recorded
+    out, _ = outs[1]
+    summary = json.loads((out / "summary.json").read_text())
+    fraction = float(summary["mpi_time_s"]) / float(summary["total_time_s"])
+    low, high = mpi_fraction_bounds(summary, computed)
+    assert low <= fraction <= high, (low, fraction, high)
+    report = tmp_path / "report.html"
+    run_gridscope("report", out, "-o", report)
+    html = report.read_text()
+    assert "No wait states found" not in html
+    assert "NxN Completion" in html or "Wait at NxN" in html
+    assert f"{100 * fraction:.1f} %" in html  # the MPI fraction card
+
+
+@pytest.mark.slow
+def test_viewer_serves_the_waiting(recorded):
+    """The issue's program in the viewer: its wait states listed, the same MPI time."""
+    import threading
+    import urllib.request
+
+    from gridscope.viewer.server import make_server
+
+    outs, _ = recorded
+    out, _ = outs[1]
+    summary = json.loads((out / "summary.json").read_text())
+    srv = make_server(out, "127.0.0.1", 0)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{srv.server_address[1]}"
+        meta = json.loads(urllib.request.urlopen(f"{base}/api/meta", timeout=30).read())
+        assert meta["summary"]["mpi_time_s"] == summary["mpi_time_s"]
+        assert meta["waitstate_count"] > 0
+        assert set(meta["patterns"]) <= set(WAITS) and meta["patterns"]
+        listed = 0
+        for pattern in meta["patterns"]:
+            page = json.loads(urllib.request.urlopen(f"{base}/api/waitstates?pattern={pattern}&limit=50",
+                                                     timeout=30).read())
+            listed += page["total"]
+        assert listed == meta["waitstate_count"], "the viewer lists every wait state by its pattern"
+    finally:
+        srv.shutdown()
+        srv.server_close()

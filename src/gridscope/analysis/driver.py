@@ -27,7 +27,9 @@ class AnalyzeOptions:
     latency_node_s: float | None = None  # explicit minimum latencies for --time-correct (None: from the trace)
     latency_host_s: float | None = None
     wait_batch_rows: int = N.WAIT_BATCH_ROWS  # rows per record batch of waitstates.feather
-    root_causes: bool = True  # delay costs, wait classes, critical path (docs/root-causes.md)
+    # delay costs, wait classes, critical path (docs/root-causes.md); None: the engine's
+    # default (on up to its event limit)
+    root_causes: bool | None = None
 
 
 def resolve_anchor(trace: Path) -> Path:

@@ -84,7 +84,7 @@ def print_why(summary: dict, console: Console, top: int = 8) -> None:
     if on is None:
         return  # a summary from before the root causes
     if not on:
-        console.print("Root causes: not analysed (--no-root-causes).")
+        console.print("Root causes: " + why.not_analysed_reason(summary))
         return
     waiting = why.waiting_by_metahost(summary)
     console.print("[bold]Why[/] (delay costs: waiting time by its cause, seconds summed over ranks)")

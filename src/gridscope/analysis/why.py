@@ -80,6 +80,16 @@ def enabled(summary: dict) -> bool | None:
     return bool(block.get("enabled")) if isinstance(block, dict) else None
 
 
+def not_analysed_reason(summary: dict) -> str:
+    """Why the root causes are missing, in one line for the terminal."""
+    block = summary.get(N.ROOT_CAUSE_ANALYSIS) or {}
+    if block.get("mode") == "auto":
+        return (f"not analysed: {summary.get('events', 0):,} events, more than the "
+                f"{block.get('auto_limit_events', 0):,} they are computed for by default "
+                "(--root-causes computes them).")
+    return "not analysed (--no-root-causes)."
+
+
 def path_length(summary: dict) -> float:
     """The critical path's length: its seconds over all call paths and metahosts."""
     return sum(float(r[N.SECONDS]) for r in summary.get(N.CRITICAL_PATH) or [])

@@ -39,10 +39,11 @@ def analyze(
         None, "--latency-grid", min=0.0,
         help="Minimum message latency between metahosts for --time-correct, in s (default: per metahost pair, the "
         "least transfer time of its messages, at least 5e-7; docs/analyzer.md \"Clocks\")."),
-    root_causes: bool = typer.Option(
-        True, "--root-causes/--no-root-causes",
-        help="Delay costs, wait-state classes and the critical path (docs/root-causes.md); "
-        "--no-root-causes skips them."),
+    root_causes: Optional[bool] = typer.Option(
+        None, "--root-causes/--no-root-causes",
+        help="Delay costs, wait-state classes and the critical path (docs/root-causes.md). Default: on for "
+        "traces of up to 1,000,000 events, where they cost at most half the analysis time; --root-causes "
+        "computes them for any trace, --no-root-causes skips them."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Do not print the summary."),
 ) -> None:
     """Replay the trace in parallel and write profile.cubex, summary.json, waitstates.feather."""

@@ -1,6 +1,7 @@
 """`gridscope record -- mpirun ...`: run a real MPI program with the collector preloaded.
 
-The collector (libgridscope_collector.so) is configured through the environment
+The collector (libgridscope_collector.so, or libgridscope_collector_mpich.so for programs
+linked with MPICH: record/mpi_abi.py) is configured through the environment
 (docs/collector.md); for Open MPI's mpirun each variable is also forwarded with `-x VAR`.
 """
 
@@ -17,14 +18,17 @@ from pathlib import Path
 
 from gridscope import native
 from gridscope.errors import GridscopeError
+from gridscope.record import mpi_abi
 
 PARTS_MARK = "%m"
 ANCHOR = "traces.otf2"
-COLLECTOR_LIB = "libgridscope_collector.so"
+COLLECTOR_LIB = mpi_abi.COLLECTOR_LIBS[mpi_abi.OPEN_MPI]
 COLL_LIB = "libgridscope_coll.so"
 REPAIR_TOOL = "gridscope-trace-repair"
 _SIZE = re.compile(r"^\d+(\.\d+)?[kKmMgG]?[bB]?$")
 _OPEN_MPI_LAUNCHERS = {"mpirun", "mpiexec", "orterun", "oshrun"}
+_LAUNCHERS = _OPEN_MPI_LAUNCHERS | {"srun", "mpirun.openmpi", "mpiexec.openmpi", "mpirun.mpich",
+                                    "mpiexec.mpich", "mpiexec.hydra"}
 # Open MPI kills the remaining ranks 1 s after a failure; a crashed run needs a moment
 # to flush every rank's trace buffer (docs/collector.md, "Crashes"). With 2 s, 5 of 12
 # crashed runs on a loaded machine lost a rank's events; the surviving ranks sit out the
@@ -41,12 +45,13 @@ class LaunchPlan:
     env: dict[str, str]
     trace_dir: Path
     parts: bool
+    mpi: str = mpi_abi.OPEN_MPI  # the MPI library the collector was built for
 
 
 def default_output(command: list[str]) -> Path:
     """Scalasca-style name: gridscope_<program>_<ranks> in the current folder."""
     program, ranks = None, None
-    args = command[1:] if Path(command[0]).name in _OPEN_MPI_LAUNCHERS | {"srun"} else command
+    args = command[1:] if Path(command[0]).name in _LAUNCHERS else command
     i = 0
     while i < len(args):
         a = args[i]
@@ -96,9 +101,30 @@ def _is_open_mpi(launcher: str) -> bool:
     return "Open MPI" in out.stdout + out.stderr or "OpenRTE" in out.stdout + out.stderr
 
 
+def collector_for(command: list[str], coll: str) -> tuple[str, Path]:
+    """(the MPI the command's program uses, the collector library built for it)."""
+    mpi, exe = mpi_abi.choose(command)
+    if mpi == mpi_abi.OPEN_MPI:
+        return mpi, native.library(COLLECTOR_LIB)
+    if exe is not None and mpi_abi.uses_mpich_f08(exe):
+        raise GridscopeError(exe, "uses MPICH's mpi_f08 module, whose calls go to PMPI_ "
+                                  "directly and cannot be recorded; use `use mpi` or "
+                                  "build it with Open MPI's mpif90")
+    if coll != "vanilla":
+        raise GridscopeError("--coll", "the topology-aware collectives are built for Open "
+                                       "MPI only; record this MPICH program with --coll vanilla")
+    lib = native.native_dir() / "lib" / mpi_abi.COLLECTOR_LIBS[mpi]
+    if not lib.exists():
+        raise GridscopeError(exe or command[0], "is an MPICH program, but gridscope was built "
+                                                "without MPICH (install libmpich-dev, then "
+                                                "make install)")
+    return mpi, lib
+
+
 def plan_launch(command: list[str], output: Path, metahosts: Path | None, coll: str,
                 buffer: str) -> LaunchPlan:
-    preload = [str(native.library(COLLECTOR_LIB))]
+    mpi, collector = collector_for(command, coll)
+    preload = [str(collector)]
     env = {
         "GRIDSCOPE_TRACE_DIR": str(output.resolve()) if PARTS_MARK not in str(output)
         else os.path.abspath(str(output)),
@@ -126,7 +152,7 @@ def plan_launch(command: list[str], output: Path, metahosts: Path | None, coll: 
         forwarded += sorted(v for v in os.environ
                             if v.startswith("GRIDSCOPE_") and v not in env)
         cmd[1:1] = [x for v in forwarded for x in ("-x", v)]
-    return LaunchPlan(cmd, env, Path(env["GRIDSCOPE_TRACE_DIR"]), PARTS_MARK in str(output))
+    return LaunchPlan(cmd, env, Path(env["GRIDSCOPE_TRACE_DIR"]), PARTS_MARK in str(output), mpi)
 
 
 def _part_dirs(plan: LaunchPlan) -> list[Path]:
@@ -164,7 +190,7 @@ def record_real(command: list[str], output: Path | None, metahosts: Path | None,
                 raise GridscopeError(old, "already holds a trace part (use --force to replace it)")
             prepare_output(old, force)
 
-    print(f"gridscope: recording {' '.join(command)}", file=sys.stderr)
+    print(f"gridscope: recording {' '.join(command)} ({plan.mpi} collector)", file=sys.stderr)
     try:
         proc = subprocess.run(plan.command, env={**os.environ, **plan.env})
     except OSError as err:
