@@ -41,7 +41,6 @@ static const int GLOBAL_CELLS[3] = {192, 32, 32};
 #define FLOP_CG_PER_CELL 1400.0     /* matrix-vector product + vector updates */
 #define FLOP_PACK_PER_CELL 1200.0   /* border cells: boundary fluxes + strided gather */
 #define FLOP_UNPACK_PER_CELL 150.0  /* received border cells: contiguous copy into the ghosts */
-#define HALO_BYTES_PER_CELL 256     /* two ghost layers x 16 doubles per border cell */
 #define FIELD_DOUBLES_PER_CELL 3    /* velocity field: 3 components per cell */
 #define PARTICLES_PER_RANK 20000
 #define FLOP_PER_PARTICLE_STEP 4300.0
@@ -71,6 +70,12 @@ static account acc;
 static double cg_scale = 1.0;
 static int in_cgiteration;
 
+/* --halo-bytes B: bytes per border cell in one halo message. The default (two ghost layers
+ * x 16 doubles) is ~30x the volume seed 002's Table 2 implies (1120 MB inside FH-BRS, i.e.
+ * about 8 bytes per border cell and CG iteration); benchmarks/seeds/seed002.py sweeps it to
+ * show how the opt 0 wait states depend on the cost of one blocking exchange. */
+static int halo_bytes_per_cell = 256;
+
 static void compute(double gflop)
 {
   double t = app_now();
@@ -81,7 +86,7 @@ static void compute(double gflop)
 static void usage(const char *prog)
 {
   fprintf(stderr, "usage: %s [--opt 0|1|2] [--steps N] [--trace NRANKS] [--grid XxYxZ] "
-          "[--scale X] [--cg-scale F] [--seed S]\n", prog);
+          "[--scale X] [--cg-scale F] [--halo-bytes B] [--seed S]\n", prog);
 }
 
 static int parse(int argc, char **argv, options *o)
@@ -100,6 +105,7 @@ static int parse(int argc, char **argv, options *o)
     else if (!strcmp(a, "--trace") && v) { o->ntrace = atoi(v); i++; }
     else if (!strcmp(a, "--scale") && v) { o->scale = atof(v); i++; }
     else if (!strcmp(a, "--cg-scale") && v) { cg_scale = atof(v); i++; }
+    else if (!strcmp(a, "--halo-bytes") && v) { halo_bytes_per_cell = atoi(v); i++; }
     else if (!strcmp(a, "--seed") && v) { o->seed = strtoull(v, NULL, 10); i++; }
     else if (!strcmp(a, "--grid") && v) {
       if (sscanf(v, "%dx%dx%d", &o->grid[0], &o->grid[1], &o->grid[2]) != 3) return 0;
@@ -107,7 +113,7 @@ static int parse(int argc, char **argv, options *o)
     }
     else return 0;
   }
-  return o->opt >= 0 && o->opt <= 2 && o->steps > 0 && o->scale > 0;
+  return o->opt >= 0 && o->opt <= 2 && o->steps > 0 && o->scale > 0 && halo_bytes_per_cell > 0;
 }
 
 /* The adaptive Trace steps: length (in units of the mean step) and CG iterations needed.
@@ -173,7 +179,7 @@ static void trace_setup(trace_grid *g, MPI_Comm comm, const options *o)
   for (int d = 0; d < 3; d++) {
     g->face_cells[d] = (int)(g->cells / g->local[d]);
     for (int s = 0; s < 2; s++) {
-      size_t bytes = (size_t)g->face_cells[d] * HALO_BYTES_PER_CELL;
+      size_t bytes = (size_t)g->face_cells[d] * halo_bytes_per_cell;
       g->send[d][s] = calloc(bytes, 1);
       g->recv[d][s] = calloc(bytes, 1);
     }
@@ -193,7 +199,7 @@ static void halo_blocking(trace_grid *g, const options *o)
   int me;
   MPI_Comm_rank(g->cart, &me);
   for (int d = 0; d < 3; d++) {
-    int count = g->face_cells[d] * HALO_BYTES_PER_CELL;
+    int count = g->face_cells[d] * halo_bytes_per_cell;
     for (int side = 0; side < 2; side++) {
       int nbr = g->nbr[d][side];
       if (nbr == MPI_PROC_NULL)
@@ -225,7 +231,7 @@ static void halo_nonblocking(trace_grid *g, const options *o)
     for (int dir = 0; dir < 2; dir++) {
       int from = g->nbr[d][1 - dir];
       if (from != MPI_PROC_NULL)
-        MPI_Irecv(g->recv[d][1 - dir], g->face_cells[d] * HALO_BYTES_PER_CELL, MPI_BYTE, from,
+        MPI_Irecv(g->recv[d][1 - dir], g->face_cells[d] * halo_bytes_per_cell, MPI_BYTE, from,
                   TAG_HALO + 2 * d + dir, g->cart, &req[n++]);
     }
   acc.halo += app_now() - t;
@@ -236,7 +242,7 @@ static void halo_nonblocking(trace_grid *g, const options *o)
         continue;
       compute(face_gflop(g, d, FLOP_PACK_PER_CELL, o));
       t = app_now();
-      MPI_Isend(g->send[d][dir], g->face_cells[d] * HALO_BYTES_PER_CELL, MPI_BYTE, to,
+      MPI_Isend(g->send[d][dir], g->face_cells[d] * halo_bytes_per_cell, MPI_BYTE, to,
                 TAG_HALO + 2 * d + dir, g->cart, &req[n++]);
       acc.halo += app_now() - t;
     }
