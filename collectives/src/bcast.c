@@ -32,10 +32,14 @@ static int bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm 
 
 int gsc_bcast_hier(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, gsc_topo_t *t)
 {
-    /* chains between the nodes of a metahost: a pipelined chain moves a long message at the
-     * full link rate (a binary tree would halve it) */
-    static const gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_CHAIN,
-                                                        GS_SHAPE_FLAT, GS_SHAPE_FLAT};
+    /* between the nodes of a metahost: a pipelined chain moves a long message at the full
+     * link rate (a binary tree would halve it); a short one goes down a binomial tree */
+    int size = 0;
+    PMPI_Type_size(dt, &size);
+    int seg_elems = size > 0 ? (int)(gsc_segsize(gsc_type_bytes(count, dt)) / (size_t)size) : count;
+    gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_CHAIN, GS_SHAPE_FLAT,
+                                            GS_SHAPE_FLAT};
+    if (count > 0) shape[1] = gsc_local_shape(t, gsc_nsegs(count, seg_elems < 1 ? 1 : seg_elems));
     return bcast_tree(buf, count, dt, root, comm, t, shape, 1);
 }
 

@@ -8,17 +8,18 @@
 int gsc_reduce_hier(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                    int root, MPI_Comm comm, gsc_topo_t *t)
 {
-    /* chains between the nodes of a metahost: a pipelined chain moves a long message at the
-     * full link rate (a binary tree would halve it) */
-    static const gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_CHAIN,
-                                                        GS_SHAPE_FLAT, GS_SHAPE_FLAT};
     if (count <= 0) return MPI_SUCCESS;
-    gsc_tree_t tr;
-    if (gsc_tree_build(t, root, shape, &tr) != 0) return MPI_ERR_NO_MEM;
     int size = 0, rc;
     PMPI_Type_size(dt, &size);
     int seg_elems = size > 0 ? (int)(gsc_segsize(gsc_type_bytes(count, dt)) / (size_t)size) : count;
     if (seg_elems < 1) seg_elems = 1;
+    /* between the nodes of a metahost: a pipelined chain moves a long message at the full
+     * link rate (a binary tree would halve it); a short one goes up a binomial tree */
+    gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_CHAIN, GS_SHAPE_FLAT,
+                                            GS_SHAPE_FLAT};
+    shape[1] = gsc_local_shape(t, gsc_nsegs(count, seg_elems));
+    gsc_tree_t tr;
+    if (gsc_tree_build(t, root, shape, &tr) != 0) return MPI_ERR_NO_MEM;
     void *origin = NULL;
     char *acc;
     if (t->rank == root) {
