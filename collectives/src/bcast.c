@@ -39,7 +39,7 @@ int gsc_bcast_hier(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
     int seg_elems = size > 0 ? (int)(gsc_segsize(gsc_type_bytes(count, dt)) / (size_t)size) : count;
     gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_CHAIN, GS_SHAPE_FLAT,
                                             GS_SHAPE_FLAT};
-    if (count > 0) shape[1] = gsc_local_shape(t, gsc_nsegs(count, seg_elems < 1 ? 1 : seg_elems));
+    if (count > 0) shape[1] = gsc_local_shape(t, gsc_type_bytes(count, dt), gsc_nsegs(count, seg_elems < 1 ? 1 : seg_elems));
     return bcast_tree(buf, count, dt, root, comm, t, shape, 1);
 }
 

@@ -72,10 +72,10 @@ typedef struct {
  * of its groups at every level; the leaders of sibling groups hang under their parent
  * group's leader in shape[level] order. */
 int gsc_tree_build(const gsc_topo_t *t, int root, const gsc_shape_t *shape, gsc_tree_t *out);
-/* Shape between the members of a metahost (its nodes) for a pipelined message of nseg
- * segments: a chain when the pipeline is long enough to hide the chain's depth, else a
- * binomial tree. */
-gsc_shape_t gsc_local_shape(const gsc_topo_t *t, int nseg);
+/* Shape between the members of a metahost (its nodes) for a pipelined message of BYTES in
+ * nseg segments: flat for a tiny message, a chain when the pipeline is long enough to hide
+ * the chain's depth, else a binomial tree. */
+gsc_shape_t gsc_local_shape(const gsc_topo_t *t, size_t bytes, int nseg);
 void gsc_tree_free(gsc_tree_t *tr);
 int gsc_tree_nchild(const gsc_tree_t *tr, int r);
 const int *gsc_tree_children(const gsc_tree_t *tr, int r);

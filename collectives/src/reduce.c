@@ -17,7 +17,7 @@ int gsc_reduce_hier(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
      * link rate (a binary tree would halve it); a short one goes up a binomial tree */
     gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_CHAIN, GS_SHAPE_FLAT,
                                             GS_SHAPE_FLAT};
-    shape[1] = gsc_local_shape(t, gsc_nsegs(count, seg_elems));
+    shape[1] = gsc_local_shape(t, gsc_type_bytes(count, dt), gsc_nsegs(count, seg_elems));
     gsc_tree_t tr;
     if (gsc_tree_build(t, root, shape, &tr) != 0) return MPI_ERR_NO_MEM;
     void *origin = NULL;

@@ -186,6 +186,8 @@ int gsc_tree_subtree(const gsc_tree_t *tr, int r, int *out)
 
 /* Members the level below the metahosts has inside the largest metahost: its nodes, or its
  * ranks when the node level was dropped. */
+#define GS_FLAT_MAX_BYTES 2048
+
 static int widest_metahost(const gsc_topo_t *t)
 {
     int widest = 0;
@@ -204,8 +206,11 @@ static int widest_metahost(const gsc_topo_t *t)
     return widest;
 }
 
-gsc_shape_t gsc_local_shape(const gsc_topo_t *t, int nseg)
+gsc_shape_t gsc_local_shape(const gsc_topo_t *t, size_t bytes, int nseg)
 {
+    /* a message that is sent in well under a LAN latency (2 KiB: 16 us at 1 Gb/s) goes to
+     * every node at once: one latency instead of a tree's log2(k) */
+    if (bytes <= GS_FLAT_MAX_BYTES) return GS_SHAPE_FLAT;
     /* A pipelined chain of k members delivers nseg segments after k - 2 + nseg segment
      * times, a binomial tree after about log2(k) * nseg: the chain pays k - 1 latencies to
      * fill, which only a long pipeline hides (seed 000 measures flat vs hierarchical on
