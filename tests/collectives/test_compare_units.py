@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from gridscope.compare import bounds, collbench, report, rules
 from gridscope.errors import GridscopeError
+from gridscope.testbed.platform import load_platform
 
 G5K = bounds.Wan(latency_s=7.8e-3, bandwidth_Bps=136.08e6 / 8)
 
@@ -111,3 +113,45 @@ def test_speedup():
     row = report.Row("bcast", 8, "block", 2.0, 0.5, None, 0.4)
     assert report.speedup(row) == 4.0
     assert report.speedup(report.Row("bcast", 8, "block", None, 0.5, None, None)) is None
+
+
+# ------------------------------------------------ bounds over any number of metahosts
+
+ASYM3 = Path(__file__).resolve().parents[2] / "benchmarks" / "collectives" / "asym-3.toml"
+MIB = 1 << 20
+
+
+@pytest.mark.parametrize("op", bounds.OPS)
+@pytest.mark.parametrize("nbytes", [8, 1024, 65536, MIB])
+def test_multisite_bound_is_the_two_site_bound_on_two_equal_sites(op, nbytes):
+    plat = load_platform("grid5000-2")
+    two = bounds.lower_bound_s(op, nbytes, 32, bounds.wan_of(plat))
+    assert bounds.multisite_bound_s(op, nbytes, plat, [16, 16]) == pytest.approx(two, rel=1e-9)
+
+
+def test_bcast_bound_counts_relays_through_the_third_site():
+    # grid5000-3: every pair L = 7.8 ms, W = 136.08 Mb/s. A site can receive from the root
+    # directly (from L on) and through the third site (from 2L on), both at W:
+    # b = W (T - L) + W (T - 2L)  =>  T = (b / W + 3L) / 2, well below L + b / W.
+    lat, w = 7.8e-3, 136.08e6 / 8
+    got = bounds.multisite_bound_s("bcast", MIB, load_platform("grid5000-3"), [22, 21, 21])
+    assert got == pytest.approx((MIB / w + 3 * lat) / 2, rel=1e-9)
+    assert got < lat + MIB / w
+
+
+def test_barrier_bound_takes_the_fastest_wan_path():
+    # asym-3: Nancy -> Sophia is 20 ms direct but 4 + 12 ms through Lyon
+    got = bounds.multisite_bound_s("barrier", 0, load_platform(ASYM3), [22, 21, 21])
+    assert got == pytest.approx(16e-3, rel=1e-9)
+
+
+def test_reduce_bound_waits_for_the_slowest_sender():
+    # asym-3, root in Lyon: Sophia's 1 MiB leaves over Sophia -> Lyon (12.5 MB/s, arrives
+    # from 12 ms) and Sophia -> Nancy (37.5 MB/s, then 4 ms to Lyon: from 24 ms):
+    # 12.5e6 (T - 0.012) + 37.5e6 (T - 0.024) = MIB  =>  T = (MIB + 1.05e6) / 50e6
+    got = bounds.multisite_bound_s("reduce", MIB, load_platform(ASYM3), [22, 21, 21])
+    assert got == pytest.approx((MIB + 0.15e6 + 0.9e6) / 50e6, rel=1e-9)
+
+
+def test_multisite_bound_needs_two_populated_metahosts():
+    assert bounds.multisite_bound_s("bcast", MIB, load_platform("grid5000-3"), [8, 0, 0]) == 0.0

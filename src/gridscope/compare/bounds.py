@@ -9,8 +9,8 @@ whole send buffer):
 - Gather, Allgather: L + (n/2)·bytes/W   (half the ranks on the other side)
 - Alltoall: L + n·bytes/(4W)             (a quarter of all data crosses each direction)
 
-They assume two equally populated metahosts; with more metahosts they stay lower bounds of
-the busiest WAN link only roughly (documented in docs/collectives.md).
+They assume two equally populated metahosts. `multisite_bound_s` holds for any number of
+metahosts and any WAN graph (docs/collectives.md); `gridscope compare` uses it.
 """
 
 from __future__ import annotations
@@ -45,3 +45,128 @@ def lower_bound_s(op: str, nbytes: int, ranks: int, wan: Wan) -> float:
     if op in ("gather", "allgather"):
         return lat + (ranks / 2) * nbytes / bw
     return lat + ranks * nbytes / (4 * bw)
+
+
+# ---------------------------------------------------------------- any number of metahosts
+
+def _shortest_latencies(platform) -> dict[tuple[str, str], float]:  # noqa: ANN001
+    """Latency of the fastest WAN path between every ordered pair of metahosts; a schedule
+    may relay through a third metahost when that is quicker (Floyd-Warshall)."""
+    names = [mh.name for mh in platform.metahosts]
+    d = {(a, b): 0.0 if a == b else platform.route(a, b).latency for a in names for b in names}
+    for k in names:
+        for a in names:
+            for b in names:
+                d[(a, b)] = min(d[(a, b)], d[(a, k)] + d[(k, b)])
+    return d
+
+
+def _fill_time(volume: float, links: list[tuple[float, float]]) -> float:
+    """Earliest T with sum(rate * max(0, T - start)) >= volume over LINKS (rate, start):
+    each incoming link delivers at its rate from the moment data can first arrive on it."""
+    links = sorted((start, rate) for rate, start in links if rate > 0)
+    rate = done = 0.0
+    t = links[0][0]
+    for i, (start, r) in enumerate(links):
+        done += rate * (start - t)
+        if done >= volume:
+            return start - (done - volume) / rate
+        t, rate = start, rate + r
+    return t + (volume - done) / rate
+
+
+def _link_rate(platform, counts: list[int], src: int, dst: int) -> float:  # noqa: ANN001
+    """What the WAN link SRC -> DST can carry: its bandwidth, or for a per-flow link what
+    the sending nodes can push (at most one flow per pair of ranks)."""
+    from gridscope.testbed.platform import PER_FLOW
+
+    a, b = platform.metahosts[src], platform.metahosts[dst]
+    route = platform.route(a.name, b.name)
+    if route.sharing != PER_FLOW:
+        return route.bandwidth
+    nodes = -(-counts[src] // a.cores)
+    return min(nodes * a.bandwidth, counts[src] * counts[dst] * route.bandwidth)
+
+
+def _receive_s(platform, counts: list[int], dst: int, volume: float,  # noqa: ANN001
+               ready: dict[int, float]) -> float:
+    """Earliest time metahost DST can have received VOLUME bytes from outside, when the data
+    can be at metahost i from time ready[i] on: every incoming link i -> DST delivers at its
+    rate from ready[i] + its latency, and the links of DST's nodes bound the sum."""
+    mhs = platform.metahosts
+    links = [(_link_rate(platform, counts, i, dst),
+              ready[i] + platform.route(mhs[i].name, mhs[dst].name).latency)
+             for i in ready if i != dst and counts[i] > 0]
+    nodes = -(-counts[dst] // mhs[dst].cores)
+    first = min(start for _, start in links)
+    return max(_fill_time(volume, links), first + volume / (nodes * mhs[dst].bandwidth))
+
+
+def _send_s(platform, counts: list[int], src: int, volume: float,  # noqa: ANN001
+            onward: dict[int, float]) -> float:
+    """Earliest time the VOLUME bytes that must leave metahost SRC can all have arrived where
+    they are needed: a byte sent over SRC -> i arrives after that link's latency plus
+    onward[i] (the fastest path on from i; 0 when i needs it itself)."""
+    mhs = platform.metahosts
+    links = [(_link_rate(platform, counts, src, i),
+              platform.route(mhs[src].name, mhs[i].name).latency + onward[i])
+             for i in onward if i != src and counts[i] > 0]
+    nodes = -(-counts[src] // mhs[src].cores)
+    first = min(start for _, start in links)
+    return max(_fill_time(volume, links), first + volume / (nodes * mhs[src].bandwidth))
+
+
+def multisite_bound_s(op: str, nbytes: int, platform, counts: list[int],  # noqa: ANN001
+                      root: int = 0) -> float:
+    """Lower bound of a collective over the WAN graph of PLATFORM with counts[m] ranks on
+    metahost m and the root on metahost ROOT (collbench's rank 0), for any schedule (trees
+    that relay through a third metahost, data split over several paths). Every metahost
+    that must hear from another one waits at least the fastest WAN path's latency, and the
+    bytes it must receive from outside enter through its incoming links, each from the
+    moment data can be at the link's far end (for a broadcast: once it has reached that
+    metahost; otherwise from the start). With two equally populated metahosts and one
+    shared link each way it is `lower_bound_s`."""
+    if op not in OPS:
+        raise ValueError(f"unknown collective {op!r}")
+    names = [mh.name for mh in platform.metahosts]
+    used = [m for m, c in enumerate(counts) if c > 0]
+    if len(used) < 2:
+        return 0.0
+    lat = _shortest_latencies(platform)
+    n = sum(counts)
+    at_start = {m: 0.0 for m in used}
+
+    def reach(dst: int, sources) -> float:
+        return max(lat[(names[s], names[dst])] for s in sources if s != dst)
+
+    def receive(dst: int, volume: float, ready=at_start) -> float:
+        return _receive_s(platform, counts, dst, volume, ready) if volume else 0.0
+
+    def send(src: int, volume: float, to_root: bool = False) -> float:
+        onward = {m: lat[(names[m], names[root])] if to_root else 0.0 for m in used}
+        return _send_s(platform, counts, src, volume, onward) if volume else 0.0
+
+    def both(j: int, volume_in: float, volume_out: float, sources=used) -> float:
+        return max(reach(j, sources), receive(j, volume_in), send(j, volume_out))
+
+    if op == "barrier":
+        return max(reach(j, used) for j in used)
+    if op == "bcast":
+        from_root = {m: lat[(names[root], names[m])] for m in used}
+        return max(max(reach(j, [root]), receive(j, nbytes, from_root))
+                   for j in used if j != root)
+    others = [j for j in used if j != root]
+    if op == "reduce":  # every other metahost's partial result must leave it for the root
+        return max(reach(root, used), receive(root, nbytes),
+                   *(send(j, nbytes, to_root=True) for j in others))
+    if op == "allreduce":
+        return max(both(j, nbytes, nbytes) for j in used)
+    if op == "gather":
+        return max(reach(root, used), receive(root, (n - counts[root]) * nbytes),
+                   *(send(j, counts[j] * nbytes, to_root=True) for j in others))
+    if op == "allgather":
+        return max(both(j, (n - counts[j]) * nbytes, counts[j] * nbytes) for j in used)
+    # alltoall: metahost j receives one block of nbytes/n from every outside rank per member,
+    # and sends as much out
+    return max(both(j, counts[j] * (n - counts[j]) * nbytes / n,
+                    counts[j] * (n - counts[j]) * nbytes / n) for j in used)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from gridscope.compare import bounds, collbench, report, rules, runs
 from gridscope.errors import GridscopeError
+from gridscope.testbed.placement import shares
 
 DEFAULT_SIZES = (8, 1024, 65536, 1 << 20)
 PLACEMENTS = ("block", "round-robin")
@@ -162,7 +163,7 @@ def run(opts: Options, progress=None) -> Result:  # noqa: ANN001 - callback(str)
                 say(f"predicting topo from the vanilla recording ({pl})")
                 analyses[(pl, runs.PREDICTED)] = runs.predict_topo(trace, out / pl)
 
-    wan = bounds.wan_of(plat)
+    counts = shares(plat, opts.ranks, None)
     rows: list[report.Row] = []
     for pl in opts.placements:
         if opts.app is None:
@@ -173,7 +174,7 @@ def run(opts: Options, progress=None) -> Result:  # noqa: ANN001 - callback(str)
                     t = {m: collbench.lookup(timings[(pl, m)], op, b) if (pl, m) in timings
                          else None for m in report.MODES}
                     rows.append(report.Row(op, nbytes, pl, t["vanilla"], t["topo"], t["auto"],
-                                           bounds.lower_bound_s(op, nbytes, opts.ranks, wan)))
+                                           bounds.multisite_bound_s(op, nbytes, plat, counts)))
         else:
             t = {}
             for m in (*report.MODES, runs.PREDICTED):
