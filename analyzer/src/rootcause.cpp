@@ -441,8 +441,10 @@ class Analysis {
       double wsum = 0;
       for (auto& [c, w] : wl) wsum += double(w);
       const double D = dsum + wsum;
-      const double scale = D > 0 ? std::min(double(rq.ticks) / D, 1.0) : 0.0;
+      // (Scalasca caps the scale at 1 for point-to-point waits only: a collective's wait is
+      // charged in full to the latecomer's delay, however small; scout's MpiDelayOps.cpp)
       const int g = group_of(rq.metric);
+      const double scale = !(D > 0) ? 0.0 : g < 2 ? std::min(double(rq.ticks) / D, 1.0) : double(rq.ticks) / D;
       for (size_t k = d_begin; k < dents_.size(); ++k) {
         const DEntry& e = dents_[k];
         const double v = scale * double(e.d) / res_;
@@ -513,7 +515,7 @@ class Analysis {
       const double ind = std::min(replies_[i].indirect, double(w.ticks));
       add_sev(class_metric(DIRECT, g), w.cls, call.cp, call.rank, (double(w.ticks) - ind) / res_);
       add_sev(class_metric(INDIRECT, g), w.cls, call.cp, call.rank, ind / res_);
-      const double prop = prop_max_[w.call] * double(w.ticks);
+      const double prop = std::min(prop_max_[w.call], 1.0) * double(w.ticks);
       add_sev(class_metric(PROPAGATING, g), w.cls, call.cp, call.rank, prop / res_);
       add_sev(class_metric(TERMINAL, g), w.cls, call.cp, call.rank, (double(w.ticks) - prop) / res_);
       if (replies_[i].target == UINT64_MAX) continue;
