@@ -11,6 +11,9 @@ static int bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm 
 {
     if (count <= 0) return MPI_SUCCESS;
     gsc_tree_t tr;
+    /* one metahost (GRIDSCOPE_COLL_ONE_SITE): the metahost level is absent, level 0 is the
+     * node level, which takes the shape meant for the nodes of a metahost */
+    if (t->nmeta < 2) shape++;
     if (gsc_tree_build(t, root, shape, &tr) != 0) return MPI_ERR_NO_MEM;
     int size = 0;
     PMPI_Type_size(dt, &size);
