@@ -62,10 +62,24 @@ int gsc_bcast_binary(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c
     return bcast_tree(buf, count, dt, root, comm, t, shape, 1);
 }
 
+/* The binomial tree sends whole messages to one child after the other, the largest subtree
+ * first (MPICH's order; seed 001 sec. 4.1: log p rounds of l + M/b). Sent all at once the
+ * children would share the sender's link and all get the message only at the end. */
 int gsc_bcast_binomial(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                       gsc_topo_t *t)
 {
     static const gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_BINOMIAL,
                                                         GS_SHAPE_BINOMIAL, GS_SHAPE_BINOMIAL};
-    return bcast_tree(buf, count, dt, root, comm, t, shape, 0);
+    if (count <= 0) return MPI_SUCCESS;
+    const gsc_shape_t *sh = t->nmeta < 2 ? shape + 1 : shape;
+    gsc_tree_t tr;
+    if (gsc_tree_build(t, root, sh, &tr) != 0) return MPI_ERR_NO_MEM;
+    int rc = MPI_SUCCESS, parent = tr.parent[t->rank];
+    if (parent >= 0) rc = PMPI_Recv(buf, count, dt, parent, GS_TAG_BCAST, comm, MPI_STATUS_IGNORE);
+    /* children are attached smallest subtree first (i & (i-1) numbering): send in reverse */
+    const int *child = gsc_tree_children(&tr, t->rank);
+    for (int c = gsc_tree_nchild(&tr, t->rank) - 1; c >= 0 && rc == MPI_SUCCESS; c--)
+        rc = PMPI_Send(buf, count, dt, child[c], GS_TAG_BCAST, comm);
+    gsc_tree_free(&tr);
+    return rc;
 }

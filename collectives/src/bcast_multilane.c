@@ -81,7 +81,7 @@ int gsc_bcast_multilane(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
         *leaf_b = malloc(sizeof(int) * (size_t)n);
     if (edges_init(&ea, n) || edges_init(&eb, n) || !members || !leaf_a || !leaf_b) goto out;
 
-    int root_meta = t->group[0][root];
+    int root_meta = t->nmeta < 2 ? 0 : t->group[0][root]; /* level 0: metahosts */
     int last_a = root, last_b = root;
     for (int c = 0; c < t->nmeta; c++) {
         int m = (root_meta + c) % t->nmeta;
