@@ -67,7 +67,7 @@ double latency_option(const std::string& name, const std::string& text) {
   return v;
 }
 
-constexpr uint64_t kRootCauseAutoEvents = 1000000;
+constexpr uint64_t kRootCauseAutoEvents = 2000000;
 
 Options::RootCauses root_causes_option(const std::string& text) {
   if (text == "auto") return Options::RootCauses::Auto;

@@ -316,6 +316,14 @@ class Analysis {
     sync_first_.back() = kept;
     peers.resize(kept);
     sync_peers_ = std::move(peers);
+    // per rank and peer, the calls that synchronised with it (ascending); per rank, its
+    // barriers and MPI_Init/Finalize: the backward search for an interval's start
+    group_calls_.resize(mine_.size());
+    for (uint32_t c = 0; c < tl_.calls.size(); ++c) {
+      const uint64_t rank = tl_.calls[c].rank;
+      for (uint32_t i = sync_first_[c]; i < sync_first_[c + 1]; ++i) peer_calls_[rank << 32 | sync_peers_[i]].push_back(c);
+      if (tl_.calls[c].barrier_comm != kNone) group_calls_[slot_of(uint32_t(rank))].push_back(c);
+    }
   }
   void add_delayer_sync(uint8_t ref, uint32_t index, uint32_t p, uint32_t q) {
     const uint32_t sp = delayer_call(ref, index);
@@ -332,10 +340,18 @@ class Analysis {
   // waiting calls inside go to `waits` (docs/root-causes.md).
   void interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) const {
     const auto& calls = tl_.calls;
-    const uint32_t first = tl_.rank_first[slot_of(calls[b].rank)];
-    uint32_t start = first;
-    for (uint32_t c = b; c-- > first;)
+    const uint32_t rank = calls[b].rank;
+    uint32_t start = tl_.rank_first[slot_of(rank)];
+    auto peer = peer_calls_.find(uint64_t(rank) << 32 | other);  // the latest call before b that synchronised with it
+    if (peer != peer_calls_.end()) {
+      auto it = std::lower_bound(peer->second.begin(), peer->second.end(), b);
+      if (it != peer->second.begin()) start = *(it - 1) + 1;
+    }
+    const std::vector<uint32_t>& groups = group_calls_[slot_of(rank)];  // or a barrier holding it, later
+    for (auto it = std::lower_bound(groups.begin(), groups.end(), b); it != groups.begin() && *(it - 1) >= start;) {
+      const uint32_t c = *--it;
       if (involves(c, other)) { start = c + 1; break; }
+    }
     for (uint32_t c = start;; ++c) {
       for (uint32_t e = calls[c].seg_begin; e < calls[c].seg_end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
       if (c == b) break;
@@ -441,8 +457,10 @@ class Analysis {
       double wsum = 0;
       for (auto& [c, w] : wl) wsum += double(w);
       const double D = dsum + wsum;
-      const double scale = D > 0 ? std::min(double(rq.ticks) / D, 1.0) : 0.0;
+      // (Scalasca caps the scale at 1 for point-to-point waits only: a collective's wait is
+      // charged in full to the latecomer's delay, however small; scout's MpiDelayOps.cpp)
       const int g = group_of(rq.metric);
+      const double scale = !(D > 0) ? 0.0 : g < 2 ? std::min(double(rq.ticks) / D, 1.0) : double(rq.ticks) / D;
       for (size_t k = d_begin; k < dents_.size(); ++k) {
         const DEntry& e = dents_[k];
         const double v = scale * double(e.d) / res_;
@@ -513,7 +531,7 @@ class Analysis {
       const double ind = std::min(replies_[i].indirect, double(w.ticks));
       add_sev(class_metric(DIRECT, g), w.cls, call.cp, call.rank, (double(w.ticks) - ind) / res_);
       add_sev(class_metric(INDIRECT, g), w.cls, call.cp, call.rank, ind / res_);
-      const double prop = prop_max_[w.call] * double(w.ticks);
+      const double prop = std::min(prop_max_[w.call], 1.0) * double(w.ticks);
       add_sev(class_metric(PROPAGATING, g), w.cls, call.cp, call.rank, prop / res_);
       add_sev(class_metric(TERMINAL, g), w.cls, call.cp, call.rank, (double(w.ticks) - prop) / res_);
       if (replies_[i].target == UINT64_MAX) continue;
@@ -747,6 +765,8 @@ class Analysis {
   std::vector<RankCount> ranks_;  // every rank's
   std::vector<std::pair<uint32_t, uint32_t>> sync_;  // (call, rank it synchronised with), while collected
   std::vector<uint32_t> sync_first_, sync_peers_;     // then per call: the ranks (CSR)
+  std::unordered_map<uint64_t, std::vector<uint32_t>> peer_calls_;  // (rank << 32 | peer) -> its calls with peer
+  std::vector<std::vector<uint32_t>> group_calls_;                   // per owned rank: barriers, Init, Finalize
   std::vector<int64_t> call_wait_;
   std::unordered_map<uint32_t, int64_t> call_wan_;  // WAN excess of the calls that have one
   std::vector<double> prop_max_;  // per call on some wait list: the largest scale (else 0)

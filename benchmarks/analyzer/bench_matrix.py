@@ -181,6 +181,7 @@ def matrix_arguments(doc: str) -> tuple[argparse.Namespace, int, tuple[Shape, ..
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=None, help="runs of each measurement (default 3, --quick 1)")
     ap.add_argument("--quick", action="store_true", help=f"smoke run: {QUICK_EVENTS:,} events per row")
+    ap.add_argument("--events", type=int, default=None, help=f"events per row (default {FULL_EVENTS:,})")
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/gs-bench-matrix"),
                     help="traces (kept between runs and shared by the matrix benchmarks) and scratch output")
     ap.add_argument("--rows", default=None, help="comma-separated row names (default: all)")
@@ -193,12 +194,14 @@ def matrix_arguments(doc: str) -> tuple[argparse.Namespace, int, tuple[Shape, ..
         if unknown:
             sys.exit(f"benchmark: unknown rows {sorted(unknown)} (have {[s.name for s in SHAPES]})")
         shapes = tuple(s for s in SHAPES if s.name in wanted)
+    if args.events is None:
+        args.events = QUICK_EVENTS if args.quick else FULL_EVENTS
     return args, args.repeat or (1 if args.quick else 3), shapes
 
 
 def main() -> int:
     args, repeat, shapes = matrix_arguments(__doc__)
-    events = QUICK_EVENTS if args.quick else FULL_EVENTS
+    events = args.events
     work = args.workdir.absolute()
     work.mkdir(parents=True, exist_ok=True)
     started = time.strftime("%Y-%m-%d %H:%M %Z")

@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_matrix import FULL_EVENTS, QUICK_EVENTS, matrix_arguments, trace_for
+from bench_matrix import matrix_arguments, trace_for
 from benchlib import CPU, GRIDSCOPE, MPI_ENV, median, timed
 
 TARGET = 1.5
@@ -76,11 +76,11 @@ def main() -> int:
     load = [os.getloadavg()[0]]
     rows = []
     for shape in shapes:
-        folder, _ = trace_for(shape, QUICK_EVENTS if args.quick else FULL_EVENTS, work)
+        folder, _ = trace_for(shape, args.events, work)
         rows.append(measure(shape.name, folder, work / "rc-scratch", repeat))
         load.append(os.getloadavg()[0])
         print(f"[{shape.name}] done", file=sys.stderr)
-    print(f"Measured {started}, --repeat {repeat}{' --quick' if args.quick else ''}, medians; "
+    print(f"Measured {started}, {args.events:,} events per row, --repeat {repeat}, medians; "
           f"load average (1 min) {min(load):.1f}-{max(load):.1f}\n")
     print(table(rows))
     if args.json:

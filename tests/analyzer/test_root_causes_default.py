@@ -1,4 +1,4 @@
-"""Root causes by default only where they stay cheap: on for traces of up to 1,000,000
+"""Root causes by default only where they stay cheap: on for traces of up to 2,000,000
 events, off above unless asked for (docs/root-causes.md, docs/perf-analyzer.md)."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ import pytest
 
 from analyzer_helpers import gridscope
 
-LIMIT = 1_000_000
+LIMIT = 2_000_000
 
 
 @pytest.fixture(scope="module")
 def big_trace(tracegen, tmp_path_factory):
-    """A --bench trace just above the limit: 4 ranks x 11,400 iterations of 22 events."""
+    """A --bench trace just above the limit: 4 ranks x 22,800 iterations of 22 events."""
     out = tmp_path_factory.mktemp("big") / "trace"
-    subprocess.run([str(tracegen), "--bench", "4", "11400", str(out)], check=True, capture_output=True)
+    subprocess.run([str(tracegen), "--bench", "4", "22800", str(out)], check=True, capture_output=True)
     return out
 
 

@@ -94,4 +94,7 @@ def test_pair_kinds_and_followed_causes():
     table = followed([("c0", summary(2.0)), ("c1", summary(1.0))])
     assert [(r["callpath"], r["values"]) for r in table["rows"]] == [("w", [2.0, 1.0]), ("r", [0.5, 0.5])]
     assert table["totals"] == [2.5, 1.5]
+    # the waiting caused across metahosts: B -> A (2 + 0.25, then 1 + 0.25); B -> B does not count
+    assert table["across"] == [2.25, 1.25]
+    assert (table["top_pair"]["cause"], table["top_pair"]["waiting"]) == ("B", "A")
     assert followed([("c0", summary(2.0)), ("old", {})]) is None  # a run from before root causes

@@ -42,7 +42,7 @@ def analyze(
     root_causes: Optional[bool] = typer.Option(
         None, "--root-causes/--no-root-causes",
         help="Delay costs, wait-state classes and the critical path (docs/root-causes.md). Default: on for "
-        "traces of up to 1,000,000 events, where they cost at most half the analysis time; --root-causes "
+        "traces of up to 2,000,000 events, where they cost at most half the analysis time; --root-causes "
         "computes them for any trace, --no-root-causes skips them."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Do not print the summary."),
 ) -> None:

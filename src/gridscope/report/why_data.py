@@ -52,10 +52,20 @@ def followed(summaries: list[tuple[str, dict]], limit: int = 5) -> dict | None:
     keys = sorted(tables[0], key=lambda k: -tables[0][k])[:limit]
     if not keys:
         return None
+    first_pairs = pair_kinds(summaries[0][1])
+    crossing = [p for p in first_pairs if p[N.CAUSE] != p[N.WAITING]]
     return {"names": [n for n, _ in summaries],
             "rows": [{"callpath": k[0], "metahost": k[1], "kind_label": KIND_LABELS.get(k[2], k[2]),
                       "values": [t.get(k, 0.0) for t in tables]} for k in keys],
-            "totals": [sum(t.values()) for t in tables]}
+            "totals": [sum(t.values()) for t in tables],
+            # the coupling between the metahosts: waiting one metahost causes on another
+            "across": [across_metahosts(s) for _, s in summaries],
+            "top_pair": crossing[0] if crossing else None}
+
+
+def across_metahosts(summary: dict) -> float:
+    """Seconds of waiting that ranks of one metahost cause on ranks of another."""
+    return sum(p["total"] for p in pair_kinds(summary) if p[N.CAUSE] != p[N.WAITING])
 
 
 def why_entry(summary: dict) -> dict | None:
