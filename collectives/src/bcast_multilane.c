@@ -2,8 +2,9 @@
  * split into halves M_A and M_B. In every site the processes (root excluded) form two binary
  * trees, Tree_A and Tree_B; each half flows down its tree in segments, and the leaves of each
  * tree feed the nodes of the other tree with their half (the "swap", sec. 3.1 iii). Sites
- * are chained (sec. 3.2): the last leaf of Tree_A (Tree_B) of site c sends M_A (M_B) to the
- * root of Tree_A (Tree_B) of site c+1. Sites are the metahosts, the root's first. */
+ * are chained (sec. 3.2): a member of site c with an idle upward link (the last leaf of each
+ * tree with 4n-1 nodes) sends M_A (M_B) to the root of Tree_A (Tree_B) of site c+1. Sites
+ * are the metahosts, the root's first. */
 #include <stdlib.h>
 
 #include "gsc_internal.h"
