@@ -540,7 +540,6 @@ class Analysis {
 
   // ---- 3. process 0 solves and walks; the results go back
   void graph_and_path() {
-    const uint32_t N = d_.ranks();
     std::vector<Bytes> node_costs(P_), cover(P_);
     if (me_ == 0) {
       solve(node_costs);
@@ -606,7 +605,6 @@ class Analysis {
       }
       if (lo != kNone) add_sev(M_CRITICAL_PATH, CLS_NONE, tl_.calls[lo].cp, rank, double(m.lo_ticks) / res_);
     }
-    (void)N;
   }
 
   // Long-term costs over the propagation graph, in a fixed topological order: each waiting
