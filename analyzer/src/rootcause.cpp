@@ -248,8 +248,8 @@ class Analysis {
       const int64_t excess = std::min(fwd_.recv_transfer[k] - (lm == INT64_MAX ? 0 : lm),
                                       calls[c].leave - calls[c].enter - call_wait_[c]);
       if (excess > 0) {
-        int64_t& v = call_wan_[c];
-        v = std::max(v, excess);
+        if (call_wan_.empty()) call_wan_.assign(calls.size(), 0);
+        call_wan_[c] = std::max(call_wan_[c], excess);
       }
     }
   }
@@ -270,11 +270,7 @@ class Analysis {
     return uint32_t(std::upper_bound(gbase_.begin(), gbase_.end(), gid) - gbase_.begin()) - 1;
   }
 
-  int64_t wan_of(uint32_t c) const {
-    if (call_wan_.empty()) return 0;
-    auto it = call_wan_.find(c);
-    return it == call_wan_.end() ? 0 : it->second;
-  }
+  int64_t wan_of(uint32_t c) const { return call_wan_.empty() ? 0 : call_wan_[c]; }
 
   // Which calls synchronised with which ranks: as Scalasca's synchronisation points, only
   // where a wait state is, on both its sides (the waiting call and the delayer's call), and
@@ -544,7 +540,6 @@ class Analysis {
 
   // ---- 3. process 0 solves and walks; the results go back
   void graph_and_path() {
-    const uint32_t N = d_.ranks();
     std::vector<Bytes> node_costs(P_), cover(P_);
     if (me_ == 0) {
       solve(node_costs);
@@ -610,7 +605,6 @@ class Analysis {
       }
       if (lo != kNone) add_sev(M_CRITICAL_PATH, CLS_NONE, tl_.calls[lo].cp, rank, double(m.lo_ticks) / res_);
     }
-    (void)N;
   }
 
   // Long-term costs over the propagation graph, in a fixed topological order: each waiting
@@ -768,7 +762,7 @@ class Analysis {
   std::unordered_map<uint64_t, std::vector<uint32_t>> peer_calls_;  // (rank << 32 | peer) -> its calls with peer
   std::vector<std::vector<uint32_t>> group_calls_;                   // per owned rank: barriers, Init, Finalize
   std::vector<int64_t> call_wait_;
-  std::unordered_map<uint32_t, int64_t> call_wan_;  // WAN excess of the calls that have one
+  std::vector<int64_t> call_wan_;  // per call: its WAN excess (empty: no call has one)
   std::vector<double> prop_max_;  // per call on some wait list: the largest scale (else 0)
   std::vector<Reply> replies_;  // per rc_waits entry
   std::vector<DEntry> dents_;

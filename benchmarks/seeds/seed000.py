@@ -11,10 +11,11 @@
    hierarchical version with 3 more processes (the paper's "workers and master only":
    as many workers as the flat run).
 
-Writes OUT/seed000.json and OUT/seed000.png, prints the Markdown tables of docs/seeds.md.
+Writes OUT/seed000/{seed000.json,seed000.png,table.md}, prints the Markdown tables of
+docs/seeds.md (--docs also copies the plot to docs/seeds/).
 A long run (several minutes): a benchmark, not a test.
 
-Usage: seed000.py [--out DIR] [--ranks 16,32,48,96] [--rays 4000] [--reuse]
+Usage: seed000.py [--out DIR] [--ranks 16,32,48,96] [--rays 4000] [--quick] [--reuse] [--docs]
 (PYTHONPATH=src GRIDSCOPE_NATIVE_DIR=build/dev-native during development.)
 """
 
@@ -23,9 +24,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from common import DEFAULT_OUT, DOCS_PLOTS
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -57,14 +61,14 @@ def size(n: int) -> str:
     return f"{n} B"
 
 
-def collectives(out: Path, reuse: bool) -> list[dict]:
+def collectives(out: Path, reuse: bool, runs=COLL_RUNS, sizes=SIZES) -> list[dict]:
     rows = []
-    for platform, ranks, placements in COLL_RUNS:
+    for platform, ranks, placements in runs:
         folder = out / f"coll-{platform}-{ranks}"
         if not (reuse and (folder / "compare.json").is_file()):
             gridscope("compare", "--platform", platform, "-np", ranks, "--placement",
                       placements, "--modes", "vanilla,topo", "--ops", "bcast,reduce",
-                      "--sizes", ",".join(map(str, SIZES)), "--no-analysis", "--force",
+                      "--sizes", ",".join(map(str, sizes)), "--no-analysis", "--force",
                       "-o", folder)
         for r in json.loads((folder / "compare.json").read_text())["rows"]:
             rows.append({"platform": platform, "ranks": ranks, "op": r["op"],
@@ -92,14 +96,15 @@ def ray2mesh(out: Path, binary: Path, ranks: list[int], rays: int, reuse: bool) 
 
 
 def coll_table(rows: list[dict]) -> list[str]:
-    lines = ["| platform, ranks | op | placement | " + " | ".join(size(s) for s in SIZES)
-             + " | slowest ratio |", "|---|---|---|" + "---:|" * (len(SIZES) + 1)]
+    sizes = sorted({r["bytes"] for r in rows})
+    lines = ["| platform, ranks | op | placement | " + " | ".join(size(s) for s in sizes)
+             + " | slowest ratio |", "|---|---|---|" + "---:|" * (len(sizes) + 1)]
     keys = sorted({(r["platform"], r["ranks"], r["op"], r["placement"]) for r in rows},
                   key=lambda k: (k[0], k[3], k[2]))
     for key in keys:
         sel = {r["bytes"]: r for r in rows
                if (r["platform"], r["ranks"], r["op"], r["placement"]) == key}
-        ratios = [sel[s]["flat_s"] / sel[s]["hier_s"] for s in SIZES]
+        ratios = [sel[s]["flat_s"] / sel[s]["hier_s"] for s in sizes]
         lines.append(f"| {key[0]}, {key[1]} | {key[2]} | {key[3]} | "
                      + " | ".join(f"{x:.2f}×" for x in ratios) + f" | {min(ratios):.2f}× |")
     return lines
@@ -153,26 +158,36 @@ def plot(coll: list[dict], rays: list[dict], path: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=Path("seed000-out"))
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--ranks", default="16,32,48,96")
     ap.add_argument("--rays", type=int, default=4000)
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run: grid5000-2 collectives only, ray2mesh at 16 ranks, 400 rays")
     ap.add_argument("--reuse", action="store_true", help="keep results that exist")
+    ap.add_argument("--docs", action="store_true", help="also copy the plot to docs/seeds/")
     a = ap.parse_args()
-    out = a.out.resolve()
+    out = a.out.resolve() / "seed000"
     out.mkdir(parents=True, exist_ok=True)
     binary = out / "bin" / "ray2mesh"
     binary.parent.mkdir(exist_ok=True)
     gridscope("cc", "--simulate", APP_SRC, f"-I{APP_COMMON}", "-O2", "-lm", "-o", binary)
-    coll = collectives(out, a.reuse)
-    rays = ray2mesh(out, binary, [int(n) for n in a.ranks.split(",")], a.rays, a.reuse)
+    coll = collectives(out, a.reuse, COLL_RUNS[:1] if a.quick else COLL_RUNS,
+                       SIZES[:2] if a.quick else SIZES)
+    ranks = [16] if a.quick else [int(n) for n in a.ranks.split(",")]
+    rays = ray2mesh(out, binary, ranks, 400 if a.quick else a.rays, a.reuse)
     (out / "seed000.json").write_text(json.dumps({"collectives": coll, "ray2mesh": rays},
                                                  indent=1))
     plot(coll, rays, out / "seed000.png")
     slowest = min(r["flat_s"] / r["hier_s"] for r in coll)
-    print("\n".join(["", "flat / hierarchical time (above 1: hierarchical faster):",
-                     *coll_table(coll), "",
-                     f"slowest ratio {slowest:.2f}× (not slower: ≥ {NEVER_SLOWER})", "",
-                     *ray_table(rays), "", f"plot: {out / 'seed000.png'}"]))
+    text = "\n".join(["flat / hierarchical time (above 1: hierarchical faster):", "",
+                      *coll_table(coll), "",
+                      f"slowest ratio {slowest:.2f}× (not slower: ≥ {NEVER_SLOWER})", "",
+                      *ray_table(rays), ""])
+    (out / "table.md").write_text(text)
+    print(text + f"\nplot: {out / 'seed000.png'}")
+    if a.docs:
+        DOCS_PLOTS.mkdir(exist_ok=True)
+        shutil.copy(out / "seed000.png", DOCS_PLOTS / "seed000.png")
 
 
 if __name__ == "__main__":

@@ -7,10 +7,11 @@ each with `gridscope analyze`, and sets the fractions beside Table 5. Then it sw
 halo volume per border cell (`--halo-bytes`), the cost of one blocking halo exchange,
 which decides how much the synchronous cycle 0 loses (docs/seeds.md, Seed 002).
 
-Writes OUT/seed002.json and OUT/seed002.png and prints the Markdown tables of
-docs/seeds.md. A long run (about 25 s of simulation per cycle): a benchmark, not a test.
+Writes OUT/seed002/{seed002.json,seed002.png,table.md} and prints the Markdown tables of
+docs/seeds.md (--docs also copies the plot to docs/seeds/). A long run (about 25 s of simulation per cycle): a benchmark, not a test.
 
-Usage: seed002.py [--out DIR] [--steps N] [--halo-bytes 8,64,256,1024,2048] [--reuse]
+Usage: seed002.py [--out DIR] [--steps N] [--halo-bytes 8,64,256,1024,2048] [--quick]
+                  [--reuse] [--docs]
 (PYTHONPATH=src GRIDSCOPE_NATIVE_DIR=build/dev-native during development.)
 """
 
@@ -19,9 +20,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from common import DEFAULT_OUT, DOCS_PLOTS
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -145,24 +149,32 @@ def plot(results: dict[int, list[dict]], path: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=Path("seed002-out"))
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--steps", type=int, default=12)
     ap.add_argument("--halo-bytes", default=f"{TABLE2_HALO},64,{DEFAULT_HALO},1024,2048")
+    ap.add_argument("--quick", action="store_true", help="smoke run: 2 steps, default halo only")
     ap.add_argument("--reuse", action="store_true", help="keep analyses that exist")
+    ap.add_argument("--docs", action="store_true", help="also copy the plot to docs/seeds/")
     a = ap.parse_args()
-    out = a.out.resolve()
+    out = a.out.resolve() / "seed002"
     out.mkdir(parents=True, exist_ok=True)
     binary = out / "metatrace"
     gridscope("cc", "--simulate", APP_SRC, f"-I{APP_COMMON}", "-O2", "-lm", "-o", binary)
-    halos = sorted({int(h) for h in a.halo_bytes.split(",")} | {DEFAULT_HALO})
-    results = {h: [run_cycle(binary, out, c, a.steps, h, a.reuse) for c in CYCLES]
+    halos = [DEFAULT_HALO] if a.quick else \
+        sorted({int(h) for h in a.halo_bytes.split(",")} | {DEFAULT_HALO})
+    steps = 2 if a.quick else a.steps
+    results = {h: [run_cycle(binary, out, c, steps, h, a.reuse) for c in CYCLES]
                for h in halos}
     (out / "seed002.json").write_text(json.dumps(
-        {"platform": PLATFORM, "layout": LAYOUT, "steps": a.steps, "paper": PAPER,
+        {"platform": PLATFORM, "layout": LAYOUT, "steps": steps, "paper": PAPER,
          "paper_total_s": PAPER_TOTAL_S, "results": results}, indent=1))
     plot(results, out / "seed002.png")
-    print("\n".join(["", *table5(results[DEFAULT_HALO]), "", *sweep_table(results), "",
-                     f"plot: {out / 'seed002.png'}"]))
+    text = "\n".join([*table5(results[DEFAULT_HALO]), "", *sweep_table(results), ""])
+    (out / "table.md").write_text(text)
+    print(text + f"\nplot: {out / 'seed002.png'}")
+    if a.docs:
+        DOCS_PLOTS.mkdir(exist_ok=True)
+        shutil.copy(out / "seed002.png", DOCS_PLOTS / "seed002.png")
 
 
 if __name__ == "__main__":

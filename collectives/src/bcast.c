@@ -7,10 +7,13 @@
 #include "gsc_internal.h"
 
 static int bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                      gsc_topo_t *t, const gsc_shape_t *shape, int pipelined)
+                      gsc_topo_t *t, const gsc_shape_t *shape, int pipelined, int wan_first)
 {
     if (count <= 0) return MPI_SUCCESS;
     gsc_tree_t tr;
+    /* one metahost (GRIDSCOPE_COLL_ONE_SITE): the metahost level is absent, level 0 is the
+     * node level, which takes the shape meant for the nodes of a metahost */
+    if (t->nmeta < 2) shape++;
     if (gsc_tree_build(t, root, shape, &tr) != 0) return MPI_ERR_NO_MEM;
     int size = 0;
     PMPI_Type_size(dt, &size);
@@ -22,10 +25,18 @@ static int bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm 
     }
     MPI_Aint lb, extent;
     PMPI_Type_get_extent(dt, &lb, &extent);
+    int nchild = gsc_tree_nchild(&tr, t->rank), nwan = 0, rc = MPI_SUCCESS;
+    const int *child = gsc_tree_children(&tr, t->rank);
+    if (wan_first && t->rank == root && t->nmeta >= 2) /* children are attached WAN first */
+        while (nwan < nchild && t->group[0][child[nwan]] != t->group[0][root]) nwan++;
+    if (nwan > 0) { /* the whole message to the other sites first, then the local tree */
+        gsc_stream_t w = {(char *)buf, dt, extent, count, seg_elems, -1, NULL, nwan, child,
+                         GS_TAG_BCAST, t};
+        rc = gsc_stream_run(&w, 1, comm);
+    }
     gsc_stream_t s = {(char *)buf, dt, extent, count, seg_elems, tr.parent[t->rank], NULL,
-                     gsc_tree_nchild(&tr, t->rank), gsc_tree_children(&tr, t->rank),
-                     GS_TAG_BCAST, t};
-    int rc = gsc_stream_run(&s, 1, comm);
+                     nchild - nwan, child + nwan, GS_TAG_BCAST, t};
+    if (rc == MPI_SUCCESS) rc = gsc_stream_run(&s, 1, comm);
     gsc_tree_free(&tr);
     return rc;
 }
@@ -33,14 +44,19 @@ static int bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm 
 int gsc_bcast_hier(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, gsc_topo_t *t)
 {
     /* between the nodes of a metahost: a pipelined chain moves a long message at the full
-     * link rate (a binary tree would halve it); a short one goes down a binomial tree */
-    int size = 0;
-    PMPI_Type_size(dt, &size);
-    int seg_elems = size > 0 ? (int)(gsc_segsize(gsc_type_bytes(count, dt)) / (size_t)size) : count;
+     * link rate (a binary tree would halve it); a short one goes down a binomial tree, a
+     * tiny one to every node at once */
     gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_CHAIN, GS_SHAPE_FLAT,
                                             GS_SHAPE_FLAT};
-    if (count > 0) shape[1] = gsc_local_shape(t, gsc_type_bytes(count, dt), gsc_nsegs(count, seg_elems < 1 ? 1 : seg_elems));
-    return bcast_tree(buf, count, dt, root, comm, t, shape, 1);
+    if (count > 0) {
+        int size = 0;
+        PMPI_Type_size(dt, &size);
+        int seg_elems = size > 0 ? (int)(gsc_segsize(gsc_type_bytes(count, dt)) / (size_t)size)
+                                 : count;
+        shape[1] = gsc_local_shape(t, gsc_type_bytes(count, dt),
+                                   gsc_nsegs(count, seg_elems < 1 ? 1 : seg_elems));
+    }
+    return bcast_tree(buf, count, dt, root, comm, t, shape, 1, 0);
 }
 
 /* The same tree without pre-cutting (one message per edge): seed 000 without pipelining. */
@@ -49,24 +65,40 @@ int gsc_bcast_hier_nopipe(void *buf, int count, MPI_Datatype dt, int root, MPI_C
 {
     static const gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_BINARY,
                                                         GS_SHAPE_FLAT, GS_SHAPE_FLAT};
-    return bcast_tree(buf, count, dt, root, comm, t, shape, 0);
+    return bcast_tree(buf, count, dt, root, comm, t, shape, 0, 0);
 }
 
 /* Seed 001 sec. 6 baselines on several sites: the root sends to a representative of each
  * other site, then every site runs a pipelined binary tree ("binary") or a binomial tree
- * without pipelining ("binomial"). */
+ * without pipelining ("binomial"). As in the paper, the binary tree's root sends the whole
+ * message to the other sites first and starts its own site's tree after ("after the root
+ * node finishes the transmission to the second site, it starts the binary tree"). */
 int gsc_bcast_binary(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                     gsc_topo_t *t)
 {
     static const gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_BINARY,
                                                         GS_SHAPE_BINARY, GS_SHAPE_BINARY};
-    return bcast_tree(buf, count, dt, root, comm, t, shape, 1);
+    return bcast_tree(buf, count, dt, root, comm, t, shape, 1, 1);
 }
 
+/* The binomial tree sends whole messages to one child after the other, the largest subtree
+ * first (MPICH's order; seed 001 sec. 4.1: log p rounds of l + M/b). Sent all at once the
+ * children would share the sender's link and all get the message only at the end. */
 int gsc_bcast_binomial(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                       gsc_topo_t *t)
 {
     static const gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_BINOMIAL,
                                                         GS_SHAPE_BINOMIAL, GS_SHAPE_BINOMIAL};
-    return bcast_tree(buf, count, dt, root, comm, t, shape, 0);
+    if (count <= 0) return MPI_SUCCESS;
+    const gsc_shape_t *sh = t->nmeta < 2 ? shape + 1 : shape;
+    gsc_tree_t tr;
+    if (gsc_tree_build(t, root, sh, &tr) != 0) return MPI_ERR_NO_MEM;
+    int rc = MPI_SUCCESS, parent = tr.parent[t->rank];
+    if (parent >= 0) rc = PMPI_Recv(buf, count, dt, parent, GS_TAG_BCAST, comm, MPI_STATUS_IGNORE);
+    /* children are attached smallest subtree first (i & (i-1) numbering): send in reverse */
+    const int *child = gsc_tree_children(&tr, t->rank);
+    for (int c = gsc_tree_nchild(&tr, t->rank) - 1; c >= 0 && rc == MPI_SUCCESS; c--)
+        rc = PMPI_Send(buf, count, dt, child[c], GS_TAG_BCAST, comm);
+    gsc_tree_free(&tr);
+    return rc;
 }

@@ -171,6 +171,8 @@ typedef struct {
     const char *name;
     void *fn; /* one of the gsc_*_fn types above; NULL = vanilla (PMPI_<Op>) */
     int needs_commutative; /* reductions: falls back to vanilla for non-commutative ops */
+    int one_site; /* also runs inside one metahost when named and GRIDSCOPE_COLL_ONE_SITE=1
+                   * (seed 001's single-site broadcasts); otherwise one metahost = vanilla */
 } gsc_algo_t;
 
 const gsc_algo_t *gsc_registry(GSColl_op op, int *count);

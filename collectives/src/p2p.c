@@ -64,7 +64,7 @@ int gsc_window(const gsc_topo_t *t, int a, int b, size_t seg_bytes)
      * a window that waits for arrivals would leave the link idle for a latency each time.
      * Inside a metahost, two segments in flight keep a link busy while the segments still
      * arrive one after the other, so the next level can forward them (pipelining). */
-    int wan = t && t->nlevels > 0 && t->group[0][a] != t->group[0][b];
+    int wan = t && t->nmeta >= 2 && t->nlevels > 0 && t->group[0][a] != t->group[0][b];
     return wan ? 1 << 20 : (int)env_bytes("GRIDSCOPE_COLL_LAN_WINDOW", 2);
 }
 
@@ -72,6 +72,71 @@ int gsc_nsegs(int count, int seg_elems)
 {
     if (count <= 0) return 0;
     return (count + seg_elems - 1) / seg_elems;
+}
+
+/* Several streams, each progressing on its own: a segment is forwarded as soon as it is
+ * here and its destination's window has room, whatever the other streams do. Processing
+ * the streams in lockstep (segment s of every stream before segment s+1 of any) couples
+ * them: in the multi-lane broadcast a leaf of Tree_A waits for M_B's segment from a leaf
+ * of Tree_B, which waits for M_A's segment from it, so every segment cost a round trip
+ * between the trees (seed 001 on presto-2nic-32, 4 MiB: 161 ms instead of ~20 ms). */
+static int streams_independent(gsc_stream_t *st, int ns, MPI_Request **recv, gsc_sendq_t **q,
+                               MPI_Comm comm)
+{
+    int nreq = 0;
+    int *avail = calloc((size_t)ns, sizeof(int)), **fwd = calloc((size_t)ns, sizeof(int *));
+    for (int i = 0; i < ns; i++) {
+        nreq += 1 + st[i].ndst;
+        fwd[i] = calloc((size_t)st[i].ndst + 1, sizeof(int));
+        if (!recv[i] && !st[i].ready) avail[i] = gsc_nsegs(st[i].count, st[i].seg_elems);
+    }
+    MPI_Request *wait = malloc(sizeof(MPI_Request) * (size_t)nreq);
+    MPI_Request **origin = malloc(sizeof(MPI_Request *) * (size_t)nreq);
+    int *who = malloc(sizeof(int) * (size_t)nreq); /* stream * 65536 + dst + 1, 0 dst = recv */
+    for (;;) {
+        int n = 0;
+        for (int i = 0; i < ns; i++) {
+            int k = gsc_nsegs(st[i].count, st[i].seg_elems);
+            for (int d = 0; d < st[i].ndst; d++) {
+                gsc_sendq_t *sq = &q[i][d];
+                while (fwd[i][d] < avail[i] && sq->tail - sq->head < sq->win) {
+                    int off = fwd[i][d]++ * st[i].seg_elems;
+                    int cnt = st[i].count - off < st[i].seg_elems ? st[i].count - off
+                                                                   : st[i].seg_elems;
+                    gsc_sendq_isend(sq, st[i].buf + (MPI_Aint)off * st[i].extent, cnt, st[i].dt,
+                                   st[i].dst[d], st[i].tag, comm);
+                }
+                if (fwd[i][d] < k && sq->tail > sq->head) { /* window full: its oldest */
+                    wait[n] = sq->req[sq->head];
+                    origin[n] = &sq->req[sq->head];
+                    who[n++] = i * 65536 + d + 1;
+                }
+            }
+            while (avail[i] < k && !recv[i] && st[i].ready[avail[i]] == MPI_REQUEST_NULL)
+                avail[i]++; /* local segments already there */
+            if (avail[i] < k) {
+                MPI_Request *r = recv[i] ? &recv[i][avail[i]] : &st[i].ready[avail[i]];
+                wait[n] = *r;
+                origin[n] = r;
+                who[n++] = i * 65536;
+            }
+        }
+        if (n == 0) break;
+        int idx = MPI_UNDEFINED;
+        PMPI_Waitany(n, wait, &idx, MPI_STATUS_IGNORE);
+        if (idx == MPI_UNDEFINED) break;
+        *origin[idx] = MPI_REQUEST_NULL;
+        int i = who[idx] / 65536, d = who[idx] % 65536 - 1;
+        if (d < 0) avail[i]++;
+        else q[i][d].head++;
+    }
+    for (int i = 0; i < ns; i++) free(fwd[i]);
+    free(fwd);
+    free(avail);
+    free(wait);
+    free(origin);
+    free(who);
+    return MPI_SUCCESS;
 }
 
 int gsc_stream_run(gsc_stream_t *st, int ns, MPI_Comm comm)
@@ -107,7 +172,9 @@ int gsc_stream_run(gsc_stream_t *st, int ns, MPI_Comm comm)
                       st[i].tag, comm, &recv[i][s]);
         }
     }
-    for (int s = 0; s < maxseg; s++) {
+    if (ns > 1) /* one stream: in order, as below (its figures are measured that way) */
+        streams_independent(st, ns, recv, q, comm);
+    else for (int s = 0; s < maxseg; s++) {
         for (int i = 0; i < ns; i++) {
             int k = gsc_nsegs(st[i].count, st[i].seg_elems);
             if (s >= k) continue;

@@ -7,11 +7,11 @@
 #define END {NULL, NULL, 0}
 static const gsc_algo_t bcast[] = {{"vanilla", NULL, 0},
                                   {"default", (void *)gsc_bcast_hier, 0},
-                                  {"hier", (void *)gsc_bcast_hier, 0},
-                                  {"hier_nopipe", (void *)gsc_bcast_hier_nopipe, 0},
-                                  {"multilane", (void *)gsc_bcast_multilane, 0},
-                                  {"binary", (void *)gsc_bcast_binary, 0},
-                                  {"binomial", (void *)gsc_bcast_binomial, 0},
+                                  {"hier", (void *)gsc_bcast_hier, 0, 1},
+                                  {"hier_nopipe", (void *)gsc_bcast_hier_nopipe, 0, 1},
+                                  {"multilane", (void *)gsc_bcast_multilane, 0, 1},
+                                  {"binary", (void *)gsc_bcast_binary, 0, 1},
+                                  {"binomial", (void *)gsc_bcast_binomial, 0, 1},
                                   END};
 static const gsc_algo_t reduce[] = {{"vanilla", NULL, 0},
                                    {"default", (void *)gsc_reduce_hier, 1},

@@ -50,6 +50,12 @@ static const char *env_choice(GSColl_op op)
     return v && *v ? v : NULL;
 }
 
+static int one_site_enabled(void)
+{
+    const char *v = getenv("GRIDSCOPE_COLL_ONE_SITE");
+    return v && strcmp(v, "1") == 0;
+}
+
 const gsc_algo_t *gsc_select(GSColl_op op, MPI_Comm comm, size_t bytes, gsc_topo_t **topo)
 {
     char msg[512];
@@ -89,7 +95,13 @@ const gsc_algo_t *gsc_select(GSColl_op op, MPI_Comm comm, size_t bytes, gsc_topo
     PMPI_Comm_size(comm, &size);
     if (size < 2) return &vanilla;
     gsc_topo_t *t = gsc_topo_get(comm);
-    if (!t || t->nmeta < 2) return &vanilla;
+    if (!t) return &vanilla;
+    if (t->nmeta < 2) {
+        /* one metahost: vanilla, unless a named one-site algorithm is asked for there (the
+         * same choice on every rank, so all or none take part in the dup) */
+        if (automatic || !a->one_site || !one_site_enabled()) return &vanilla;
+        if (t->coll_comm == MPI_COMM_NULL) PMPI_Comm_dup(comm, &t->coll_comm);
+    }
     if (automatic) {
         char err[512] = "";
         const char *choice = gsc_rules_choose(GSColl_Op_name(op), t->contiguous, bytes, err,

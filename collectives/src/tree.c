@@ -184,19 +184,20 @@ int gsc_tree_subtree(const gsc_tree_t *tr, int r, int *out)
     return k;
 }
 
-/* Members the level below the metahosts has inside the largest metahost: its nodes, or its
- * ranks when the node level was dropped. */
 #define GS_FLAT_MAX_BYTES 2048
 
+/* Members the level below the metahosts has inside the largest metahost: its nodes, or its
+ * ranks when the node level was dropped. With one metahost (GRIDSCOPE_COLL_ONE_SITE) the
+ * node level is level 0. */
 static int widest_metahost(const gsc_topo_t *t)
 {
-    int widest = 0;
+    int node_level = t->nmeta < 2 ? 0 : 1, widest = 0;
     int *seen = malloc(sizeof(int) * (size_t)t->size);
     for (int m = 0; m < t->nmeta; m++) {
         const int *mr = t->meta_ranks + t->meta_start[m];
         int k = t->meta_start[m + 1] - t->meta_start[m], distinct = 0;
         for (int i = 0; i < k; i++) {
-            int id = t->nlevels > 1 ? t->group[1][mr[i]] : mr[i], dup = 0;
+            int id = t->nlevels > node_level ? t->group[node_level][mr[i]] : mr[i], dup = 0;
             for (int j = 0; j < distinct && !dup; j++) dup = seen[j] == id;
             if (!dup) seen[distinct++] = id;
         }

@@ -185,6 +185,26 @@ GOLDEN = {
         wait_classes={"direct": (25, 20), "indirect": (20, 0), "propagating": (0, 20), "terminal": (45, 0)},
         cause_pairs={("A", "A"): (20, 20), ("A", "B"): (25, 0)},
         span=90),
+    # the other delay patterns: Late Receiver, Late Broadcast (scale 2/3), Early Reduce
+    "rc_lr_bcast_reduce": Golden(
+        cube={"delay_late_receiver_short": {("local", "main/work", 1): 20},
+              "delay_late_broadcast_short": {("local", "main/io", 0): 20},
+              "delay_early_reduce_short": {("local", "main/work", 3): 15, ("local", "main/io", 3): 15},
+              "wait_direct_late_receiver": {("local", "main/MPI_Ssend", 0): 20},
+              "wait_terminal_late_receiver": {("local", "main/MPI_Ssend", 0): 20},
+              "wait_direct_collective": {("local", "main/MPI_Bcast", 1): 20, ("local", "main/MPI_Reduce", 2): 30},
+              "wait_terminal_collective": {("local", "main/MPI_Bcast", 1): 20, ("local", "main/MPI_Reduce", 2): 30},
+              "critical_path": {("", "main", 0): 25, ("", "main/MPI_Bcast", 0): 5, ("", "main/io", 0): 30,
+                                ("", "main/MPI_Ssend", 0): 10, ("", "main/work", 1): 30}},
+        root_causes={("main/work", "A", "computation", "late_receiver", "local"): (20, 0),
+                     ("main/io", "A", "computation", "late_broadcast", "local"): (20, 0),
+                     ("main/work", "B", "computation", "early_reduce", "local"): (15, 0),
+                     ("main/io", "B", "computation", "early_reduce", "local"): (15, 0)},
+        critical_path={("main", "A"): 25, ("main/MPI_Bcast", "A"): 5, ("main/io", "A"): 30,
+                       ("main/MPI_Ssend", "A"): 10, ("main/work", "A"): 30},
+        wait_classes={"direct": (0, 70), "indirect": (0, 0), "propagating": (0, 0), "terminal": (0, 70)},
+        cause_pairs={("A", "A"): (40, 0), ("B", "B"): (30, 0)},
+        span=100),
 }
 
 

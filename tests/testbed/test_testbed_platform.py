@@ -86,6 +86,10 @@ def test_presets():
     assert viola.route("FZJ", "FH-BRS").latency == pytest.approx(879e-6)
     assert viola.route("FZJ", "FH-BRS").sharing == PER_FLOW
     assert [m.nodes for m in load_platform("lg-20-40").metahosts] == [20, 40]
+    presto = load_platform("presto-2nic-16-16")
+    assert [(m.nodes, m.nics) for m in presto.metahosts] == [(16, 2), (16, 2)]
+    assert presto.route("site1", "site2").latency == pytest.approx(10e-3)
+    assert load_platform("presto-2nic-32").metahosts[0].nodes == 32
 
 
 BAD = {
@@ -105,7 +109,29 @@ BAD = {
     "wan too fast": (TWO_SITES.replace('latency = "7.8ms"', 'latency = "0.01ms"'),
                      "must exceed half the node latencies"),
     "bad sharing": (TWO_SITES + "sharing = 'sometimes'\n", "must be one of shared, per-flow"),
+    "zero nics": ("[metahost.a]\nnodes=1\nbandwidth='1Gbps'\nlatency='1ms'\nnics=0\n",
+                  "metahost.a.nics: must be a positive integer"),
+    "bad nic bandwidth": ("[metahost.a]\nnodes=1\nbandwidth='1Gbps'\nlatency='1ms'\nnics=2\n"
+                          "nic_bandwidth='quick'\n", "nic_bandwidth"),
 }
+
+
+def test_multirail_xml_caps_each_transfer_and_sums_the_nics():
+    text = ("[metahost.a]\nnodes=3\nbandwidth='2Gbps'\nlatency='0.1ms'\nnics=2\n"
+            "nic_bandwidth='1Gbps'\n[metahost.b]\nnodes=2\nbandwidth='1Gbps'\nlatency='0.1ms'\n"
+            "[wan]\nbandwidth='10Gbps'\nlatency='5ms'\n")
+    platform = parse_platform(text, source="t.toml", name="t")
+    a, b = platform.metahosts
+    assert (a.nics, a.nic_bandwidth, a.bandwidth) == (2, 125e6, 250e6)
+    assert (b.nics, b.multirail) == (1, False)
+    clusters = {c.get("id"): c for c in ET.fromstring(platform_xml(platform)).iter("cluster")}
+    # two NICs of 1 Gbps: 2 Gbps per node and direction, one transfer at most `bandwidth`
+    assert units.bandwidth(clusters["a"].get("bw")) == pytest.approx(250e6)
+    assert clusters["a"].get("sharing_policy") == "SPLITDUPLEX"
+    assert units.bandwidth(clusters["a"].get("bb_bw")) == pytest.approx(250e6)
+    assert clusters["a"].get("bb_sharing_policy") == "FATPIPE"
+    # a single-NIC metahost is written as before: no backbone
+    assert clusters["b"].get("bb_bw") is None and units.bandwidth(clusters["b"].get("bw")) == 125e6
 
 
 @pytest.mark.parametrize("case", sorted(BAD))

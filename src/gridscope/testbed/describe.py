@@ -17,7 +17,8 @@ def describe(platform: Platform) -> str:
     lines = [f"{platform.name}: {platform.description}".rstrip(": ")]
     for mh in platform.metahosts:
         lines.append(f"  {mh.name}: {mh.nodes} nodes x {mh.cores} cores, "
-                     f"{_bw(mh.bandwidth)}, {_lat(mh.latency)}")
+                     f"{_bw(mh.bandwidth)}, {_lat(mh.latency)}"
+                     + (f", {mh.nics} NICs of {_bw(mh.nic_bandwidth)}" if mh.multirail else ""))
     for r in platform.routes:
         lines.append(f"  {r.src} -> {r.dst}: {_bw(r.bandwidth)}, {_lat(r.latency)} ({r.sharing})")
     return "\n".join(lines)

@@ -16,6 +16,8 @@ TOML format (one table per metahost, in rank order)::
     latency = "0.1ms"
     loopback_bandwidth = "4Gbps"    # optional: ranks on the same node (default: as above)
     loopback_latency = "0.02ms"
+    nics = 2                        # optional (1): links from each node to the site's switch
+    nic_bandwidth = "1Gbps"         # optional: one NIC's bandwidth (default: bandwidth)
     [wan]                           # between metahosts
     bandwidth = "136Mbps"
     latency = "7.8ms"
@@ -47,7 +49,7 @@ _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*(?:-[A-Za-z0-9_.]+)*$")
 
 _PLATFORM_KEYS = {"description", "name"}
 _METAHOST_KEYS = {"nodes", "cores", "speed", "bandwidth", "latency",
-                  "loopback_bandwidth", "loopback_latency"}
+                  "loopback_bandwidth", "loopback_latency", "nics", "nic_bandwidth"}
 _WAN_KEYS = {"bandwidth", "latency", "sharing", "pair"}
 _PAIR_KEYS = {"metahosts", "from", "to", "bandwidth", "latency", "sharing"}
 
@@ -62,6 +64,17 @@ class Metahost:
     latency: float  # s, node to node
     loopback_bandwidth: float  # bytes/s, two ranks on one node
     loopback_latency: float
+    nics: int = 1  # links from each node to the metahost's switch
+    nic_bandwidth: float = 0.0  # bytes/s of one NIC (0: as `bandwidth`)
+
+    @property
+    def multirail(self) -> bool:
+        return self.nics > 1 or self.nic_bandwidth not in (0.0, self.bandwidth)
+
+    @property
+    def node_bandwidth(self) -> float:
+        """What all NICs of a node carry together, per direction."""
+        return self.nics * (self.nic_bandwidth or self.bandwidth)
 
     def host(self, index: int) -> str:
         """Hostnames are the metahost name and the node number: ``siteA-0``."""
@@ -214,6 +227,9 @@ class _Parser:
                                            units.bandwidth, required=False, default=bandwidth),
             loopback_latency=self.figure(table, "loopback_latency", where, units.duration,
                                          required=False, default=latency),
+            nics=self.count(table, "nics", where, default=1),
+            nic_bandwidth=self.figure(table, "nic_bandwidth", where, units.bandwidth,
+                                      required=False, default=bandwidth),
         )
 
     def sharing(self, table: dict, where: str, default: str) -> str:

@@ -10,6 +10,11 @@ names a rank's metahost after the netzone around its host, so keep it so), hosts
   reverse "cross-traffic" SimGrid adds for TCP acknowledgements does not eat into the
   data direction), whose latency is the end-to-end figure minus the two private halves.
   ``per-flow`` sharing becomes a FATPIPE link: every flow gets the full bandwidth.
+- a multi-rail metahost (``nics`` > 1) gets private links of nics x nic_bandwidth, split
+  duplex, and a FATPIPE backbone of ``bandwidth``: every transfer is capped at one
+  transfer's rate while up to ``nics`` transfers leave (and enter) a node at once at full
+  rate. A route is fixed per host pair in SimGrid, so this is how K links per node are
+  seen by K concurrent transfers: as K NICs, each transfer on its own (docs/testbed.md).
 
 Run it with ``--cfg=network/model:CM02``: SMPI's default model rescales the configured
 latency and bandwidth by measured piecewise factors.
@@ -19,7 +24,7 @@ from __future__ import annotations
 
 from xml.sax.saxutils import quoteattr
 
-from gridscope.testbed.platform import PER_FLOW, Platform
+from gridscope.testbed.platform import PER_FLOW, Metahost, Platform
 from gridscope.testbed.units import format_bandwidth, format_duration, format_speed
 
 ROOT_ZONE = "metacomputer"
@@ -51,19 +56,7 @@ def platform_xml(platform: Platform) -> str:
         f'  <zone id="{ROOT_ZONE}" routing="Full">',
     ]
     for mh in platform.metahosts:
-        lines.append("    <cluster " + _attrs(
-            id=mh.name,
-            prefix=f"{mh.name}-",
-            suffix="",
-            radical=f"0-{mh.nodes - 1}",
-            speed=format_speed(mh.speed),
-            core=str(mh.cores),
-            bw=format_bandwidth(mh.bandwidth),
-            lat=format_duration(mh.latency / 2),
-            loopback_bw=format_bandwidth(mh.loopback_bandwidth),
-            loopback_lat=format_duration(mh.loopback_latency),
-            router_id=router_id(mh.name),
-        ) + "/>")
+        lines.append("    <cluster " + _attrs(**_cluster_attrs(mh)) + "/>")
     for route in platform.routes:
         src = platform.metahost(route.src)
         dst = platform.metahost(route.dst)
@@ -81,6 +74,31 @@ def platform_xml(platform: Platform) -> str:
         ) + f'><link_ctn id="{wan_link_id(route.src, route.dst)}"/></zoneRoute>')
     lines += ["  </zone>", "</platform>", ""]
     return "\n".join(lines)
+
+
+def _cluster_attrs(mh: Metahost) -> dict[str, str]:
+    attrs = dict(
+        id=mh.name,
+        prefix=f"{mh.name}-",
+        suffix="",
+        radical=f"0-{mh.nodes - 1}",
+        speed=format_speed(mh.speed),
+        core=str(mh.cores),
+        bw=format_bandwidth(mh.bandwidth),
+        lat=format_duration(mh.latency / 2),
+        loopback_bw=format_bandwidth(mh.loopback_bandwidth),
+        loopback_lat=format_duration(mh.loopback_latency),
+        router_id=router_id(mh.name),
+    )
+    if mh.multirail:
+        attrs.update(
+            bw=format_bandwidth(mh.node_bandwidth),
+            sharing_policy="SPLITDUPLEX",
+            bb_bw=format_bandwidth(mh.bandwidth),
+            bb_lat="0s",
+            bb_sharing_policy="FATPIPE",
+        )
+    return attrs
 
 
 def _comment(text: str) -> str:
