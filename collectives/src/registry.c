@@ -4,39 +4,39 @@
 
 #include "gsc_internal.h"
 
-#define END {NULL, NULL, 0}
-static const gsc_algo_t bcast[] = {{"vanilla", NULL, 0},
-                                  {"default", (void *)gsc_bcast_hier, 0},
+#define END {NULL, NULL, 0, 0}
+static const gsc_algo_t bcast[] = {{"vanilla", NULL, 0, 0},
+                                  {"default", (void *)gsc_bcast_hier, 0, 0},
                                   {"hier", (void *)gsc_bcast_hier, 0, 1},
                                   {"hier_nopipe", (void *)gsc_bcast_hier_nopipe, 0, 1},
                                   {"multilane", (void *)gsc_bcast_multilane, 0, 1},
                                   {"binary", (void *)gsc_bcast_binary, 0, 1},
                                   {"binomial", (void *)gsc_bcast_binomial, 0, 1},
                                   END};
-static const gsc_algo_t reduce[] = {{"vanilla", NULL, 0},
-                                   {"default", (void *)gsc_reduce_hier, 1},
-                                   {"hier", (void *)gsc_reduce_hier, 1},
+static const gsc_algo_t reduce[] = {{"vanilla", NULL, 0, 0},
+                                   {"default", (void *)gsc_reduce_hier, 1, 0},
+                                   {"hier", (void *)gsc_reduce_hier, 1, 0},
                                    END};
-static const gsc_algo_t allreduce[] = {{"vanilla", NULL, 0},
-                                      {"default", (void *)gsc_allreduce_hier, 1},
-                                      {"hier", (void *)gsc_allreduce_hier, 1},
+static const gsc_algo_t allreduce[] = {{"vanilla", NULL, 0, 0},
+                                      {"default", (void *)gsc_allreduce_hier, 1, 0},
+                                      {"hier", (void *)gsc_allreduce_hier, 1, 0},
                                       END};
-static const gsc_algo_t gather[] = {{"vanilla", NULL, 0},
-                                   {"default", (void *)gsc_gather_hier, 0},
-                                   {"hier", (void *)gsc_gather_hier, 0},
+static const gsc_algo_t gather[] = {{"vanilla", NULL, 0, 0},
+                                   {"default", (void *)gsc_gather_hier, 0, 0},
+                                   {"hier", (void *)gsc_gather_hier, 0, 0},
                                    END};
-static const gsc_algo_t allgather[] = {{"vanilla", NULL, 0},
-                                      {"default", (void *)gsc_allgather_lg, 0},
-                                      {"hier", (void *)gsc_allgather_hier, 0},
-                                      {"lg", (void *)gsc_allgather_lg, 0},
+static const gsc_algo_t allgather[] = {{"vanilla", NULL, 0, 0},
+                                      {"default", (void *)gsc_allgather_lg, 0, 0},
+                                      {"hier", (void *)gsc_allgather_hier, 0, 0},
+                                      {"lg", (void *)gsc_allgather_lg, 0, 0},
                                       END};
-static const gsc_algo_t barrier[] = {{"vanilla", NULL, 0},
-                                    {"default", (void *)gsc_barrier_hier, 0},
-                                    {"hier", (void *)gsc_barrier_hier, 0},
+static const gsc_algo_t barrier[] = {{"vanilla", NULL, 0, 0},
+                                    {"default", (void *)gsc_barrier_hier, 0, 0},
+                                    {"hier", (void *)gsc_barrier_hier, 0, 0},
                                     END};
-static const gsc_algo_t alltoall[] = {{"vanilla", NULL, 0},
-                                     {"default", (void *)gsc_alltoall_lg, 0},
-                                     {"lg", (void *)gsc_alltoall_lg, 0},
+static const gsc_algo_t alltoall[] = {{"vanilla", NULL, 0, 0},
+                                     {"default", (void *)gsc_alltoall_lg, 0, 0},
+                                     {"lg", (void *)gsc_alltoall_lg, 0, 0},
                                      END};
 
 static const gsc_algo_t *const tables[GSCOLL_NOPS] = {bcast,     reduce,  allreduce, gather,

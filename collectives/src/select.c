@@ -13,7 +13,7 @@
 int gsc_in_collective;
 static const char *forced[GSCOLL_NOPS];
 static const char *last[GSCOLL_NOPS];
-static const gsc_algo_t vanilla = {"vanilla", NULL, 0};
+static const gsc_algo_t vanilla = {"vanilla", NULL, 0, 0};
 
 static void die(MPI_Comm comm, const char *msg)
 {
