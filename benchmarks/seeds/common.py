@@ -26,7 +26,9 @@ def collbench(folder: Path) -> Path:
     exe = folder / "collbench"
     if not exe.exists():
         folder.mkdir(parents=True, exist_ok=True)
-        share = Path(os.environ.get("GRIDSCOPE_NATIVE_DIR", "")) / "share" / "apps"
+        from gridscope import native  # installed or GRIDSCOPE_NATIVE_DIR, as the demo finds its apps
+
+        share = native.share_dir() / "apps"
         gridscope("cc", "--simulate", f"-I{share / 'common'}", "-O2",
                   str(share / "collbench" / "collbench.c"), "-o", str(exe))
     return exe
