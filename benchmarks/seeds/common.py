@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,11 +16,36 @@ DEFAULT_OUT = Path("/tmp/gridscope-seeds")
 DOCS_PLOTS = REPO / "docs" / "seeds"  # the plots docs/seeds.md shows (--docs)
 
 
-def gridscope(*args: str, env: dict | None = None) -> None:
-    cmd = [sys.executable, "-m", "gridscope", *args]
+# a real MPI fallback inside a step would need these (simulated runs ignore them)
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+
+
+def gridscope(*args, env: dict | None = None, capture: bool = False) -> subprocess.CompletedProcess:
+    """Run `gridscope ARGS` (echoed on stderr); CAPTURE keeps its output, else stdout is dropped."""
+    cmd = [sys.executable, "-m", "gridscope", *map(str, args)]
     print("+", " ".join(cmd), file=sys.stderr, flush=True)
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
-                   env={**os.environ, **(env or {})})
+    return subprocess.run(cmd, check=True, text=True, capture_output=capture,
+                          stdout=None if capture else subprocess.DEVNULL,
+                          env={**os.environ, **MPI_ENV, **(env or {})})
+
+
+def seed_arguments(doc: str, quick: str) -> argparse.ArgumentParser:
+    """The options every seed script has (--out, --quick, --reuse, --docs); a script adds its own."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--quick", action="store_true", help=quick)
+    ap.add_argument("--reuse", action="store_true", help="keep runs already measured")
+    ap.add_argument("--docs", action="store_true", help="also copy the plot to docs/seeds/")
+    return ap
+
+
+def publish(name: str, folder: Path, text: str, docs: bool) -> None:
+    """FOLDER/table.md and the terminal get TEXT; with DOCS the plot FOLDER/NAME.png goes to docs/seeds/."""
+    (folder / "table.md").write_text(text)
+    print(text + f"\nplot: {folder / f'{name}.png'}")
+    if docs:
+        DOCS_PLOTS.mkdir(exist_ok=True)
+        shutil.copy(folder / f"{name}.png", DOCS_PLOTS / f"{name}.png")
 
 
 def collbench(folder: Path) -> Path:

@@ -21,15 +21,10 @@ Usage: seed000.py [--out DIR] [--ranks 16,32,48,96] [--rays 4000] [--quick] [--r
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-from common import DEFAULT_OUT, DOCS_PLOTS
+from common import gridscope, publish, seed_arguments, size
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -44,21 +39,6 @@ RAY_CONFIGS = (("vanilla", "--flat", "vanilla", 0),
                ("hierarchical + grid collectives", "--hierarchical", "topo", 0),
                ("hierarchical, workers and master only", "--hierarchical", "topo", 3))
 NEVER_SLOWER = 0.98           # vanilla/topo at or above this counts as "not slower"
-
-
-def gridscope(*args, capture: bool = False) -> subprocess.CompletedProcess:
-    """Run `gridscope ARGS`; CAPTURE keeps its output (ray2mesh's JSON line)."""
-    cmd = [sys.executable, "-m", "gridscope", *map(str, args)]
-    print("+", " ".join(cmd), flush=True)
-    return subprocess.run(cmd, check=True, text=True, capture_output=capture,
-                          stdout=None if capture else subprocess.DEVNULL)
-
-
-def size(n: int) -> str:
-    for unit, s in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= s and n % s == 0:
-            return f"{n // s} {unit}"
-    return f"{n} B"
 
 
 def collectives(out: Path, reuse: bool, runs=COLL_RUNS, sizes=SIZES) -> list[dict]:
@@ -157,14 +137,9 @@ def plot(coll: list[dict], rays: list[dict], path: Path) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap = seed_arguments(__doc__, "smoke run: grid5000-2 collectives only, ray2mesh at 16 ranks, 400 rays")
     ap.add_argument("--ranks", default="16,32,48,96")
     ap.add_argument("--rays", type=int, default=4000)
-    ap.add_argument("--quick", action="store_true",
-                    help="smoke run: grid5000-2 collectives only, ray2mesh at 16 ranks, 400 rays")
-    ap.add_argument("--reuse", action="store_true", help="keep results that exist")
-    ap.add_argument("--docs", action="store_true", help="also copy the plot to docs/seeds/")
     a = ap.parse_args()
     out = a.out.resolve() / "seed000"
     out.mkdir(parents=True, exist_ok=True)
@@ -183,11 +158,7 @@ def main() -> None:
                       *coll_table(coll), "",
                       f"slowest ratio {slowest:.2f}× (not slower: ≥ {NEVER_SLOWER})", "",
                       *ray_table(rays), ""])
-    (out / "table.md").write_text(text)
-    print(text + f"\nplot: {out / 'seed000.png'}")
-    if a.docs:
-        DOCS_PLOTS.mkdir(exist_ok=True)
-        shutil.copy(out / "seed000.png", DOCS_PLOTS / "seed000.png")
+    publish("seed000", out, text, a.docs)
 
 
 if __name__ == "__main__":

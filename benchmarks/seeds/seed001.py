@@ -17,12 +17,10 @@ table.md}. --quick: one site, 1 KiB .. 256 KiB (a smoke run, seconds).
 
 from __future__ import annotations
 
-import argparse
-import shutil
 import json
 from pathlib import Path
 
-from common import DEFAULT_OUT, DOCS_PLOTS, collbench, pyplot, run_collbench, size
+from common import collbench, publish, pyplot, run_collbench, seed_arguments, size
 
 ALGOS = ("vanilla", "binomial", "binary", "hier", "multilane")
 LABELS = {"vanilla": "vanilla (ompi)", "binomial": "binomial", "binary": "binary, pipelined",
@@ -132,21 +130,11 @@ def table(res: dict) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    ap.add_argument("--quick", action="store_true", help="one site, small sizes (smoke)")
-    ap.add_argument("--reuse", action="store_true", help="keep runs already measured")
-    ap.add_argument("--docs", action="store_true", help="also copy the plot to docs/seeds/")
-    args = ap.parse_args()
+    args = seed_arguments(__doc__, "one site, small sizes (smoke)").parse_args()
     res = measure(args.out, args.quick, args.reuse)
     folder = args.out / "seed001"
     plot(res, folder / "seed001.png")
-    (folder / "table.md").write_text(table(res))
-    print(table(res))
-    print(f"plot: {folder / 'seed001.png'}")
-    if args.docs:
-        DOCS_PLOTS.mkdir(exist_ok=True)
-        shutil.copy(folder / "seed001.png", DOCS_PLOTS / "seed001.png")
+    publish("seed001", folder, table(res), args.docs)
 
 
 if __name__ == "__main__":

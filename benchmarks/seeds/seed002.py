@@ -17,15 +17,10 @@ Usage: seed002.py [--out DIR] [--steps N] [--halo-bytes 8,64,256,1024,2048] [--q
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-from common import DEFAULT_OUT, DOCS_PLOTS
+from common import gridscope, publish, seed_arguments
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -43,14 +38,6 @@ PAPER = {"mpi": (72.1, 42.0, 34.4), "wait_at_barrier": (18.7, 8.6, 0.9),
          "late_sender": (10.6, 3.7, 1.7), "wait_at_nxn": (20.2, 7.8, 6.0)}
 PAPER_TOTAL_S = (1837.40, 877.90, 771.50)
 BAND = 0.25                   # issue 15: within +-25 % (relative) of the paper's values
-
-
-def gridscope(*args: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "gridscope", *map(str, args)]
-    print("+", " ".join(cmd), flush=True)
-    return subprocess.run(cmd, check=True, capture_output=True, text=True,
-                          env={**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1",
-                               "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
 
 
 def run_cycle(binary: Path, out: Path, opt: int, steps: int, halo: int, reuse: bool) -> dict:
@@ -148,13 +135,9 @@ def plot(results: dict[int, list[dict]], path: Path) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap = seed_arguments(__doc__, "smoke run: 2 steps, default halo only")
     ap.add_argument("--steps", type=int, default=12)
     ap.add_argument("--halo-bytes", default=f"{TABLE2_HALO},64,{DEFAULT_HALO},1024,2048")
-    ap.add_argument("--quick", action="store_true", help="smoke run: 2 steps, default halo only")
-    ap.add_argument("--reuse", action="store_true", help="keep analyses that exist")
-    ap.add_argument("--docs", action="store_true", help="also copy the plot to docs/seeds/")
     a = ap.parse_args()
     out = a.out.resolve() / "seed002"
     out.mkdir(parents=True, exist_ok=True)
@@ -170,11 +153,7 @@ def main() -> None:
          "paper_total_s": PAPER_TOTAL_S, "results": results}, indent=1))
     plot(results, out / "seed002.png")
     text = "\n".join([*table5(results[DEFAULT_HALO]), "", *sweep_table(results), ""])
-    (out / "table.md").write_text(text)
-    print(text + f"\nplot: {out / 'seed002.png'}")
-    if a.docs:
-        DOCS_PLOTS.mkdir(exist_ok=True)
-        shutil.copy(out / "seed002.png", DOCS_PLOTS / "seed002.png")
+    publish("seed002", out, text, a.docs)
 
 
 if __name__ == "__main__":

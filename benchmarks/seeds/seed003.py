@@ -13,12 +13,10 @@ Writes OUT/seed003/{results.json,seed003.png,table.md}. --quick: lg-30-30, 1 B .
 
 from __future__ import annotations
 
-import argparse
-import shutil
 import json
 from pathlib import Path
 
-from common import DEFAULT_OUT, DOCS_PLOTS, REPO, collbench, pyplot, run_collbench, size
+from common import REPO, collbench, publish, pyplot, run_collbench, seed_arguments, size
 
 PRESETS = ("lg-30-30", "lg-20-40")
 PRESET_DIR = REPO / "src" / "gridscope" / "testbed" / "presets"
@@ -107,21 +105,11 @@ def table(res: dict) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    ap.add_argument("--quick", action="store_true", help="lg-30-30, small blocks (smoke)")
-    ap.add_argument("--reuse", action="store_true", help="keep runs already measured")
-    ap.add_argument("--docs", action="store_true", help="also copy the plot to docs/seeds/")
-    args = ap.parse_args()
+    args = seed_arguments(__doc__, "lg-30-30, small blocks (smoke)").parse_args()
     res = measure(args.out, args.quick, args.reuse)
     folder = args.out / "seed003"
     plot(res, folder / "seed003.png")
-    (folder / "table.md").write_text(table(res))
-    print(table(res))
-    print(f"plot: {folder / 'seed003.png'}")
-    if args.docs:
-        DOCS_PLOTS.mkdir(exist_ok=True)
-        shutil.copy(folder / "seed003.png", DOCS_PLOTS / "seed003.png")
+    publish("seed003", folder, table(res), args.docs)
 
 
 if __name__ == "__main__":
