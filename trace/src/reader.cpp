@@ -265,6 +265,10 @@ class RecordBuilder {
     return CollClass(nbc_class_[region]);
   }
   void sequence_nbcs(size_t first_nbc);
+  // The part of a blocking or non-blocking collective's event both share: its bytes at the
+  // innermost call, the communicator checks, and this rank's position in it (kNone: a
+  // communicator of one, nothing to analyse).
+  OTF2_CallbackCode collective_event(OTF2_CommRef comm, uint64_t sent, uint64_t received, uint32_t* pos);
 
   static constexpr uint8_t kInit = 1, kFinalize = 2;
   uint8_t init_or_finalize(uint32_t region) {
@@ -415,25 +419,36 @@ OTF2_CallbackCode RecordBuilder::add_recv(uint64_t t, uint32_t sender, OTF2_Comm
   return OTF2_CALLBACK_SUCCESS;
 }
 
-OTF2_CallbackCode RecordBuilder::coll_end(uint64_t t, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
-                                          uint64_t sent, uint64_t received) {
+OTF2_CallbackCode RecordBuilder::collective_event(OTF2_CommRef comm, uint64_t sent, uint64_t received,
+                                                  uint32_t* pos) {
   if (stack_.empty()) return fail("collective outside any region (corrupt event stream)");
   const Frame& f = stack_.back();
-  bsent_[f.cp] += sent;
+  bsent_[f.cp] += sent;  // bytes where the operation completes, as Score-P's profile has them
   brecv_[f.cp] += received;
   out_.mpi_events++;
   if (comm >= d_.comms.size() || !d_.comms[comm].defined)
     return fail("collective on undefined communicator " + std::to_string(comm));
   const CommDef& c = d_.comms[comm];
-  if (c.is_self || c.members.size() < 2) return OTF2_CALLBACK_SUCCESS;  // size-1: nothing to wait for
-  auto pos = c.position.find(rank_);
-  if (pos == c.position.end()) return fail("collective on communicator " + std::to_string(comm) + " that does not contain this rank");
+  *pos = kNone;
+  if (c.is_self || c.members.size() < 2) return OTF2_CALLBACK_SUCCESS;
+  auto it = c.position.find(rank_);
+  if (it == c.position.end()) return fail("collective on communicator " + std::to_string(comm) + " that does not contain this rank");
+  *pos = it->second;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode RecordBuilder::coll_end(uint64_t t, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
+                                          uint64_t sent, uint64_t received) {
+  uint32_t pos;
+  if (OTF2_CallbackCode rc = collective_event(comm, sent, received, &pos); rc != OTF2_CALLBACK_SUCCESS) return rc;
+  if (pos == kNone) return OTF2_CALLBACK_SUCCESS;  // a communicator of one: nothing to wait for
+  const Frame& f = stack_.back();
   uint32_t seq = coll_seq_[comm]++;
   const RegionDef& reg = d_.regions[out_.tree.nodes[f.cp].region];
   CollClass cls = reg.coll != CollClass::None ? reg.coll : collective_class(op);
   if (cls == CollClass::None || cls == CollClass::Skipped) return OTF2_CALLBACK_SUCCESS;
   CollRec r{};
-  r.comm = comm; r.seq = seq; r.rank = rank_; r.pos = pos->second; r.cp = f.cp;
+  r.comm = comm; r.seq = seq; r.rank = rank_; r.pos = pos; r.cp = f.cp;
   r.root = root == OTF2_UNDEFINED_UINT32 ? kNone : d_.world_rank(comm, root, rank_);
   r.cls = uint8_t(cls); r.sent = sent; r.received = received;
   r.begin = f.coll_begin != INT64_MIN ? f.coll_begin : f.enter;
@@ -449,17 +464,10 @@ OTF2_CallbackCode RecordBuilder::coll_end(uint64_t t, OTF2_CollectiveOp op, OTF2
 
 OTF2_CallbackCode RecordBuilder::nbc_complete(uint64_t t, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
                                               uint64_t sent, uint64_t received, uint64_t req) {
-  if (stack_.empty()) return fail("collective outside any region (corrupt event stream)");
+  uint32_t pos;
+  if (OTF2_CallbackCode rc = collective_event(comm, sent, received, &pos); rc != OTF2_CALLBACK_SUCCESS) return rc;
+  if (pos == kNone) return OTF2_CALLBACK_SUCCESS;  // a communicator of one: nothing to wait for
   const Frame& f = stack_.back();
-  bsent_[f.cp] += sent;  // bytes where the operation completes, as Score-P's profile has them
-  brecv_[f.cp] += received;
-  out_.mpi_events++;
-  if (comm >= d_.comms.size() || !d_.comms[comm].defined)
-    return fail("collective on undefined communicator " + std::to_string(comm));
-  const CommDef& c = d_.comms[comm];
-  if (c.is_self || c.members.size() < 2) return OTF2_CALLBACK_SUCCESS;  // size-1: nothing to wait for
-  auto pos = c.position.find(rank_);
-  if (pos == c.position.end()) return fail("collective on communicator " + std::to_string(comm) + " that does not contain this rank");
   if (tl_.enabled) sync_call();
   NbcPosted posted;
   if (!nbc_req_.take(req, &posted)) {  // initiated where we cannot see it: its place in the order is unknown
@@ -468,7 +476,7 @@ OTF2_CallbackCode RecordBuilder::nbc_complete(uint64_t t, OTF2_CollectiveOp op, 
   }
   nbc_done_[posted.ordinal] = 1;
   NbcRec r{};
-  r.comm = comm; r.rank = rank_; r.pos = pos->second;
+  r.comm = comm; r.rank = rank_; r.pos = pos;
   r.root = root == OTF2_UNDEFINED_UINT32 ? kNone : d_.world_rank(comm, root, rank_);
   r.cp = f.cp; r.call = f.instance; r.after_colls = uint32_t(out_.colls.size());
   CollClass cls = CollClass(posted.cls) != CollClass::None ? CollClass(posted.cls) : collective_class(op);
