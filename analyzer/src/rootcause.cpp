@@ -262,26 +262,27 @@ class Analysis {
     uint32_t r = tl_.calls[c].rank;
     return gbase_[r] + (c - tl_.rank_first[slot_of(r)]);
   }
-  uint32_t local_of(uint64_t gid) const {
-    uint32_t r = uint32_t(std::upper_bound(gbase_.begin(), gbase_.end(), gid) - gbase_.begin()) - 1;
-    return uint32_t(tl_.rank_first[slot_of(r)] + (gid - gbase_[r]));
-  }
   uint32_t rank_of_gid(uint64_t gid) const {
     return uint32_t(std::upper_bound(gbase_.begin(), gbase_.end(), gid) - gbase_.begin()) - 1;
+  }
+  uint32_t local_of(uint64_t gid) const {
+    const uint32_t r = rank_of_gid(gid);
+    return uint32_t(tl_.rank_first[slot_of(r)] + (gid - gbase_[r]));
   }
 
   int64_t wan_of(uint32_t c) const { return call_wan_.empty() ? 0 : call_wan_[c]; }
 
   // Which calls synchronised with which ranks: as Scalasca's synchronisation points, only
   // where a wait state is, on both its sides (the waiting call and the delayer's call), and
-  // a barrier with every member.
+  // a barrier with every member. Kept per (rank, peer) as the calls in ascending order: an
+  // interval's start is then one search.
   void synchronisations() {
     const uint32_t N = d_.ranks();
     std::vector<Bytes> out(P_);
     for (const RcWait& w : fwd_.rc_waits) {
       const uint32_t q = tl_.calls[w.call].rank;
       if (w.delayer == kNone || w.delayer == q) continue;
-      sync_.push_back({w.call, w.delayer});
+      synchronised(w.call, w.delayer);
       const uint32_t owner = owner_of(w.delayer, N, P_);
       if (owner == uint32_t(me_)) add_delayer_sync(w.ref, w.delayer_index, w.delayer, q);
       else append(out[owner], Notice{w.ref, w.delayer_index, w.delayer, q});
@@ -291,43 +292,19 @@ class Analysis {
       Notice n = c.get<Notice>();
       add_delayer_sync(uint8_t(n.ref), n.index, n.p, n.q);
     }
-    // into per-call lists (counting sort by call, then each short list sorted and deduplicated)
-    sync_first_.assign(tl_.calls.size() + 1, 0);
-    for (auto& [c, r] : sync_) sync_first_[c + 1]++;
-    for (size_t c = 1; c < sync_first_.size(); ++c) sync_first_[c] += sync_first_[c - 1];
-    std::vector<uint32_t> peers(sync_.size());
-    {
-      std::vector<uint32_t> fill(sync_first_.begin(), sync_first_.end() - 1);
-      for (auto& [c, r] : sync_) peers[fill[c]++] = r;
-    }
-    std::vector<std::pair<uint32_t, uint32_t>>().swap(sync_);
-    uint32_t kept = 0;
-    for (size_t c = 0; c + 1 < sync_first_.size(); ++c) {
-      auto b = peers.begin() + sync_first_[c], e = peers.begin() + sync_first_[c + 1];
-      std::sort(b, e);
-      e = std::unique(b, e);
-      sync_first_[c] = kept;
-      for (auto it = b; it != e; ++it) peers[kept++] = *it;
-    }
-    sync_first_.back() = kept;
-    peers.resize(kept);
-    sync_peers_ = std::move(peers);
-    // per rank and peer, the calls that synchronised with it (ascending); per rank, its
-    // barriers and MPI_Init/Finalize: the backward search for an interval's start
-    group_calls_.resize(mine_.size());
-    for (uint32_t c = 0; c < tl_.calls.size(); ++c) {
-      const uint64_t rank = tl_.calls[c].rank;
-      for (uint32_t i = sync_first_[c]; i < sync_first_[c + 1]; ++i) peer_calls_[rank << 32 | sync_peers_[i]].push_back(c);
-      if (tl_.calls[c].barrier_comm != kNone) group_calls_[slot_of(uint32_t(rank))].push_back(c);
-    }
+    for (auto& [key, list] : peer_calls_) std::sort(list.begin(), list.end());
+    group_calls_.resize(mine_.size());  // per rank: its barriers, MPI_Init and MPI_Finalize
+    for (uint32_t c = 0; c < tl_.calls.size(); ++c)
+      if (tl_.calls[c].barrier_comm != kNone) group_calls_[slot_of(tl_.calls[c].rank)].push_back(c);
+  }
+  void synchronised(uint32_t call, uint32_t peer) {
+    peer_calls_[uint64_t(tl_.calls[call].rank) << 32 | peer].push_back(call);
   }
   void add_delayer_sync(uint8_t ref, uint32_t index, uint32_t p, uint32_t q) {
     const uint32_t sp = delayer_call(ref, index);
-    if (sp != kNone && sp < tl_.calls.size() && tl_.calls[sp].rank == p) sync_.push_back({sp, q});
+    if (sp != kNone && sp < tl_.calls.size() && tl_.calls[sp].rank == p) synchronised(sp, q);
   }
-  bool involves(uint32_t c, uint32_t other) const {
-    for (uint32_t i = sync_first_[c]; i < sync_first_[c + 1]; ++i)
-      if (sync_peers_[i] == other) return true;
+  bool barrier_holds(uint32_t c, uint32_t other) const {
     const uint32_t comm = tl_.calls[c].barrier_comm;
     return comm == kAllRanks || (comm != kNone && d_.comms[comm].position.count(other) > 0);
   }
@@ -346,7 +323,7 @@ class Analysis {
     const std::vector<uint32_t>& groups = group_calls_[slot_of(rank)];  // or a barrier holding it, later
     for (auto it = std::lower_bound(groups.begin(), groups.end(), b); it != groups.begin() && *(it - 1) >= start;) {
       const uint32_t c = *--it;
-      if (involves(c, other)) { start = c + 1; break; }
+      if (barrier_holds(c, other)) { start = c + 1; break; }
     }
     for (uint32_t c = start;; ++c) {
       for (uint32_t e = calls[c].seg_begin; e < calls[c].seg_end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
@@ -757,8 +734,6 @@ class Analysis {
   std::unordered_map<uint64_t, uint32_t> cp_of_hash_;
   std::vector<uint64_t> gbase_;
   std::vector<RankCount> ranks_;  // every rank's
-  std::vector<std::pair<uint32_t, uint32_t>> sync_;  // (call, rank it synchronised with), while collected
-  std::vector<uint32_t> sync_first_, sync_peers_;     // then per call: the ranks (CSR)
   std::unordered_map<uint64_t, std::vector<uint32_t>> peer_calls_;  // (rank << 32 | peer) -> its calls with peer
   std::vector<std::vector<uint32_t>> group_calls_;                   // per owned rank: barriers, Init, Finalize
   std::vector<int64_t> call_wait_;
