@@ -50,3 +50,14 @@ def test_threads_analysed_with_their_ranks(jobs, make_trace, analyse):
     # the totals sum all four locations
     assert s["total_time_s"] == pytest.approx((2 * 200 + 2 * 190) * US)
     assert s["mpi_time_s"] == pytest.approx(sum(MPI_US.values()) * US)
+
+
+def test_root_causes_say_why_they_are_missing(make_trace, analyse):
+    """Root causes follow the master locations only: skipped, and the summary says so."""
+    from gridscope.analysis import why
+
+    s = analyse(make_trace("threads"))
+    assert s["root_cause_analysis"]["enabled"] is False
+    assert s["root_cause_analysis"]["skipped_for_threads"] is True
+    assert s["critical_path"] == [] and s["root_causes"] == []
+    assert "call MPI from several threads" in why.not_analysed_reason(s)
