@@ -15,6 +15,18 @@ same way around `pmpi_<name>_f08_`.
 The Fortran ABI (gfortran, Open MPI): every argument by reference, INTEGER and LOGICAL as
 MPI_Fint, then IERROR (optional in mpi_f08: may be NULL), then a hidden length per
 CHARACTER argument.
+
+The MPICH build gets f08wrappers.c (render_mpich_f08): MPICH's `mpif.h`/`use mpi` bindings
+and the `mpi_f08` procedures with choice buffers (`mpi_<name>_f08ts_`, whose C half calls
+`MPI_<Name>`) reach the C wrappers, but its other `mpi_f08` procedures
+(`mpi_<name>_f08_`) call `PMPI_<Name>` directly. import_standard.py finds those in
+libmpichfort.so's code (mpi_std.MPICH_F08_DIRECT, with the standard's f08 parameters);
+each is wrapped as above around the library's own entry point, found with
+dlsym(RTLD_NEXT) (the next definition after the collector's: it cannot be ours). The f08
+ABI (gfortran, MPICH): arguments by reference, a TYPE(MPI_<Handle>) is one INTEGER (an
+MPI_Fint*), TYPE(MPI_Status) is C's MPI_Status (MPICH's f08 status type is bind(C) with
+its five ints and goes to PMPI_ unconverted), then the optional ierror (NULL when absent),
+then a hidden length per CHARACTER argument.
 """
 
 from __future__ import annotations
@@ -23,6 +35,9 @@ import re
 from typing import Callable
 
 from mpi_api import API, Arg, Fn
+from mpi_std import MPICH_F08_DIRECT
+
+Params = list[tuple[str, str]]  # (C type, name) of an entry point's parameters
 
 F2C = {"MPI_Comm": "PMPI_Comm_f2c", "MPI_Datatype": "PMPI_Type_f2c",
        "MPI_Group": "PMPI_Group_f2c", "MPI_Info": "PMPI_Info_f2c", "MPI_Op": "PMPI_Op_f2c",
@@ -36,6 +51,11 @@ NULL = {"MPI_Comm": "MPI_COMM_NULL", "MPI_Datatype": "MPI_DATATYPE_NULL",
 READ_BEFORE = {"wait", "test", "cancel", "request_free", "comm_free"}
 # Fortran indices count from 1 (Open MPI's waitany/testany/waitsome bindings add 1).
 ONE_BASED = {"index", "indices"}
+# ... except MPICH 4.0.2's mpi_f08 bindings of these, which pass the caller's index to
+# PMPI_ and hand back C's 0-based one (measured: testdata/apps/fortran/indices_f08.f90,
+# tests/collector/test_fortran_apps.py checks it against the installed MPICH).
+MPICH_F08_ZERO_BASED = frozenset({"MPI_Waitany", "MPI_Testany", "MPI_Waitsome",
+                                  "MPI_Testsome"})
 
 
 def _base(a: Arg) -> str:
@@ -67,24 +87,45 @@ def fparams(f: Fn) -> list[tuple[str, str]]:
     return out
 
 
+def f08params(f: Fn) -> Params:
+    """(C type, name) of MPICH's `mpi_f08` entry point's parameters (f08 ABI above)."""
+    out = []
+    for name, ftype in MPICH_F08_DIRECT[f.name][1]:
+        if ftype == "CHARACTER":
+            out.append(("char *", f"f_{name}"))
+        elif ftype == "TYPE(MPI_Status)":
+            out.append(("MPI_Status *", f"f_{name}"))
+        elif ftype in ("INTEGER", "LOGICAL") or ftype.startswith("TYPE(MPI_"):
+            out.append(("MPI_Fint *", f"f_{name}"))
+        elif ftype.startswith("INTEGER(KIND=") or ftype == "TYPE(C_PTR)":
+            out.append(("void *", f"f_{name}"))  # passed on untouched
+        else:  # e.g. a choice buffer's descriptor: MPICH's f08ts_ procedures call MPI_<Name>
+            raise ValueError(f"{f.name}: no f08 decoding for {ftype} {name}")
+    out.append(("MPI_Fint *", "ierr"))
+    out += [("size_t", f"f_{name}_len") for name, ftype in MPICH_F08_DIRECT[f.name][1]
+            if ftype == "CHARACTER"]
+    return out
+
+
 def _decl(ps: list[tuple[str, str]]) -> str:
     return ", ".join(f"{t}{'' if t.endswith('*') else ' '}{n}" for t, n in ps) or "void"
 
 
-def _call(f: Fn, callee: str) -> str:
-    return f"{callee}({', '.join(n for _, n in fparams(f))});\n"
+def _call(ps: Params, callee: str) -> str:
+    return f"{callee}({', '.join(n for _, n in ps)});\n"
 
 
 def _used(code: str, f: Fn) -> list[Arg]:
     return [a for a in f.args if re.search(rf"\b{_name(a)}\b", code)]
 
 
-def conversions(f: Fn, code: str) -> tuple[str, str, str]:
+def conversions(f: Fn, code: str, f08: bool = False) -> tuple[str, str, str]:
     """(before the call, after it, cleanup): C locals named as the C wrapper's parameters,
-    for the parameters `code` (the family's event code) reads."""
+    for the parameters `code` (the family's event code) reads; f08: MPICH's mpi_f08 ABI."""
     before, after, cleanup = [], [], []
     used = _used(code, f)
     n = f.arg("n") if f.has("n") else ""
+    first = 0 if f08 and f.name in MPICH_F08_ZERO_BASED else 1  # Fortran's first index
     for a in sorted(used, key=lambda a: _is_array(a)):  # scalars first: arrays need n, comm
         name, base, fa = _name(a), _base(a), f"f_{_name(a)}"
         if base == "int" and not _is_array(a) and not a.ctype.endswith("*"):
@@ -95,16 +136,27 @@ def conversions(f: Fn, code: str) -> tuple[str, str, str]:
             before.append(f"int {name}_v = 0, *{name} = &{name}_v;")
             value = f"(int)*{fa}"
             if name in ONE_BASED:
-                value = f"*{fa} == MPI_UNDEFINED ? MPI_UNDEFINED : {value} - 1"
+                value = f"*{fa} == MPI_UNDEFINED ? MPI_UNDEFINED : {value} - {first}"
             after.append(f"{name}_v = {value};")
         elif base == "int":  # indices[] of waitsome/testsome: outcount entries
             out = f.arg("outcount")
             before.append(f"int *{name} = malloc((size_t)({n} > 0 ? {n} : 1) * sizeof(int));")
             after.append(f"for (int i = 0; i < *{out} && *{out} != MPI_UNDEFINED; i++) "
-                         f"{name}[i] = {fa}[i] - 1;")
+                         f"{name}[i] = {fa}[i] - {first};")
             cleanup.append(f"free({name});")
         elif base in ("void", "char"):
             before.append(f"const void *{name} = gs_fbuf({fa});")
+        elif base == "MPI_Status" and f08 and not _is_array(a):
+            before.append(f"MPI_Status gs_fst;\n"
+                          f"    if (gs_f08_status_ignored({fa})) {fa} = &gs_fst;\n"
+                          f"    MPI_Status *{name} = {fa};")
+        elif base == "MPI_Status" and f08:
+            before.append(f"MPI_Status *gs_fsts = NULL;\n"
+                          f"    if (gs_f08_statuses_ignored({fa}))\n"
+                          f"        {fa} = gs_fsts = malloc((size_t)({n} > 0 ? {n} : 1) * "
+                          f"sizeof(MPI_Status));\n"
+                          f"    MPI_Status *{name} = {fa};")
+            cleanup.append("free(gs_fsts);")
         elif base == "MPI_Status" and not _is_array(a):
             before.append(f"MPI_Fint gs_fst[GS_F_STATUS_SIZE];\n"
                           f"    if (gs_fstatus_ignored({fa})) {fa} = gs_fst;\n"
@@ -143,20 +195,22 @@ def conversions(f: Fn, code: str) -> tuple[str, str, str]:
     return tuple("".join(f"    {line}\n" for line in part) for part in (before, after, cleanup))
 
 
-def measured(f: Fn, symbol: str, callee: str, families: Callable[[Fn], tuple[str, str]]) -> str:
+def measured(f: Fn, symbol: str, callee: str, families: Callable[[Fn], tuple[str, str]],
+             ps: Params, f08: bool = False) -> str:
     """The entry point `symbol`: the family's events around the library's `callee`."""
-    if [name for name, _ in f.fortran] != [_name(a) for a in f.args]:
+    fparams_ = MPICH_F08_DIRECT[f.name][1] if f08 else f.fortran
+    if [name for name, _ in fparams_] != [_name(a) for a in f.args]:
         # decoding finds each C parameter's Fortran argument by its name
-        raise ValueError(f"{f.name}: Fortran parameters {f.fortran} differ from C's {f.args}")
+        raise ValueError(f"{f.name}: Fortran parameters {fparams_} differ from C's {f.args}")
     pre, post = families(f)
-    before, after, cleanup = conversions(f, pre + post)
+    before, after, cleanup = conversions(f, pre + post, f08)
     region = f"GS_REGION_{f.name}"
     return (
-        f"GS_PUBLIC void {symbol}({_decl(fparams(f))})\n{{\n"
-        f"    if (!gs_on()) {{\n        {_call(f, callee)}        return;\n    }}\n"
+        f"GS_PUBLIC void {symbol}({_decl(ps)})\n{{\n"
+        f"    if (!gs_on()) {{\n        {_call(ps, callee)}        return;\n    }}\n"
         f"    uint64_t t = gs_enter({region});\n"
         f"{before}{pre}"
-        f"    {_call(f, callee)}"
+        f"    {_call(ps, callee)}"
         f"    int rc = ierr ? (int)*ierr : MPI_SUCCESS;\n"
         f"    uint64_t t2 = gs_time();\n"
         f"{after}{post}{cleanup}"
@@ -165,18 +219,18 @@ def measured(f: Fn, symbol: str, callee: str, families: Callable[[Fn], tuple[str
     )
 
 
-def special(f: Fn, symbol: str, callee: str) -> str:
+def special(f: Fn, symbol: str, callee: str, ps: Params) -> str:
     """Start, end and abort of the measurement."""
-    head = f"GS_PUBLIC void {symbol}({_decl(fparams(f))})\n{{\n"
+    head = f"GS_PUBLIC void {symbol}({_decl(ps)})\n{{\n"
     if f.family == "init":
         return (head + "    uint64_t t0 = gs_init_time();\n"
-                f"    {_call(f, callee)}"
+                f"    {_call(ps, callee)}"
                 "    if (!ierr || *ierr == MPI_SUCCESS)\n"
                 f"        gs_measurement_init(NULL, NULL, t0, GS_REGION_{f.name});\n}}\n")
     if f.family == "finalize":
-        return head + f"    gs_measurement_finalize_begin();\n    {_call(f, callee)}}}\n"
+        return head + f"    gs_measurement_finalize_begin();\n    {_call(ps, callee)}}}\n"
     if f.family == "abort":
-        return head + f"    gs_measurement_abort((int)*f_errorcode);\n    {_call(f, callee)}}}\n"
+        return head + f"    gs_measurement_abort((int)*f_errorcode);\n    {_call(ps, callee)}}}\n"
     raise ValueError(f.name)
 
 
@@ -185,10 +239,16 @@ def manglings(low: str) -> list[str]:
     return [f"mpi_{low}_", f"mpi_{low}", f"mpi_{low}__", f"MPI_{low.upper()}"]
 
 
+def _body(f: Fn, symbol: str, callee: str, families: Callable[[Fn], tuple[str, str]],
+          ps: Params, f08: bool = False) -> str:
+    if f.family in ("init", "finalize", "abort"):
+        return special(f, symbol, callee, ps)
+    return measured(f, symbol, callee, families, ps, f08)
+
+
 def entry(f: Fn, symbol: str, callee: str, families: Callable[[Fn], tuple[str, str]]) -> str:
     decl = _decl(fparams(f))
-    body = (special(f, symbol, callee) if f.family in ("init", "finalize", "abort")
-            else measured(f, symbol, callee, families))
+    body = _body(f, symbol, callee, families, fparams(f))
     return f"extern void {callee}({decl}) __attribute__((weak));\n{body}"
 
 
@@ -207,4 +267,30 @@ def render(head: str, families: Callable[[Fn], tuple[str, str]]) -> str:
         if f.f08_direct:
             out.append(entry(f, f"mpi_{low}_f08_", f"pmpi_{low}_f08_", families))
         out.append("\n")
+    return "".join(out)
+
+
+def f08_entry(f: Fn, families: Callable[[Fn], tuple[str, str]]) -> str:
+    """MPICH's `mpi_<name>_f08_` around the library's own, looked up once (dlsym)."""
+    symbol = MPICH_F08_DIRECT[f.name][0]
+    ps, low = f08params(f), f.name.lower()
+    getter = (
+        f"typedef void gs_f08_{low}_t({_decl(ps)});\n"
+        f"static gs_f08_{low}_t *gs_next_{low}(void)\n{{\n"
+        f"    static gs_f08_{low}_t *next;\n"
+        f"    gs_f08_{low}_t *p = __atomic_load_n(&next, __ATOMIC_ACQUIRE);\n"
+        f"    if (!p) {{\n"
+        f"        p = (gs_f08_{low}_t *)gs_f08_next(\"{symbol}\");\n"
+        f"        __atomic_store_n(&next, p, __ATOMIC_RELEASE);\n    }}\n"
+        f"    return p;\n}}\n")
+    return getter + _body(f, symbol, f"gs_next_{low}()", families, ps, f08=True)
+
+
+def render_mpich_f08(head: str, families: Callable[[Fn], tuple[str, str]]) -> str:
+    """f08wrappers.c: the MPICH build's `mpi_f08` entry points that bypass MPI_<Name>."""
+    out = [head, "#include <stdlib.h>\n\n#include \"collector.h\"\n#include \"fortran.h\"\n"
+           "#include \"fortran_f08.h\"\n\n"]
+    for f in API:
+        if f.name in MPICH_F08_DIRECT and f.mpich:
+            out.append(f08_entry(f, families) + "\n")
     return "".join(out)

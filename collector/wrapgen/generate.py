@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generate the collector's MPI wrappers from the typed description in mpi_api.py.
 
-    generate.py OUTDIR          write gs_regions.h, regions.c, wrappers.c, fwrappers.c into OUTDIR
+    generate.py OUTDIR          write gs_regions.h, regions.c, wrappers.c, fwrappers.c,
+                                f08wrappers.c into OUTDIR
     generate.py --check OUTDIR  exit 1 if the files in OUTDIR differ from a fresh run
 
 CMake runs it at build time (the outputs live in the build tree); --check serves a
@@ -265,7 +266,8 @@ def render() -> dict[str, str]:
             body = f"#ifndef GS_MPICH\n{body}#endif\n"
         wrappers.append(body + "\n")
     return {"gs_regions.h": "".join(regions_h), "regions.c": "".join(regions_c),
-            "wrappers.c": "".join(wrappers), "fwrappers.c": fortran.render(head, families)}
+            "wrappers.c": "".join(wrappers), "fwrappers.c": fortran.render(head, families),
+            "f08wrappers.c": fortran.render_mpich_f08(head, families)}
 
 
 def main(argv: list[str]) -> int:

@@ -2,7 +2,7 @@
 """Import the MPI standard's C API into mpi_std.py (generation time only).
 
     import_standard.py [--mpi-h PATH] [--smpi-h PATH] [--mpich-h PATH] [--ompi-lib DIR]
-                       [--check] [OUT]
+                       [--mpich-fort LIB] [--check] [OUT]
 
 Reads the MPI Forum's machine-readable API description (the `pympistandard` package,
 pinned in pyproject.toml's `wrapgen` extra) and keeps the C procedures that the MPI
@@ -27,6 +27,7 @@ with --check where pympistandard is installed.
 from __future__ import annotations
 
 import argparse
+import bisect
 import re
 import subprocess
 import sys
@@ -35,6 +36,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OMPI_MPI_H = Path("/usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h")
 OMPI_LIB = Path("/usr/lib/x86_64-linux-gnu/openmpi/lib")  # libmpi_mpifh.so, libmpi_usempif08.so
+MPICH_FORT = Path("/usr/lib/x86_64-linux-gnu/libmpichfort.so")  # MPICH's Fortran bindings
 SMPI_MPI_H = Path("/usr/include/smpi/smpi.h")  # SMPI declares its MPI API here
 # Debian libmpich-dev: MPICH declares its API in mpi_proto.h, MPI-IO (ROMIO) in mpio.h
 MPICH_MPI_H = Path("/usr/include/x86_64-linux-gnu/mpich/mpi_proto.h")
@@ -111,6 +113,24 @@ def standard_fortran() -> dict[str, tuple[tuple[str, str], ...]]:
     return out
 
 
+def standard_f08() -> dict[str, tuple[tuple[str, str], ...]]:
+    """name -> the mpi_f08 binding's parameters (lower-case name, f08 type), ierror left out
+    (optional in every binding: NULL when absent)."""
+    import pympistandard as std
+
+    std.use_api_version(1)
+    out = {}
+    for proc in std.PROCEDURES.values():
+        f08, c = proc.express.f08, proc.express.iso_c
+        if f08 is None or c is None:
+            continue
+        name = re.match(r"^int (MPI_\w+)\(", str(c))
+        if name:
+            out[name.group(1)] = tuple((p.name.lower(), p.type) for p in f08.parameters
+                                       if p.name.lower() != "ierror")
+    return out
+
+
 def dynamic_symbols(lib: Path, defined: bool) -> set[str]:
     """The dynamic symbols a shared library defines (or, defined=False, needs)."""
     proc = subprocess.run(["nm", "-D", "--defined-only" if defined else "--undefined-only",
@@ -133,9 +153,82 @@ def ompi_fortran(names: list[str], libdir: Path) -> tuple[list[str], list[str]]:
     return lacking, f08_direct
 
 
-def render(mpi_h: Path, smpi_h: Path | None, mpich_h: Path, ompi_lib: Path) -> str:
+class Disassembly:
+    """A shared library's machine code as `objdump -d` prints it, cut into functions: a
+    function starts at a dynamic symbol or at the target of a call."""
+
+    _INSN = re.compile(r"^\s+([0-9a-f]+):\s+(.*)$")
+    _BRANCH = re.compile(r"^(call|jmp)\s+([0-9a-f]+) <([^>]+)>")
+
+    def __init__(self, lib: Path):
+        text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(lib)],
+                              capture_output=True, text=True, check=True).stdout
+        self.insns = [(int(m.group(1), 16), m.group(2))
+                      for m in map(self._INSN.match, text.splitlines()) if m]
+        self.addrs = [a for a, _ in self.insns]
+        nm = subprocess.run(["nm", "-D", "--defined-only", str(lib)], capture_output=True,
+                            text=True, check=True).stdout
+        self.symbols = {p[2]: int(p[0], 16) for p in map(str.split, nm.splitlines())
+                        if len(p) == 3 and p[1] in "TW"}
+        starts = set(self.symbols.values())
+        for _, insn in self.insns:
+            m = self._BRANCH.match(insn)
+            if m and m.group(1) == "call":
+                starts.add(int(m.group(2), 16))
+        self.starts = sorted(starts)
+
+    def _body(self, start: int):
+        i = bisect.bisect_right(self.starts, start)
+        end = self.starts[i] if i < len(self.starts) else 1 << 64
+        j = bisect.bisect_left(self.addrs, start)
+        while j < len(self.insns) and self.insns[j][0] < end:
+            yield self.insns[j][1]
+            j += 1
+
+    def calls(self, symbol: str, depth: int = 2) -> set[str]:
+        """The library functions (PLT entries) `symbol` calls or jumps to, itself or
+        through the local functions it calls (up to `depth` levels)."""
+        out: set[str] = set()
+        todo, seen = [(self.symbols[symbol], depth)], set()
+        while todo:
+            start, left = todo.pop()
+            if start in seen:
+                continue
+            seen.add(start)
+            for insn in self._body(start):
+                m = self._BRANCH.match(insn)
+                if not m:
+                    continue
+                if m.group(3).endswith("@plt"):
+                    out.add(m.group(3).removesuffix("@plt"))
+                elif m.group(1) == "call" and left > 0:
+                    todo.append((int(m.group(2), 16), left - 1))
+        return out
+
+
+def mpich_f08(names: list[str], lib: Path) -> tuple[dict[str, str], list[str]]:
+    """({procedure: its mpi_f08 entry point} for those that reach PMPI_<Name> without
+    MPI_<Name>, the procedures whose mpi_f08 entry point calls MPI_<Name>)."""
+    code = Disassembly(lib)
+    direct, via_c = {}, []
+    for name in names:
+        low = name.lower()
+        symbol = next((s for s in (f"{low}_f08_", f"{low}_f08ts_") if s in code.symbols), None)
+        if symbol is None:
+            continue
+        called = code.calls(symbol)
+        if name in called:
+            via_c.append(name)
+        elif "P" + name in called:
+            direct[name] = symbol
+    return direct, via_c
+
+
+def render(mpi_h: Path, smpi_h: Path | None, mpich_h: Path, ompi_lib: Path,
+           mpich_fort: Path) -> str:
     std = standard_signatures()
     fortran = standard_fortran()
+    f08 = standard_f08()
     lib = header_decls(mpi_h, _DECL)
     smpi = header_decls(smpi_h, _SMPI_DECL) if smpi_h else {}
     mpich = {**header_decls(mpich_h.with_name(MPICH_MPIO_H.name), _DECL),
@@ -155,6 +248,8 @@ def render(mpi_h: Path, smpi_h: Path | None, mpich_h: Path, ompi_lib: Path) -> s
     not_in_smpi = sorted(n for n in kept if smpi_h and n not in smpi)
     not_in_mpich = sorted(n for n in kept if mpich.get(n) != _norm_sig(kept[n]))
     no_ompi_fortran, ompi_f08_direct = ompi_fortran(sorted(kept), ompi_lib)
+    mpich_direct, mpich_via_c = mpich_f08(sorted(n for n in kept if n not in not_in_mpich),
+                                          mpich_fort)
     lines = [
         '"""GENERATED by collector/wrapgen/import_standard.py: do not edit.',
         "",
@@ -197,6 +292,16 @@ def render(mpi_h: Path, smpi_h: Path | None, mpich_h: Path, ompi_lib: Path) -> s
               "# ompi_<name>_f: its f08 entry point mpi_<name>_f08_ is wrapped as well",
               "OMPI_F08_DIRECT: frozenset[str] = frozenset({"]
     lines += [f"    {n!r}," for n in ompi_f08_direct]
+    lines += ["})", "",
+              "# MPICH's mpi_f08 binding (libmpichfort.so) reaches PMPI_<Name> without MPI_<Name>:",
+              "# name -> (its entry point, the binding's parameters (name, f08 type), ierror left",
+              "# out); the MPICH build wraps these entry points",
+              "MPICH_F08_DIRECT: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {"]
+    lines += [f"    {n!r}: ({s!r}, {f08[n]!r})," for n, s in mpich_direct.items() if n in f08]
+    lines += ["}", "",
+              "# MPICH's mpi_f08 binding calls MPI_<Name>: the C wrapper records these",
+              "MPICH_F08_VIA_C: frozenset[str] = frozenset({"]
+    lines += [f"    {n!r}," for n in mpich_via_c]
     lines += ["})", ""]
     return "\n".join(lines)
 
@@ -208,15 +313,16 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--smpi-h", default=str(SMPI_MPI_H))
     ap.add_argument("--mpich-h", default=str(MPICH_MPI_H))
     ap.add_argument("--ompi-lib", default=str(OMPI_LIB))
+    ap.add_argument("--mpich-fort", default=str(MPICH_FORT))
     ap.add_argument("--check", action="store_true", help="exit 1 if OUT differs")
     a = ap.parse_args(argv)
     smpi = Path(a.smpi_h) if Path(a.smpi_h).exists() else None
-    for need in (Path(a.mpich_h), Path(a.ompi_lib) / "libmpi_mpifh.so"):
+    for need in (Path(a.mpich_h), Path(a.ompi_lib) / "libmpi_mpifh.so", Path(a.mpich_fort)):
         if not need.exists():
             print(f"import_standard.py: {need}: missing (install libmpich-dev and "
                   "libopenmpi-dev)", file=sys.stderr)
             return 3
-    text = render(Path(a.mpi_h), smpi, Path(a.mpich_h), Path(a.ompi_lib))
+    text = render(Path(a.mpi_h), smpi, Path(a.mpich_h), Path(a.ompi_lib), Path(a.mpich_fort))
     out = Path(a.out)
     if a.check:
         if not out.exists() or out.read_text() != text:

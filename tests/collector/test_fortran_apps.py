@@ -1,16 +1,19 @@
 """Fortran programs of testdata/apps/fortran recorded under Open MPI and MPICH: `use mpi`
 (persistent requests, Waitany, in-place reductions), `include 'mpif.h'` (blocking and
-non-blocking collectives on a named sub-communicator, Sendrecv) and `use mpi_f08` (a
-Cartesian line, a Testall loop, Ireduce). Open MPI's Fortran bindings call PMPI_ directly,
-so these pass through the collector's Fortran entry points (wrapgen/fortran.py); MPICH's
-mpif.h/`use mpi` bindings call the C MPI_ functions (the C wrappers); MPICH's mpi_f08
-calls PMPI_ directly and is refused by `gridscope record` (docs/collector.md, "Fortran").
+non-blocking collectives on a named sub-communicator, Sendrecv), their `use mpi_f08` ports
+(persistent_f08, nbc_f08: the same calls, so the same expected events) and `use mpi_f08`
+(a Cartesian line, a Testall loop, Ireduce). Open MPI's Fortran bindings call PMPI_
+directly, so these pass through the collector's Fortran entry points (wrapgen/fortran.py);
+MPICH's mpif.h/`use mpi` bindings and its mpi_f08 procedures with choice buffers call the
+C MPI_ functions (the C wrappers), its other mpi_f08 procedures call PMPI_ directly and
+pass through the MPICH build's f08 entry points (docs/collector.md, "Fortran").
 Exact event counts per rank, bytes, peers, tags, communicators; otf2-print -Werror (in
 record_app); `gridscope analyze`."""
 
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -25,6 +28,7 @@ from tests.collector.test_mpi3_apps import analyses, enters, kinds, nbc_pairs
 pytestmark = pytest.mark.slow
 
 FORTRAN = Path(__file__).resolve().parents[2] / "testdata" / "apps" / "fortran"
+WRAPGEN = Path(__file__).resolve().parents[2] / "collector" / "wrapgen"
 INT, DOUBLE = 4, 8
 ENDS = ("PROGRAM_BEGIN", "PROGRAM_END")
 
@@ -43,8 +47,9 @@ def coll_ends(evts) -> list[tuple[str, str, int, int, str]]:
             for e in evts if e.kind == "MPI_COLLECTIVE_END"]
 
 
-def test_use_mpi_persistent_requests(record_app, tmp_path):
-    anchor = record_app(FORTRAN / "persistent_mpi.f90", ok="persistent_mpi ok")
+@pytest.mark.parametrize("program", ["persistent_mpi", "persistent_f08"])
+def test_persistent_requests(record_app, tmp_path, program):
+    anchor = record_app(FORTRAN / f"{program}.f90", ok=f"{program} ok")
     evts = otf2text.events(anchor)
     rounds, count = 4, 8
     for me in range(N):
@@ -80,8 +85,9 @@ def test_use_mpi_persistent_requests(record_app, tmp_path):
     assert s["messages"] == N * (rounds + 1)
 
 
-def test_mpif_h_collectives_on_a_named_communicator(record_app, tmp_path):
-    anchor = record_app(FORTRAN / "nbc_mpif.f90", ok="nbc_mpif ok")
+@pytest.mark.parametrize("program", ["nbc_mpif", "nbc_f08"])
+def test_collectives_on_a_named_communicator(record_app, tmp_path, program):
+    anchor = record_app(FORTRAN / f"{program}.f90", ok=f"{program} ok")
     evts = otf2text.events(anchor)
     half = N // 2  # size of each half (even ranks, odd ranks)
     for me in range(N):
@@ -121,21 +127,8 @@ def test_mpif_h_collectives_on_a_named_communicator(record_app, tmp_path):
     assert s["unmatched_messages"] == {"sends": 0, "receives": 0}
 
 
-def test_use_mpi_f08(record_app, mpi_kit, tmp_path):
-    source = FORTRAN / "line_f08.f90"
-    if mpi_kit.name == mpi_abi.MPICH:
-        # MPICH's mpi_f08 calls PMPI_ directly: refused with one line, nothing recorded
-        exe = record_app.build(source, ())
-        out = tmp_path / "refused"
-        proc = run_gridscope("record", "-o", out, "--", *mpi_kit.launch, str(N), exe,
-                             check=False)
-        assert proc.returncode != 0
-        assert proc.stderr.strip() == (f"gridscope: {exe}: uses MPICH's mpi_f08 module, whose "
-                                       "calls go to PMPI_ directly and cannot be recorded; "
-                                       "use `use mpi` or build it with Open MPI's mpif90")
-        assert not out.exists()
-        return
-    anchor = record_app(source, ok="line_f08 ok")
+def test_use_mpi_f08(record_app, tmp_path):
+    anchor = record_app(FORTRAN / "line_f08.f90", ok="line_f08 ok")
     tests = {int(r): int(t) for r, t in re.findall(r"line_f08 tests (\d+) (\d+)",
                                                    record_app.stdout)}
     assert sorted(tests) == list(range(N))
@@ -167,3 +160,56 @@ def test_use_mpi_f08(record_app, mpi_kit, tmp_path):
         otf2text.check_nesting(ev)
     s = analyses(anchor, tmp_path)
     assert s["unmatched_messages"] == {"sends": 0, "receives": 0}
+
+
+def mpich_f08_zero_based() -> frozenset[str]:
+    """The completion functions whose MPICH mpi_f08 binding returns 0-based indices, as
+    the generator declares them (collector/wrapgen/fortran.py)."""
+    sys.path.insert(0, str(WRAPGEN))
+    try:
+        import fortran
+    finally:
+        sys.path.remove(str(WRAPGEN))
+    return fortran.MPICH_F08_ZERO_BASED
+
+
+def test_f08_completion_indices(record_app, mpi_kit, tmp_path):
+    anchor = record_app(FORTRAN / "indices_f08.f90", ok="indices_f08 ok")
+    got = re.findall(r"indices_f08 (\w+) (\d+)", record_app.stdout)
+    zero_based = mpich_f08_zero_based() if mpi_kit.name == mpi_abi.MPICH else frozenset()
+    for name in ("waitany", "testany", "waitsome", "testsome"):
+        first = 0 if f"MPI_{name.capitalize()}" in zero_based else 1
+        # requests 2 (the Irecv) and 3 (the Isend) complete, in either order: the base the
+        # library counts from is the one the generator decodes with
+        assert sorted(int(i) for n, i in got if n == name) == [first + 1, first + 2], name
+    evts = otf2text.events(anchor)
+    for me in range(N):
+        ev = evts[me]
+        assert enters(ev)["MPI_Waitany"] == 2, me  # one completion per call
+        # every completion found its own request: each send completes, each receive names
+        # its sender (rank 0 of MPI_COMM_SELF) and tag
+        assert kinds(ev) == Counter({
+            **dict.fromkeys(ENDS, 1), "MPI_ISEND": 4, "MPI_ISEND_COMPLETE": 4,
+            "MPI_IRECV_REQUEST": 4, "MPI_IRECV": 4, "MPI_COLLECTIVE_BEGIN": 1,
+            "MPI_COLLECTIVE_END": 1}), me
+        assert [(peer(e, "Sender"), e.attrs["Tag"], int(e.attrs["Length"])) for e in ev
+                if e.kind == "MPI_IRECV"] == [(0, str(k), INT) for k in range(1, 5)], me
+        otf2text.check_nesting(ev)
+    s = analyses(anchor, tmp_path)
+    assert s["unmatched_messages"] == {"sends": 0, "receives": 0}
+
+
+def test_mpich_large_count_f08_is_refused(record_app, mpi_kit, tmp_path):
+    """MPICH's mpi_f08 large-count procedures call MPI_<Name>_c, which the collector does
+    not wrap: the program is refused with one line, nothing is recorded."""
+    if mpi_kit.name != mpi_abi.MPICH:
+        pytest.skip("Open MPI 4.1's mpi_f08 has no MPI_COUNT_KIND procedures")
+    exe = record_app.build(FORTRAN / "large_count_f08.f90", ())
+    out = tmp_path / "refused"
+    proc = run_gridscope("record", "-o", out, "--", *mpi_kit.launch, "2", exe, check=False)
+    assert proc.returncode != 0
+    assert proc.stderr.strip() == (
+        f"gridscope: {exe}: calls MPI_Recv, MPI_Send with MPI_COUNT_KIND counts (MPICH's "
+        "mpi_f08 large-count procedures, MPI-4's MPI_<Name>_c), which gridscope does not "
+        "record")
+    assert not out.exists()

@@ -117,7 +117,6 @@ def test_the_program_s_libmpi_decides(programs):
     assert mpi_abi.choose(["mpiexec.mpich", "-n", "2", str(exe)]) == (mpi_abi.OPEN_MPI, exe)
     mpich = need_mpich(programs)
     assert mpi_abi.choose(["mpirun", "-np", "2", str(mpich)]) == (mpi_abi.MPICH, mpich)
-    assert not mpi_abi.uses_mpich_f08(mpich)
 
 
 def test_mpich_program_gets_the_mpich_collector(programs, tmp_path):

@@ -106,10 +106,6 @@ def collector_for(command: list[str], coll: str) -> tuple[str, Path]:
     mpi, exe = mpi_abi.choose(command)
     if mpi == mpi_abi.OPEN_MPI:
         return mpi, native.library(COLLECTOR_LIB)
-    if exe is not None and mpi_abi.uses_mpich_f08(exe):
-        raise GridscopeError(exe, "uses MPICH's mpi_f08 module, whose calls go to PMPI_ "
-                                  "directly and cannot be recorded; use `use mpi` or "
-                                  "build it with Open MPI's mpif90")
     if coll != "vanilla":
         raise GridscopeError("--coll", "the topology-aware collectives are built for Open "
                                        "MPI only; record this MPICH program with --coll vanilla")
@@ -118,6 +114,11 @@ def collector_for(command: list[str], coll: str) -> tuple[str, Path]:
         raise GridscopeError(exe or command[0], "is an MPICH program, but gridscope was built "
                                                 "without MPICH (install libmpich-dev, then "
                                                 "make install)")
+    large = mpi_abi.unrecorded_f08(exe, lib) if exe is not None else []
+    if large:
+        raise GridscopeError(exe, f"calls {', '.join(large)} with MPI_COUNT_KIND counts "
+                                  "(MPICH's mpi_f08 large-count procedures, MPI-4's "
+                                  "MPI_<Name>_c), which gridscope does not record")
     return mpi, lib
 
 

@@ -18,6 +18,7 @@ OPEN_MPI, MPICH = "openmpi", "mpich"
 COLLECTOR_LIBS = {OPEN_MPI: "libgridscope_collector.so", MPICH: "libgridscope_collector_mpich.so"}
 _LIBMPI = re.compile(r"^\s*(libmpich|libmpi)\.so[.\d]*\s", re.MULTILINE)
 _ELF_MAGIC = b"\x7fELF"
+_F08_LARGE = re.compile(r"^(mpi_\w+?)_f08(?:ts)?_large_$")
 
 
 def _executable(token: str) -> Path | None:
@@ -75,11 +76,19 @@ def program(command: list[str]) -> tuple[Path | None, str | None]:
     return None, None
 
 
-def uses_mpich_f08(exe: Path) -> bool:
-    """Whether an MPICH program calls MPICH's mpi_f08 binding (which calls PMPI_ itself)."""
-    return any(line.split()[-1].startswith("mpi_") and "_f08" in line.split()[-1]
-               for line in _run(["nm", "-D", "--undefined-only", str(exe)]).splitlines()
-               if line.strip())
+def _dynamic_symbols(lib: Path, defined: bool) -> set[str]:
+    out = _run(["nm", "-D", "--defined-only" if defined else "--undefined-only", str(lib)])
+    return {line.split()[-1] for line in out.splitlines() if line.strip()}
+
+
+def unrecorded_f08(exe: Path, collector: Path) -> list[str]:
+    """The wrapped MPI functions (those `collector` defines) an MPICH program calls through
+    MPICH's mpi_f08 large-count procedures `mpi_<name>_f08[ts]_large_` (counts of
+    KIND=MPI_COUNT_KIND, which call MPI-4's MPI_<Name>_c): the collector records none of
+    those, so their messages and collectives would be missing from the trace."""
+    wrapped = {s.lower(): s for s in _dynamic_symbols(collector, True) if s.startswith("MPI_")}
+    large = (_F08_LARGE.match(s) for s in _dynamic_symbols(exe, False))
+    return sorted({wrapped[m.group(1)] for m in large if m and m.group(1) in wrapped})
 
 
 def choose(command: list[str]) -> tuple[str, Path | None]:
