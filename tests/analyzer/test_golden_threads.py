@@ -61,3 +61,19 @@ def test_root_causes_say_why_they_are_missing(make_trace, analyse):
     assert s["root_cause_analysis"]["skipped_for_threads"] is True
     assert s["critical_path"] == [] and s["root_causes"] == []
     assert "call MPI from several threads" in why.not_analysed_reason(s)
+
+
+def test_report_lists_the_threads(make_trace, analyse, tmp_path):
+    """The report's "Where" section has one row per thread location with its own figures."""
+    import re
+
+    from gridscope.report import write_report
+
+    trace = make_trace("threads")
+    analyse(trace)
+    out, _ = write_report([tmp_path / f"out-{trace.name}-1"], tmp_path / "r.html")
+    html = out.read_text()
+    table = html[html.index("Threads that call MPI"):]
+    table = table[:table.index("</table>")]
+    rows = [re.sub(r"<[^>]+>", " ", r).split() for r in re.findall(r"<tr>(.*?)</tr>", table)][1:]
+    assert [r[:2] for r in rows] == [["0", "1"], ["1", "1"]]

@@ -548,7 +548,6 @@ void RecordBuilder::finish_location(size_t first_recv, size_t first_nbc) {
     if (visits_[cp]) out_.cp_stats.push_back({cp, rank_, thread_, time_[cp], visits_[cp], bsent_[cp], brecv_[cp]});
 }
 
-
 // ---- A rank's threads: their records merged into the rank's ----
 
 // Where each of one rank's locations begins in the record vectors (the rank's master
