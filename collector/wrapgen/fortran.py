@@ -198,10 +198,10 @@ def conversions(f: Fn, code: str, f08: bool = False) -> tuple[str, str, str]:
 def measured(f: Fn, symbol: str, callee: str, families: Callable[[Fn], tuple[str, str]],
              ps: Params, f08: bool = False) -> str:
     """The entry point `symbol`: the family's events around the library's `callee`."""
-    fparams_ = MPICH_F08_DIRECT[f.name][1] if f08 else f.fortran
-    if [name for name, _ in fparams_] != [_name(a) for a in f.args]:
+    bound = MPICH_F08_DIRECT[f.name][1] if f08 else f.fortran  # the binding's parameters
+    if [name for name, _ in bound] != [_name(a) for a in f.args]:
         # decoding finds each C parameter's Fortran argument by its name
-        raise ValueError(f"{f.name}: Fortran parameters {fparams_} differ from C's {f.args}")
+        raise ValueError(f"{f.name}: Fortran parameters {bound} differ from C's {f.args}")
     pre, post = families(f)
     before, after, cleanup = conversions(f, pre + post, f08)
     region = f"GS_REGION_{f.name}"
