@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "reqtab.h"
+#include "xferbytes.h"
 
 /* Only the MPI wrappers and the user-region API are visible outside the library; the
  * rest is hidden (-fvisibility=hidden) so it cannot clash with the program's symbols. */
@@ -23,6 +24,7 @@ typedef struct {
     uint64_t next_request_id;
     gs_reqtab_t requests;   /* active requests */
     gs_reqtab_t persistent; /* persistent requests' parameters, from *_init to free */
+    gs_rma_pending_t rma;   /* RMA operations not completed yet (iorma.c) */
     int depth;              /* open regions (for closing them at the end or after a crash) */
     uint32_t stack[256];
     uint64_t nevents;       /* event count, once the writer is closed */
@@ -191,5 +193,7 @@ void gs_measurement_abort(int errorcode);
 
 /* Byte counting adapters for the generated collective wrappers (mpi_bytes.c). */
 #include "gs_mpi_bytes.h"
+/* MPI-IO and RMA (iorma.c) */
+#include "iorma.h"
 
 #endif
