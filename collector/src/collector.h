@@ -25,6 +25,9 @@ typedef struct {
     gs_reqtab_t requests;   /* active requests */
     gs_reqtab_t persistent; /* persistent requests' parameters, from *_init to free */
     gs_rma_pending_t rma;   /* RMA operations not completed yet (iorma.c) */
+    /* the window and file handle this thread looked up last (iorma.c), valid while the
+     * process's tables keep their generation */
+    struct { uint64_t key; uint32_t ref, gen; } last_win, last_file;
     int depth;              /* open regions (for closing them at the end or after a crash) */
     uint32_t stack[256];
     uint64_t nevents;       /* event count, once the writer is closed */

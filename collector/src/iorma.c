@@ -31,11 +31,13 @@ typedef struct {
 typedef struct {
     open_t *v;
     size_t n, cap;
+    uint32_t gen; /* changes whenever a handle opens or closes (1, 2, ...: 0 is never valid) */
 } openlist_t;
-static openlist_t open_files, open_wins;
+static openlist_t open_files = {.gen = 1}, open_wins = {.gen = 1};
 
 static void open_add(openlist_t *l, uint64_t key, uint32_t ref)
 {
+    __atomic_add_fetch(&l->gen, 1, __ATOMIC_RELEASE);
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 8;
         l->v = realloc(l->v, l->cap * sizeof *l->v);
@@ -49,10 +51,38 @@ static uint32_t open_find(openlist_t *l, uint64_t key, int take)
     for (size_t i = l->n; i-- > 0;)
         if (l->v[i].key == key) {
             uint32_t ref = l->v[i].ref;
-            if (take) l->v[i] = l->v[--l->n];
+            if (take) {
+                l->v[i] = l->v[--l->n];
+                __atomic_add_fetch(&l->gen, 1, __ATOMIC_RELEASE);
+            }
             return ref;
         }
     return UINT32_MAX;
+}
+
+/* The ref of an open handle: this thread's last lookup when the table has not changed
+ * since (an operation loop on one window or file takes no lock), else under the lock. */
+#define LOOKUP(list, cache, key_value)                                                  \
+    do {                                                                                 \
+        uint64_t k_ = (key_value);                                                       \
+        uint32_t g_ = __atomic_load_n(&(list).gen, __ATOMIC_ACQUIRE);                   \
+        if ((cache).gen == g_ && (cache).key == k_) return (cache).ref;                  \
+        gs_lock();                                                                       \
+        g_ = (list).gen;                                                                 \
+        uint32_t r_ = open_find(&(list), k_, 0);                                         \
+        gs_unlock();                                                                     \
+        (cache).key = k_, (cache).ref = r_, (cache).gen = g_;                            \
+        return r_;                                                                       \
+    } while (0)
+
+static uint32_t win_ref(MPI_Win win)
+{
+    LOOKUP(open_wins, gs_cur()->last_win, GS_WIN_KEY(win));
+}
+
+static uint32_t file_ref(MPI_File fh)
+{
+    LOOKUP(open_files, gs_cur()->last_file, GS_FILE_KEY(fh));
 }
 
 /* A new definition on comm: its ordinal counts the earlier ones on the same comm. */
@@ -105,9 +135,7 @@ void gs_io_closed(uint64_t t, uint64_t file_key)
 gs_io_op_t gs_io_begin(uint64_t t, MPI_File fh, int mode, int flags, uint64_t bytes)
 {
     gs_io_op_t op = {0, 0};
-    gs_lock();
-    uint32_t ref = open_find(&open_files, GS_FILE_KEY(fh), 0);
-    gs_unlock();
+    uint32_t ref = file_ref(fh);
     if (ref == UINT32_MAX) return op;
     gs_loc_t *L = gs_cur();
     op.handle = ref;
@@ -124,14 +152,6 @@ void gs_io_complete(uint64_t t, gs_io_op_t op, uint64_t bytes)
 }
 
 /* ---------- RMA ---------- */
-
-static uint32_t win_ref(MPI_Win win)
-{
-    gs_lock();
-    uint32_t ref = open_find(&open_wins, GS_WIN_KEY(win), 0);
-    gs_unlock();
-    return ref;
-}
 
 void gs_rma_coll_begin(uint64_t t)
 {
