@@ -15,6 +15,12 @@
  * rest is hidden (-fvisibility=hidden) so it cannot clash with the program's symbols. */
 #define GS_PUBLIC __attribute__((visibility("default")))
 
+/* A handle value and its local ref as of a table generation (iorma.c). */
+typedef struct {
+    uint64_t key;
+    uint32_t ref, gen;
+} gs_handle_cache_t;
+
 /* What is recorded on one OTF2 location: the rank's master thread, or another thread of
  * the rank that called MPI or entered a user region (docs/collector.md, "Threads").
  * Only its own thread writes it, so none of it needs a lock. */
@@ -27,7 +33,7 @@ typedef struct {
     gs_rma_pending_t rma;   /* RMA operations not completed yet (iorma.c) */
     /* the window and file handle this thread looked up last (iorma.c), valid while the
      * process's tables keep their generation */
-    struct { uint64_t key; uint32_t ref, gen; } last_win, last_file;
+    gs_handle_cache_t last_win, last_file;
     int depth;              /* open regions (for closing them at the end or after a crash) */
     uint32_t stack[256];
     uint64_t nevents;       /* event count, once the writer is closed */

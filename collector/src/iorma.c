@@ -62,27 +62,25 @@ static uint32_t open_find(openlist_t *l, uint64_t key, int take)
 
 /* The ref of an open handle: this thread's last lookup when the table has not changed
  * since (an operation loop on one window or file takes no lock), else under the lock. */
-#define LOOKUP(list, cache, key_value)                                                  \
-    do {                                                                                 \
-        uint64_t k_ = (key_value);                                                       \
-        uint32_t g_ = __atomic_load_n(&(list).gen, __ATOMIC_ACQUIRE);                   \
-        if ((cache).gen == g_ && (cache).key == k_) return (cache).ref;                  \
-        gs_lock();                                                                       \
-        g_ = (list).gen;                                                                 \
-        uint32_t r_ = open_find(&(list), k_, 0);                                         \
-        gs_unlock();                                                                     \
-        (cache).key = k_, (cache).ref = r_, (cache).gen = g_;                            \
-        return r_;                                                                       \
-    } while (0)
+static uint32_t lookup(openlist_t *l, gs_handle_cache_t *c, uint64_t key)
+{
+    if (c->gen == __atomic_load_n(&l->gen, __ATOMIC_ACQUIRE) && c->key == key) return c->ref;
+    gs_lock();
+    c->gen = l->gen;
+    c->ref = open_find(l, key, 0);
+    c->key = key;
+    gs_unlock();
+    return c->ref;
+}
 
 static uint32_t win_ref(MPI_Win win)
 {
-    LOOKUP(open_wins, gs_cur()->last_win, GS_WIN_KEY(win));
+    return lookup(&open_wins, &gs_cur()->last_win, GS_WIN_KEY(win));
 }
 
 static uint32_t file_ref(MPI_File fh)
 {
-    LOOKUP(open_files, gs_cur()->last_file, GS_FILE_KEY(fh));
+    return lookup(&open_files, &gs_cur()->last_file, GS_FILE_KEY(fh));
 }
 
 /* A new definition on comm: its ordinal counts the earlier ones on the same comm. */
