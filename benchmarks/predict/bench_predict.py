@@ -162,7 +162,7 @@ def master_schedule(work: Path, vanilla: str, topo: str, predicted: str) -> str:
                         str(out)], check=True, capture_output=True)
         region = (out / "regions.txt").read_text().splitlines().index("trace_rays")
         order = [line.split()[1] for line in (out / "rank-0.act").read_text().splitlines()
-                 if line.startswith("ra ")]
+                 if line.startswith(("ra ", "r "))]  # a prediction's tie-broken ones are r
         ranks = len(list(out.glob("rank-*.act")))
         chunks = [sum(1 for line in (out / f"rank-{r}.act").read_text().splitlines()
                       if line == f"b {region}") for r in range(ranks)]

@@ -644,7 +644,9 @@ int main(int argc, char **argv)
           src = st.MPI_SOURCE;
           if (recorded_src != src) PMPI_Iprobe(recorded_src, INT(2), comm, &also, MPI_STATUS_IGNORE);
           int wr = world_of(&w, c, recorded_src), ws = world_of(&w, c, src);
-          if (also && wr >= 0 && ws >= 0 && sent_at[wr] == sent_at[ws]) src = recorded_src;
+          /* posted as a wildcard unless it must take the tie's recorded source: the
+           * predicted trace keeps the mark (collector) where it can */
+          src = also && wr >= 0 && ws >= 0 && sent_at[wr] == sent_at[ws] ? recorded_src : MPI_ANY_SOURCE;
         }
         MPI_Recv(rbuf, (int)max_bytes, MPI_BYTE, src, INT(2), comm, &st);
         last_src[c] = st.MPI_SOURCE;
