@@ -214,6 +214,7 @@ typedef struct {
   size_t n;
   int *answered; /* per line: the answer it receives, -1 when none */
   int *order;    /* the answers the rank received, in stream order */
+  int *recvs, nrecvs, recvs_comm, recvs_src; /* its receives from (recvs_src, recvs_comm): lines */
   int norder;
   unsigned long long max_bytes;
   double speed; /* flop/s of the host it was recorded on */
@@ -222,6 +223,7 @@ typedef struct {
 typedef struct {
   int nranks, *wild, nanswers;
   answer_t *answers;
+  int *answers_of;     /* per world rank: how many answers it sends */
   int *dynamic_master; /* per world rank: its `ra`/`sa` replay as wildcards */
   int *worker;         /* per world rank: runs answers' segments */
   stream_t *streams;   /* per world rank, loaded for workers */
@@ -279,20 +281,28 @@ static int place_answers(dyn_t *d, int m)
     answer_t *x = &d->answers[a];
     if (x->master != m) continue;
     stream_t *st = &d->streams[x->dest];
-    int seen = 0;
-    x->pos = -1;
-    for (size_t i = 0; i < st->n && x->pos < 0; i++) {
-      int nt = fields_of(st, i, buf, tok);
-      if (nt < 5 || atoi(tok[3]) != x->comm) continue;
-      int from = !strcmp(tok[0], "sr") && nt == 8 ? atoi(tok[5]) : atoi(tok[1]);
-      int recv = !strcmp(tok[0], "r") || !strcmp(tok[0], "ra") || !strcmp(tok[0], "ir") || !strcmp(tok[0], "sr");
-      if (recv && from == x->master_local && seen++ == x->nth) {
-        ok = !strcmp(tok[0], "r");
-        x->pos = (int)i;
+    if (!st->recvs || st->recvs_comm != x->comm || st->recvs_src != x->master_local) {
+      /* the stream's receives from this master, listed once per (master, communicator) */
+      st->recvs = realloc(st->recvs, (st->n + 1) * sizeof(int));
+      st->nrecvs = 0;
+      st->recvs_comm = x->comm;
+      st->recvs_src = x->master_local;
+      for (size_t i = 0; i < st->n; i++) {
+        int nt = fields_of(st, i, buf, tok);
+        if (nt < 5 || atoi(tok[3]) != x->comm) continue;
+        int from = !strcmp(tok[0], "sr") && nt == 8 ? atoi(tok[5]) : atoi(tok[1]);
+        int recv = !strcmp(tok[0], "r") || !strcmp(tok[0], "ra") || !strcmp(tok[0], "ir") || !strcmp(tok[0], "sr");
+        if (recv && from == x->master_local) st->recvs[st->nrecvs++] = (int)i;
       }
     }
-    if (x->pos < 0) ok = 0;
-    else st->answered[x->pos] = a;
+    x->pos = x->nth < st->nrecvs ? st->recvs[x->nth] : -1;
+    if (x->pos < 0) {
+      ok = 0;
+    } else {
+      fields_of(st, (size_t)x->pos, buf, tok);
+      ok = !strcmp(tok[0], "r"); /* only a blocking receive is answered dynamically */
+      st->answered[x->pos] = a;
+    }
   }
   free(buf);
   return ok;
@@ -348,6 +358,7 @@ static void read_answers(dyn_t *d, const world_t *w, const char *dir, int rank, 
   d->nranks = world_size;
   d->wild = calloc(world_size, sizeof(int));
   d->dynamic_master = calloc(world_size, sizeof(int));
+  d->answers_of = calloc(world_size, sizeof(int));
   d->worker = calloc(world_size, sizeof(int));
   const char *mode = getenv("GS_REPLAY_TASK_COMPUTE");
   d->compute_of_worker = mode && !strcmp(mode, "worker");
@@ -379,6 +390,7 @@ static void read_answers(dyn_t *d, const world_t *w, const char *dir, int rank, 
   if (flag) tag_ub = *attr;
   /* masters whose every answer goes to a rank without wildcard receives of its own */
   for (int a = 0; a < d->nanswers; a++) d->dynamic_master[d->answers[a].master] = 1;
+  for (int a = 0; a < d->nanswers; a++) d->answers_of[d->answers[a].master]++;
   for (int a = 0; a < d->nanswers; a++)
     if (d->wild[d->answers[a].dest] || (flag && ANSWER_TAG0 + d->nanswers > tag_ub))
       d->dynamic_master[d->answers[a].master] = 0;
@@ -630,15 +642,13 @@ int main(int argc, char **argv)
       FIELDS(5);
       int c = INT(3);
       MPI_Comm comm = comm_of(&w, c, rank);
-      int has_answers = 0;
-      for (int a = 0; a < dy.nanswers && !has_answers; a++) has_answers = dy.answers[a].master == rank;
-      if (!has_answers || dy.dynamic_master[rank]) {
+      if (!dy.answers_of[rank] || dy.dynamic_master[rank]) {
         /* the first message to come; among messages sent at the same instant (which MPI
          * leaves open, and a simulation orders by chance) the recorded source's, as the
          * recording took it. PMPI checks: the predicted trace shows the receive alone. */
         MPI_Status st;
         int there = 0, src = MPI_ANY_SOURCE;
-        if (sent_at) PMPI_Iprobe(MPI_ANY_SOURCE, INT(2), comm, &there, &st);
+        if (sent_at && dy.dynamic_master[rank]) PMPI_Iprobe(MPI_ANY_SOURCE, INT(2), comm, &there, &st);
         if (there) {
           int recorded_src = INT(1), also = 0;
           src = st.MPI_SOURCE;

@@ -198,10 +198,9 @@ class ActionBuilder {
     if (!f) return OTF2_CALLBACK_INTERRUPT;
     bool wild = std::exchange(wildcard_, false);
     if (wild && f->kind == Kind::Recv) {  // "ra": posted with MPI_ANY_SOURCE
-      int64_t me = local_peer(rank_, comm);
       last_any_[comm] = local_peer(peer, comm);
-      any_local_[comm] = me;
-      if (!set_.wild_ranks.count(rank_)) set_.wild_ranks.insert(rank_);
+      any_local_[comm] = local_peer(rank_, comm);
+      set_.wild_ranks.insert(rank_);
       f->parts.push_back("ra " + p2p(peer, comm, tag, bytes));
       return ok();
     }
