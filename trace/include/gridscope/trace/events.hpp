@@ -18,6 +18,9 @@
 //     (a non-blocking collective: NonBlockingCollectiveRequest in the initiating MPI_I* call,
 //     NonBlockingCollectiveComplete in the Wait*/Test* that completes it; OTF2 3.0)
 // and `const std::string& error() const` (empty unless it interrupted the pass).
+// Opt-in: `void recv_attributes(OTF2_AttributeList*)` is called just before each recv and
+// irecv with the event's attribute list (the predictor reads the collector's mark of
+// MPI_ANY_SOURCE receives there).
 //
 // The program's root (opt-in: a handler with `static constexpr bool kProgramRoot = true`
 // and `uint32_t program_region(name, nargs, args)` / `uint32_t program_fallback_region()`):
