@@ -165,7 +165,10 @@ void gs_comm_named(MPI_Comm comm);
 
 /* Point-to-point events (events.c); peers are ranks in comm. */
 void gs_ev_send(uint64_t t, int dest, MPI_Comm comm, int tag, int count, MPI_Datatype type);
-void gs_ev_recv(uint64_t t, const MPI_Status *st, MPI_Comm comm);
+/* the attribute (its OTF2 ref) marking receives posted with MPI_ANY_SOURCE */
+#define GS_ATTR_ANY_SOURCE 0
+#define GS_ATTR_ANY_SOURCE_NAME "gridscope::mpi_any_source"
+void gs_ev_recv(uint64_t t, const MPI_Status *st, MPI_Comm comm, int posted_source);
 void gs_ev_isend(uint64_t t, int dest, MPI_Comm comm, int tag, int count, MPI_Datatype type,
                  MPI_Request req);
 void gs_ev_irecv_request(uint64_t t, int source, MPI_Comm comm, MPI_Request req);

@@ -305,6 +305,11 @@ static void emit(OTF2_GlobalDefWriter *w, strtab_t *st)
     }
     program_region(w, st, GS_NUM_MPI_REGIONS + u->nuser);
 
+    /* The attribute of receives posted with MPI_ANY_SOURCE (events.c). */
+    uint32_t attr_name = st_add(st, GS_ATTR_ANY_SOURCE_NAME);
+    uint32_t attr_desc = st_add(st, "the receive was posted with MPI_ANY_SOURCE");
+    if (w) OTF2_GlobalDefWriter_WriteAttribute(w, GS_ATTR_ANY_SOURCE, attr_name, attr_desc, OTF2_TYPE_UINT8);
+
     /* Groups: all locations (rank -> location), COMM_SELF, then one per member list. */
     if (w) {
         uint64_t *locs = malloc((size_t)n * sizeof *locs);

@@ -141,7 +141,8 @@ def families(f: Fn) -> tuple[str, str]:
                     f"{f.arg('count')}, {f.arg('type')}, *{f.arg('req')});\n")
     if fam == "recv":
         return status_fallback(f), (
-            f"    if (rc == MPI_SUCCESS) gs_ev_recv(t2, {f.arg('status')}, {f.arg('comm')});\n")
+            f"    if (rc == MPI_SUCCESS) gs_ev_recv(t2, {f.arg('status')}, {f.arg('comm')}, "
+            f"{f.arg('peer')});\n")
     if fam == "irecv":
         return "", (f"    if (rc == MPI_SUCCESS)\n"
                     f"        gs_ev_irecv_request(t2, {f.arg('peer')}, {f.arg('comm')}, "
@@ -150,7 +151,7 @@ def families(f: Fn) -> tuple[str, str]:
         return (status_fallback(f)
                 + f"    gs_ev_send(t, {f.arg('peer')}, {f.arg('comm')}, {f.arg('tag')}, "
                   f"{f.arg('count')}, {f.arg('type')});\n",
-                f"    if (rc == MPI_SUCCESS) gs_ev_recv(t2, {f.arg('status')}, {f.arg('comm')});\n")
+                f"    if (rc == MPI_SUCCESS) gs_ev_recv(t2, {f.arg('status')}, {f.arg('comm')}, source);\n")
     if fam == "wait":
         return (status_fallback(f) + f"    uint64_t gs_h = GS_REQ_KEY(*{f.arg('req')});\n",
                 f"    gs_ev_complete(t2, gs_h, {f.arg('status')});\n")

@@ -18,6 +18,9 @@
 //     (a non-blocking collective: NonBlockingCollectiveRequest in the initiating MPI_I* call,
 //     NonBlockingCollectiveComplete in the Wait*/Test* that completes it; OTF2 3.0)
 // and `const std::string& error() const` (empty unless it interrupted the pass).
+// Opt-in: `void recv_attributes(OTF2_AttributeList*)` is called just before each recv and
+// irecv with the event's attribute list (the predictor reads the collector's mark of
+// MPI_ANY_SOURCE receives there).
 //
 // MPI-IO and one-sided transfers (opt-in: a handler with `static constexpr bool kTransfers
 // = true`), as Score-P records them:
@@ -43,6 +46,7 @@
 #include <functional>
 #include <optional>
 #include <type_traits>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -239,13 +243,23 @@ class EventStream {
     self(u).last_ = t;
     return self(u).h_.irecv_request(t, req);
   }
-  static OTF2_CallbackCode on_recv(GS_EVT_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n) {
+  // A handler with recv_attributes(list) sees a receive's attribute list just before it
+  // (the predictor reads the collector's MPI_ANY_SOURCE mark there); the others never do.
+  template <class K, class = void>
+  struct WantsAttributes : std::false_type {};
+  template <class K>
+  struct WantsAttributes<K, std::void_t<decltype(std::declval<K&>().recv_attributes(
+                                (OTF2_AttributeList*)nullptr))>> : std::true_type {};
+  static OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList* a,
+                                   uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n) {
     self(u).last_ = t;
+    if constexpr (WantsAttributes<H>::value) self(u).h_.recv_attributes(a);
     return self(u).h_.recv(t, peer, c, tag, n);
   }
-  static OTF2_CallbackCode on_irecv(GS_EVT_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n,
-                                    uint64_t req) {
+  static OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList* a,
+                                    uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n, uint64_t req) {
     self(u).last_ = t;
+    if constexpr (WantsAttributes<H>::value) self(u).h_.recv_attributes(a);
     return self(u).h_.irecv(t, peer, c, tag, n, req);
   }
   static OTF2_CallbackCode on_coll_begin(GS_EVT_ARGS) {
