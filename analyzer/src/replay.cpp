@@ -621,6 +621,11 @@ void write_engine_files(const std::string& dir, const Defs& defs, const LocalDat
     rows.push_back({M_VISITS, CLS_NONE, th, c.cp, c.rank, 0, double(c.visits)});
     if (c.bytes_sent) rows.push_back({M_BYTES_SENT, CLS_NONE, th, c.cp, c.rank, 0, double(c.bytes_sent)});
     if (c.bytes_received) rows.push_back({M_BYTES_RECEIVED, CLS_NONE, th, c.cp, c.rank, 0, double(c.bytes_received)});
+    if (c.bytes_put) rows.push_back({M_BYTES_PUT, CLS_NONE, th, c.cp, c.rank, 0, double(c.bytes_put)});
+    if (c.bytes_get) rows.push_back({M_BYTES_GET, CLS_NONE, th, c.cp, c.rank, 0, double(c.bytes_get)});
+    if (c.io_bytes_read) rows.push_back({M_IO_BYTES_READ, CLS_NONE, th, c.cp, c.rank, 0, double(c.io_bytes_read)});
+    if (c.io_bytes_written)
+      rows.push_back({M_IO_BYTES_WRITTEN, CLS_NONE, th, c.cp, c.rank, 0, double(c.io_bytes_written)});
   }
   // in key order, not the hash table's (which depends on how many keys this process has)
   size_t first_wait = rows.size();

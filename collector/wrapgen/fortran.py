@@ -48,7 +48,7 @@ NULL = {"MPI_Comm": "MPI_COMM_NULL", "MPI_Datatype": "MPI_DATATYPE_NULL",
         "MPI_Win": "MPI_WIN_NULL", "MPI_File": "MPI_FILE_NULL",
         "MPI_Request": "MPI_REQUEST_NULL"}
 # Families whose events read an in-out handle before the call (the others after it).
-READ_BEFORE = {"wait", "test", "cancel", "request_free", "comm_free"}
+READ_BEFORE = {"wait", "test", "cancel", "request_free", "comm_free", "file_close", "win_free"}
 # Fortran indices count from 1 (Open MPI's waitany/testany/waitsome bindings add 1).
 ONE_BASED = {"index", "indices"}
 # ... except MPICH 4.0.2's mpi_f08 bindings of these, which pass the caller's index to
@@ -144,7 +144,10 @@ def conversions(f: Fn, code: str, f08: bool = False) -> tuple[str, str, str]:
             after.append(f"for (int i = 0; i < *{out} && *{out} != MPI_UNDEFINED; i++) "
                          f"{name}[i] = {fa}[i] - {first};")
             cleanup.append(f"free({name});")
-        elif base in ("void", "char"):
+        elif base == "char":  # CHARACTER: blank-padded, its length passed after IERROR
+            before.append(f"char *{name} = gs_fstr({fa}, {fa}_len);")
+            cleanup.append(f"free({name});")
+        elif base == "void":
             before.append(f"const void *{name} = gs_fbuf({fa});")
         elif base == "MPI_Status" and f08 and not _is_array(a):
             before.append(f"MPI_Status gs_fst;\n"

@@ -242,6 +242,33 @@ class RecordBuilder {
   OTF2_CallbackCode nbc_complete(uint64_t t, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
                                  uint64_t received, uint64_t req);
 
+  // MPI-IO and one-sided bytes (events.hpp): charged to the innermost call, as Score-P's
+  // profile charges them (io_bytes_read/written by the operation's mode, bytes_put/get).
+  static constexpr bool kTransfers = true;
+  OTF2_CallbackCode io_begin(uint64_t, OTF2_IoHandleRef handle, OTF2_IoOperationMode mode, uint64_t id) {
+    io_open_.push_back({handle, mode, id});
+    return OTF2_CALLBACK_SUCCESS;
+  }
+  OTF2_CallbackCode io_complete(uint64_t, OTF2_IoHandleRef handle, uint64_t bytes, uint64_t id) {
+    for (size_t i = io_open_.size(); i-- > 0;)  // blocking operations: the newest one
+      if (io_open_[i].handle == handle && io_open_[i].id == id) {
+        const bool read = io_open_[i].mode == OTF2_IO_OPERATION_MODE_READ;
+        io_open_.erase(io_open_.begin() + i);
+        if (!stack_.empty()) (read ? io_read_ : io_written_)[stack_.back().cp] += bytes;
+        break;
+      }
+    return OTF2_CALLBACK_SUCCESS;  // (a completion without its begin: mode unknown, not counted)
+  }
+  OTF2_CallbackCode rma_put(uint64_t, uint64_t bytes) { return rma_atomic(0, bytes, 0); }
+  OTF2_CallbackCode rma_get(uint64_t, uint64_t bytes) { return rma_atomic(0, 0, bytes); }
+  OTF2_CallbackCode rma_atomic(uint64_t, uint64_t put, uint64_t get) {
+    if (!stack_.empty()) {
+      bput_[stack_.back().cp] += put;
+      bget_[stack_.back().cp] += get;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+  }
+
   // After the location: receives in posting order where that differs, sequence numbers of
   // the non-blocking collectives, call-path statistics.
   void finish_location(size_t first_recv, size_t first_nbc);
@@ -252,6 +279,7 @@ class RecordBuilder {
     if (cp >= time_.size()) {
       size_t n = std::max<size_t>(cp + 1, time_.size() * 2);
       time_.resize(n); visits_.resize(n); bsent_.resize(n); brecv_.resize(n);
+      bput_.resize(n); bget_.resize(n); io_read_.resize(n); io_written_.resize(n);
     }
   }
   OTF2_CallbackCode fail(const std::string& msg) {
@@ -332,6 +360,9 @@ class RecordBuilder {
   int64_t last_ = 0;
   std::vector<int64_t> time_;
   std::vector<uint64_t> visits_, bsent_, brecv_;
+  std::vector<uint64_t> bput_, bget_, io_read_, io_written_;  // one-sided and MPI-IO bytes
+  struct IoOpen { OTF2_IoHandleRef handle; OTF2_IoOperationMode mode; uint64_t id; };
+  std::vector<IoOpen> io_open_;  // I/O operations begun, not completed
   std::vector<std::pair<uint8_t, uint32_t>> pend_;
   RequestTable<Posted> irecv_req_;
   // Posting sequence of this location's receives (MpiIrecvRequest, or the blocking
@@ -545,7 +576,9 @@ void RecordBuilder::finish_location(size_t first_recv, size_t first_nbc) {
     tl_.calls.push_back(c);
   }
   for (uint32_t cp = 0; cp < visits_.size(); ++cp)
-    if (visits_[cp]) out_.cp_stats.push_back({cp, rank_, thread_, time_[cp], visits_[cp], bsent_[cp], brecv_[cp]});
+    if (visits_[cp])
+      out_.cp_stats.push_back({cp, rank_, thread_, time_[cp], visits_[cp], bsent_[cp], brecv_[cp], bput_[cp], bget_[cp],
+                               io_read_[cp], io_written_[cp]});
 }
 
 // ---- A rank's threads: their records merged into the rank's ----

@@ -3,6 +3,8 @@
 // event counts and the ClockProperties the time range.
 #include "gridscope/trace/writer.hpp"
 
+#include <algorithm>
+
 #include "gridscope/trace/error.hpp"
 #include "gridscope/trace/mpi_names.hpp"
 
@@ -111,6 +113,17 @@ uint32_t TraceWriter::comm(const std::string& name) const {
   throw Error(dir_, "unknown communicator " + name);
 }
 
+uint32_t TraceWriter::io_handle(const std::string& file, const std::string& paradigm, uint32_t comm) {
+  if (paradigm != "POSIX" && paradigm != "MPI-IO") throw Error(dir_, "unknown I/O paradigm " + paradigm);
+  io_handles_.push_back({file, paradigm, comm});
+  return io_handles_.size() - 1;
+}
+
+uint32_t TraceWriter::rma_win(const std::string& name, uint32_t comm) {
+  wins_.push_back({name, comm});
+  return wins_.size() - 1;
+}
+
 void TraceWriter::clock_offset(uint32_t rank, uint64_t time, int64_t offset, double stddev) {
   offsets_[rank].push_back({time, offset, stddev});
 }
@@ -160,6 +173,32 @@ void TraceWriter::nbc_complete(uint32_t rank, uint64_t t, OTF2_CollectiveOp op, 
                                                      root == kNoRoot ? OTF2_UNDEFINED_UINT32 : root, sent, received,
                                                      request),
         "non-blocking collective complete");
+}
+
+void TraceWriter::io_begin(uint32_t rank, uint64_t t, uint32_t handle, OTF2_IoOperationMode mode,
+                           OTF2_IoOperationFlag flags, uint64_t bytes_request, uint64_t id) {
+  check(OTF2_EvtWriter_IoOperationBegin(events(rank, t), nullptr, t, handle, mode, flags, bytes_request, id),
+        "I/O operation begin");
+}
+void TraceWriter::io_issued(uint32_t rank, uint64_t t, uint32_t handle, uint64_t id) {
+  check(OTF2_EvtWriter_IoOperationIssued(events(rank, t), nullptr, t, handle, id), "I/O operation issued");
+}
+void TraceWriter::io_complete(uint32_t rank, uint64_t t, uint32_t handle, uint64_t bytes_result, uint64_t id) {
+  check(OTF2_EvtWriter_IoOperationComplete(events(rank, t), nullptr, t, handle, bytes_result, id),
+        "I/O operation complete");
+}
+void TraceWriter::rma_put(uint32_t rank, uint64_t t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id) {
+  check(OTF2_EvtWriter_RmaPut(events(rank, t), nullptr, t, win, remote, bytes, id), "RMA put");
+}
+void TraceWriter::rma_get(uint32_t rank, uint64_t t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id) {
+  check(OTF2_EvtWriter_RmaGet(events(rank, t), nullptr, t, win, remote, bytes, id), "RMA get");
+}
+void TraceWriter::rma_atomic(uint32_t rank, uint64_t t, uint32_t win, uint32_t remote, OTF2_RmaAtomicType type,
+                             uint64_t sent, uint64_t received, uint64_t id) {
+  check(OTF2_EvtWriter_RmaAtomic(events(rank, t), nullptr, t, win, remote, type, sent, received, id), "RMA atomic");
+}
+void TraceWriter::rma_complete_remote(uint32_t rank, uint64_t t, uint32_t win, uint64_t id) {
+  check(OTF2_EvtWriter_RmaOpCompleteRemote(events(rank, t), nullptr, t, win, id), "RMA remote completion");
 }
 
 uint64_t TraceWriter::finish() {
@@ -222,6 +261,22 @@ void TraceWriter::write_global() {
   for (const Comm& c : comms_) comm_name.push_back(str(c.name));
   for (const std::string& f : region_files_) region_file.push_back(f.empty() ? OTF2_UNDEFINED_STRING : str(f));
 
+  // I/O: a paradigm per name used (Score-P's: "POSIX" serial with the OS flag, "MPI-IO"
+  // parallel), a regular file per name, the handles; RMA windows.
+  std::vector<std::string> io_paradigms, io_files;
+  auto index_of = [](std::vector<std::string>& v, const std::string& s) {
+    auto it = std::find(v.begin(), v.end(), s);
+    if (it != v.end()) return uint32_t(it - v.begin());
+    v.push_back(s);
+    return uint32_t(v.size() - 1);
+  };
+  for (const IoHandle& h : io_handles_) {
+    index_of(io_paradigms, h.paradigm);
+    index_of(io_files, h.file);
+    str(h.paradigm);
+    str(h.file);
+  }
+  for (const Win& w : wins_) str(w.name);
   for (size_t i = 0; i < str.list.size(); ++i)
     check(OTF2_GlobalDefWriter_WriteString(g, i, str.list[i].c_str()), "string");
   uint64_t begin = opt_.fixed_global_offset ? opt_.global_offset : (tmin_ == UINT64_MAX ? 0 : tmin_);
@@ -270,6 +325,27 @@ void TraceWriter::write_global() {
   check(OTF2_GlobalDefWriter_WriteComm(g, kSelfComm, self, 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE), "comm");
   for (size_t i = 0; i < comms_.size(); ++i)
     check(OTF2_GlobalDefWriter_WriteComm(g, 2 + i, comm_name[i], 3 + i, kWorldComm, OTF2_COMM_FLAG_NONE), "comm");
+  for (size_t i = 0; i < io_paradigms.size(); ++i) {
+    const bool posix = io_paradigms[i] == "POSIX";
+    check(OTF2_GlobalDefWriter_WriteIoParadigm(
+              g, i, str(io_paradigms[i]), str(io_paradigms[i]),
+              posix ? OTF2_IO_PARADIGM_CLASS_SERIAL : OTF2_IO_PARADIGM_CLASS_PARALLEL,
+              posix ? OTF2_IO_PARADIGM_FLAG_OS : OTF2_IO_PARADIGM_FLAG_NONE, 0, nullptr, nullptr, nullptr),
+          "I/O paradigm");
+  }
+  for (size_t i = 0; i < io_files.size(); ++i)
+    check(OTF2_GlobalDefWriter_WriteIoRegularFile(g, i, str(io_files[i]), 0), "I/O file");
+  for (size_t i = 0; i < io_handles_.size(); ++i) {
+    const IoHandle& h = io_handles_[i];
+    check(OTF2_GlobalDefWriter_WriteIoHandle(g, i, str(h.file), index_of(io_files, h.file),
+                                             index_of(io_paradigms, h.paradigm), OTF2_IO_HANDLE_FLAG_NONE,
+                                             h.comm == kNoComm ? OTF2_UNDEFINED_COMM : h.comm,
+                                             OTF2_UNDEFINED_IO_HANDLE),
+          "I/O handle");
+  }
+  for (size_t i = 0; i < wins_.size(); ++i)
+    check(OTF2_GlobalDefWriter_WriteRmaWin(g, i, str(wins_[i].name), wins_[i].comm, OTF2_RMA_WIN_FLAG_NONE),
+          "RMA window");
 }
 
 }  // namespace gs

@@ -131,6 +131,24 @@ def _by(sev: SeverityColumns, where: np.ndarray, labels: Sequence[str], name: st
                                   where[first[ordered]].tolist(), sums[ordered].tolist())]
 
 
+TRANSFER_CODES = np.asarray([ENGINE_METRICS.index(m) for m in N.TRANSFER_BYTES])
+
+
+def transfers(sev: SeverityColumns, callpath_order: np.ndarray, callpath_by_order: list) -> dict:
+    """One-sided and MPI-IO bytes (docs/analyzer.md): totals and per call path, or {} when the
+    trace has none (so summaries of traces without them keep their shape)."""
+    rows = sev.take(np.isin(sev.metric, TRANSFER_CODES))
+    if len(rows) == 0:
+        return {}
+    first, sums = group_sums((METRIC_ORDER[rows.metric], callpath_order[rows.callpath]), rows.value)
+    metric = [ENGINE_METRICS[m] for m in rows.metric[first].tolist()]
+    where = callpath_order[rows.callpath[first]].tolist()
+    totals = {m: int(sum(v for k, v in zip(metric, sums.tolist()) if k == m)) for m in N.TRANSFER_BYTES}
+    by_callpath = [{N.METRIC: m, N.CALLPATH: callpath_by_order[w], N.BYTES: int(v)}
+                   for m, w, v in zip(metric, where, sums.tolist())]
+    return {N.TRANSFERS: {**totals, "by_callpath": by_callpath}}
+
+
 def thread_rows(out: EngineOutput) -> list[dict]:
     """Per analysed thread location (a rank's thread that calls MPI; its master is thread 0
     and is not listed): its time, MPI time and waiting, seconds. Every other view sums a
@@ -204,6 +222,7 @@ def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> di
         "by_callpath": _by(patterns, callpath_order[patterns.callpath], callpath_by_order, N.CALLPATH),
         "by_metahost": _by(patterns, metahost_code[patterns.rank], metahosts.tolist(), N.METAHOST),
         "p2p": p2p,
+        **transfers(sev, callpath_order, callpath_by_order),
         # why: delay costs, wait-state classes, the critical path (docs/root-causes.md)
         **root_causes.summary_keys(out, rank_metahost),
         N.CRITICAL_PATH: critical_path.summary_rows(out, out.critical_path, rank_metahost),

@@ -62,11 +62,13 @@ struct NbcRec {
   int64_t enter, leave;          // the completing call's enter and leave
 };
 
-// Time, visits and bytes of one call path on one location (times in ticks, exclusive).
+// Time, visits and bytes of one call path on one location (times in ticks, exclusive); the
+// one-sided (RMA) and MPI-IO bytes as Score-P's profile names them.
 struct CallPathStats {
   uint32_t cp, rank, thread;
   int64_t time;
   uint64_t visits, bytes_sent, bytes_received;
+  uint64_t bytes_put, bytes_get, io_bytes_read, io_bytes_written;
 };
 
 // Call-path tree of one analysis process (ids are local to the process; the driver merges

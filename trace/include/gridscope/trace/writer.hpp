@@ -23,6 +23,7 @@ namespace gs {
 constexpr uint32_t kNoNode = UINT32_MAX;  // system tree root: no parent
 constexpr uint32_t kNoRoot = UINT32_MAX;  // collective without a root
 constexpr uint32_t kWorldComm = 0, kSelfComm = 1;
+constexpr uint32_t kNoComm = UINT32_MAX;
 
 struct WriterOptions {
   uint64_t resolution = 1000000;     // timer ticks per second
@@ -64,6 +65,11 @@ class TraceWriter {
   // A communicator over world ranks (member i = comm rank i); ids 0 and 1 are world, self.
   uint32_t add_comm(const std::string& name, const std::vector<uint64_t>& world_ranks);
   uint32_t comm(const std::string& name) const;  // id by name (MPI_COMM_WORLD, ...)
+  // An I/O handle on FILE as Score-P defines one: paradigm "POSIX" (serial, the OS's) or
+  // "MPI-IO" (parallel; COMM is the communicator that opened it, kNoComm for none).
+  uint32_t io_handle(const std::string& file, const std::string& paradigm, uint32_t comm = kNoComm);
+  // An RMA window on COMM (Score-P's RmaWin).
+  uint32_t rma_win(const std::string& name, uint32_t comm);
   // A ClockOffset (local definition of RANK): at local TIME the clock is OFFSET ahead.
   void clock_offset(uint32_t rank, uint64_t time, int64_t offset, double stddev = 0.0);
 
@@ -85,6 +91,17 @@ class TraceWriter {
   void nbc_complete(uint32_t rank, uint64_t t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent,
                     uint64_t received, uint64_t request);
 
+  // MPI-IO / POSIX I/O and one-sided events as Score-P writes them (OTF2's records).
+  void io_begin(uint32_t rank, uint64_t t, uint32_t handle, OTF2_IoOperationMode mode, OTF2_IoOperationFlag flags,
+                uint64_t bytes_request, uint64_t id);
+  void io_issued(uint32_t rank, uint64_t t, uint32_t handle, uint64_t id);
+  void io_complete(uint32_t rank, uint64_t t, uint32_t handle, uint64_t bytes_result, uint64_t id);
+  void rma_put(uint32_t rank, uint64_t t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id);
+  void rma_get(uint32_t rank, uint64_t t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id);
+  void rma_atomic(uint32_t rank, uint64_t t, uint32_t win, uint32_t remote, OTF2_RmaAtomicType type, uint64_t sent,
+                  uint64_t received, uint64_t id);
+  void rma_complete_remote(uint32_t rank, uint64_t t, uint32_t win, uint64_t id);
+
   // Writes the definitions and closes the archive. Returns the number of events written.
   uint64_t finish();
 
@@ -93,6 +110,8 @@ class TraceWriter {
   struct TreeNode { std::string name, cls; uint32_t parent; };
   struct Comm { std::string name; std::vector<uint64_t> members; };
   struct Offset { uint64_t time; int64_t offset; double stddev; };
+  struct IoHandle { std::string file, paradigm; uint32_t comm; };
+  struct Win { std::string name; uint32_t comm; };
 
   struct Thread { uint32_t rank, k; OTF2_EvtWriter* events; };
   OTF2_EvtWriter* events(uint32_t rank, uint64_t t) {
@@ -120,6 +139,8 @@ class TraceWriter {
   std::map<std::string, uint32_t> region_ids_;
   std::vector<Comm> comms_;  // extra communicators (ids 2, 3, ...)
   std::map<uint32_t, std::vector<Offset>> offsets_;
+  std::vector<IoHandle> io_handles_;
+  std::vector<Win> wins_;
   std::vector<uint64_t> location_events_;  // per rank, known at finish()
   uint64_t tmin_ = UINT64_MAX, tmax_ = 0;
 };
