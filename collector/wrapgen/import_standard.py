@@ -95,40 +95,33 @@ def standard_signatures() -> dict[str, str]:
     return out
 
 
-def standard_fortran() -> dict[str, tuple[tuple[str, str], ...]]:
-    """name -> the mpif.h binding's parameters (lower-case name, Fortran type), IERROR left
-    out (every binding ends with it)."""
+def _standard_binding(language: str) -> dict[str, tuple[tuple[str, str], ...]]:
+    """name -> the LANGUAGE binding's parameters (lower-case name, type), its ierror left out."""
     import pympistandard as std
 
     std.use_api_version(1)
     out = {}
     for proc in std.PROCEDURES.values():
-        f90, c = proc.express.f90, proc.express.iso_c
-        if f90 is None or c is None:
+        binding, c = getattr(proc.express, language), proc.express.iso_c
+        if binding is None or c is None:
             continue
         name = re.match(r"^int (MPI_\w+)\(", str(c))
         if name:
-            out[name.group(1)] = tuple((p.name.lower(), p.type) for p in f90.parameters
-                                       if p.name != "IERROR")
+            out[name.group(1)] = tuple((p.name.lower(), p.type) for p in binding.parameters
+                                       if p.name.lower() != "ierror")
     return out
+
+
+def standard_fortran() -> dict[str, tuple[tuple[str, str], ...]]:
+    """name -> the mpif.h binding's parameters (lower-case name, Fortran type), IERROR left
+    out (every binding ends with it)."""
+    return _standard_binding("f90")
 
 
 def standard_f08() -> dict[str, tuple[tuple[str, str], ...]]:
     """name -> the mpi_f08 binding's parameters (lower-case name, f08 type), ierror left out
     (optional in every binding: NULL when absent)."""
-    import pympistandard as std
-
-    std.use_api_version(1)
-    out = {}
-    for proc in std.PROCEDURES.values():
-        f08, c = proc.express.f08, proc.express.iso_c
-        if f08 is None or c is None:
-            continue
-        name = re.match(r"^int (MPI_\w+)\(", str(c))
-        if name:
-            out[name.group(1)] = tuple((p.name.lower(), p.type) for p in f08.parameters
-                                       if p.name.lower() != "ierror")
-    return out
+    return _standard_binding("f08")
 
 
 def dynamic_symbols(lib: Path, defined: bool) -> set[str]:

@@ -240,17 +240,27 @@ static int world_of(const world_t *w, int comm, int local)
 
 static int split(char *line, char **fields, int max);
 
-static void load_stream(stream_t *st, const char *dir, int who, int rank)
+/* Rank WHO's action stream, opened past its header (largest payload, buffer slots); RANK:
+ * the rank reading it, for error messages. */
+static FILE *open_stream(const char *dir, int who, int rank, unsigned long long *max_bytes, size_t *slots)
 {
   char name[64];
   snprintf(name, sizeof name, "rank-%d.act", who);
   char *path = path_of(dir, name);
   FILE *f = fopen(path, "r");
   if (!f) die(rank, path, "cannot be read");
-  char *line = malloc(LINE);
-  size_t cap = 64, slots;
-  if (!fgets(line, LINE, f) || sscanf(line, "# bytes %llu slots %zu", &st->max_bytes, &slots) != 2)
+  char header[LINE];
+  if (!fgets(header, LINE, f) || sscanf(header, "# bytes %llu slots %zu", max_bytes, slots) != 2)
     die(rank, path, "not an action stream");
+  free(path);
+  return f;
+}
+
+static void load_stream(stream_t *st, const char *dir, int who, int rank)
+{
+  size_t cap = 64, slots;
+  FILE *f = open_stream(dir, who, rank, &st->max_bytes, &slots);
+  char *line = malloc(LINE);
   st->lines = malloc(cap * sizeof *st->lines);
   while (fgets(line, LINE, f)) {
     if (st->n == cap) st->lines = realloc(st->lines, (cap *= 2) * sizeof *st->lines);
@@ -258,7 +268,6 @@ static void load_stream(stream_t *st, const char *dir, int who, int rank)
   }
   fclose(f);
   free(line);
-  free(path);
   st->answered = malloc((st->n + 1) * sizeof(int));
   for (size_t i = 0; i < st->n; i++) st->answered[i] = -1;
 }
@@ -523,16 +532,10 @@ int main(int argc, char **argv)
   double own = sg_host_get_speed(sg_host_self());
   double recorded = speed_of(dir, rank, own);
 
-  char name[64];
-  snprintf(name, sizeof name, "rank-%d.act", rank);
-  char *path = path_of(dir, name);
-  FILE *f = fopen(path, "r");
-  if (!f) die(rank, path, "cannot be read");
-  char *line = malloc(LINE);
   unsigned long long max_bytes = 0;
   size_t nslots = 0;
-  if (!fgets(line, LINE, f) || sscanf(line, "# bytes %llu slots %zu", &max_bytes, &nslots) != 2)
-    die(rank, path, "not an action stream");
+  FILE *f = open_stream(dir, rank, rank, &max_bytes, &nslots);
+  char *line = malloc(LINE);
   /* The payloads' contents never matter: the buffers live in SMPI's shared memory, whose
    * blocks SMPI does not copy between ranks (the copies were a fifth of a replay's time). */
   int world_size;
