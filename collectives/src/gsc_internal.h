@@ -162,6 +162,12 @@ int gsc_allgather_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype,
 int gsc_barrier_hier(MPI_Comm, gsc_topo_t *);
 /* LG relay: index in S of the process that forwards s_i's block for d_j (alltoall.c). */
 int gsc_lg_relay(int nS, int nD, int i, int j);
+/* Direct alltoall, other metahosts' exchanges first, and topo's choice between it and LG
+ * by the WAN volume (alltoall_direct.c). */
+int gsc_alltoall_direct(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                        gsc_topo_t *);
+int gsc_alltoall_topo(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                      gsc_topo_t *);
 int gsc_alltoall_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                    gsc_topo_t *);
 
