@@ -8,6 +8,7 @@ import json
 import pytest
 
 from gridscope.compare import collbench
+from gridscope.errors import GridscopeError
 from gstest import run_gridscope
 
 LATE_S = 0.05  # rennes' offset: far above anything a call takes on 8 ranks
@@ -30,18 +31,17 @@ def test_one_site_late_end_to_end(tmp_path):
         assert bench["late"] == [{"site": "rennes", "seconds": LATE_S, "ranks": 4}]
         results = {r["op"]: r for r in bench["results"]}
         for op, r in results.items():
-            # a late rank arrives LATE_S after its own barrier exit, an on-time one at its
-            # exit, so the skew is LATE_S give or take the barrier's exit spread
-            spread = r["start_spread_us"] * 1e-6
-            skew = r["skew_us"] * 1e-6
-            assert LATE_S - spread - 1e-9 <= skew <= LATE_S + spread + 1e-9, r
+            # every rank started at the common instant, rennes' ranks LATE_S after it
+            assert r["late_starts"] == 0 and r["start_spread_us"] == 0.0, r
+            # ... so the arrivals are LATE_S apart (to the clock's resolution)
+            assert r["skew_us"] * 1e-6 == pytest.approx(LATE_S, abs=1e-6), r
             # compare reports what the call adds after the last arrival, not the offset
             assert rows[op][f"{mode}_s"] == pytest.approx(r["after_last_us"] * 1e-6, abs=1e-9)
         barrier = results["barrier"]
         # the on-time ranks can leave only once the late site's arrival crossed the WAN
         assert barrier["after_last_us"] * 1e-6 >= WAN_LATENCY_S
-        # ... so an on-time rank's own time holds the offset: the slowest rank's mean does
-        assert barrier["max_us"] * 1e-6 >= LATE_S - barrier["start_spread_us"] * 1e-6
+        # ... so an on-time rank's own time holds the offset and that latency
+        assert barrier["max_us"] * 1e-6 >= LATE_S + WAN_LATENCY_S
     # no bound after a late arrival (the data may already be there)
     assert all(r["bound_s"] is None for r in doc["rows"])
 
@@ -61,6 +61,14 @@ def test_collbench_parse_late_takes_the_time_after_the_last_arrival(tmp_path):
                                             "start_spread_us": 0.0}]}))
     assert collbench.lookup(collbench.parse(out, late=True), "bcast", 8) == pytest.approx(8e-3)
     assert collbench.lookup(collbench.parse(out), "bcast", 8) == pytest.approx(0.108)
+
+
+def test_collbench_parse_refuses_calls_that_missed_the_common_start(tmp_path):
+    out = tmp_path / "o.json"
+    out.write_text(json.dumps({"results": [{"op": "bcast", "bytes": 8, "max_us": 1.0,
+                                            "after_last_us": 1.0, "late_starts": 3}]}))
+    with pytest.raises(GridscopeError, match="3 calls started after"):
+        collbench.parse(out, late=True)
 
 
 @pytest.mark.parametrize("args, message", [

@@ -5,10 +5,11 @@ Allgather, Alltoall), powers of two only. compare rows count Alltoall by each ra
 send buffer, so an Alltoall row of B bytes is collbench's block of B/n bytes; sizes are
 rounded down to a power of two (at least 1), and a row's bytes say what was measured.
 
-With a late site (`--late SITE=SECONDS`, compare --late-site/--late-by) a call is timed by
-what it adds after the last arrival (collbench's after_last_us: last rank leaving minus last
-rank arriving, on the common clock), not by the slowest rank's mean: an on-time rank's own
-time would count the offset, which is the same whatever the algorithm.
+With a late site (`--late SITE=SECONDS`, compare --late-site/--late-by) every call starts at
+a common instant and the site's ranks SECONDS after it; a call is timed by what it adds after
+the last arrival (collbench's after_last_us: last rank leaving minus last rank arriving, on
+the common clock), not by the slowest rank's mean: an on-time rank's own time would count
+the offset, which is the same whatever the algorithm.
 """
 
 from __future__ import annotations
@@ -72,13 +73,18 @@ def parse(path: Path, late: bool = False) -> list[Timing]:
     field = "after_last_us" if late else "max_us"
     try:
         doc = json.loads(path.read_text())
-        return [Timing(r["op"], int(r["bytes"]), float(r[field]) * 1e-6)
-                for r in doc["results"]]
+        timings = [Timing(r["op"], int(r["bytes"]), float(r[field]) * 1e-6)
+                   for r in doc["results"]]
+        missed = sum(int(r.get("late_starts", 0)) for r in doc["results"]) if late else 0
     except FileNotFoundError:
         raise GridscopeError(path, "collbench wrote no results (did the run fail? see "
                              "smpirun.log next to it)") from None
     except (ValueError, KeyError, TypeError) as err:
         raise GridscopeError(path, f"not collbench output: {err}") from None
+    if missed:
+        raise GridscopeError(path, f"{missed} calls started after collbench's common start (its "
+                             "--late-guard is shorter than the broadcast of the start time)")
+    return timings
 
 
 def lookup(timings: list[Timing], op: str, bench_bytes: int) -> float | None:

@@ -8,18 +8,22 @@
  * (Gather, Allgather, Alltoall); they run over powers of two from --min to --max.
  * Output: one JSON document, on standard output or in --json FILE.
  *
- * Late arrivals (--late SITE=SECONDS, repeatable): after each timed call's barrier the ranks
- * of metahost SITE spend SECONDS computing (simulated time under SMPI) before they call the
- * collective, so the call starts skewed. A rank's site is GRIDSCOPE_METAHOST when set, else
- * its processor name without the testbed's "-<index>" host suffix. Each rank's call then
- * lasts from its own arrival, which for an on-time rank includes waiting for the late site,
- * so every iteration is also timed on the common clock (MPI_Wtime: simulated time under
- * SMPI) by what the collective adds once everyone is there:
+ * Late arrivals (--late SITE=SECONDS, repeatable): every timed call starts at a common
+ * instant, then the ranks of metahost SITE spend SECONDS computing (simulated time under
+ * SMPI) before they call the collective. A rank's site is GRIDSCOPE_METAHOST when set, else
+ * its processor name without the testbed's "-<index>" host suffix. The common instant: after
+ * the barrier rank 0 broadcasts t0 = its clock + --late-guard (0.1 s), and every rank waits
+ * until t0 on the common clock (MPI_Wtime: simulated time under SMPI), so the arrivals do not
+ * inherit the barrier's exit spread, which differs between collective algorithms. A rank's
+ * own time then includes waiting for the late site, so every call is also timed by what the
+ * collective adds once everyone is there:
  *   after_last = last rank leaving - last rank arriving   (>= 0: every rank leaves after it
  *                arrives; the offset itself, the same in every algorithm, is not counted)
- *   skew       = last arrival - first arrival
- *   start_spread = last - first rank leaving the barrier (skew is within SECONDS of it)
- * each averaged over the iterations and reported beside the per-rank figures.
+ *   skew       = last arrival - first arrival (SECONDS when every rank started at t0)
+ *   start_spread = last - first rank starting (0 when every rank got t0 in time)
+ *   late_starts  = (rank, call) pairs that got t0 after it had passed (a guard too short)
+ * each averaged over the calls (late_starts: summed) and reported beside the per-rank
+ * figures.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +50,7 @@ typedef struct {
   int nlate;
   char late_site[MAX_LATE][SITE_LEN];
   double late_s[MAX_LATE];
+  double guard;
 } options;
 
 static void usage(const char *prog)
@@ -53,7 +58,7 @@ static void usage(const char *prog)
   fprintf(stderr,
           "usage: %s [--ops bcast,reduce,allreduce,gather,allgather,alltoall,barrier] "
           "[--min BYTES] [--max BYTES] [--iterations N] [--warmup N] [--root R] [--json FILE] "
-          "[--late SITE=SECONDS ...]\n",
+          "[--late SITE=SECONDS ...] [--late-guard SECONDS]\n",
           prog);
 }
 
@@ -104,6 +109,7 @@ static int parse(int argc, char **argv, options *o)
   o->root = 0;
   o->json = NULL;
   o->nlate = 0;
+  o->guard = 0.1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--ops") && v) { if (!select_ops(v, o)) return 0; i++; }
@@ -114,10 +120,11 @@ static int parse(int argc, char **argv, options *o)
     else if (!strcmp(a, "--root") && v) { o->root = atoi(v); i++; }
     else if (!strcmp(a, "--json") && v) { o->json = v; i++; }
     else if (!strcmp(a, "--late") && v) { if (!add_late(v, o)) return 0; i++; }
+    else if (!strcmp(a, "--late-guard") && v) { o->guard = atof(v); i++; }
     else return 0;
   }
   return o->min_bytes >= 1 && o->max_bytes >= o->min_bytes && o->iterations > 0 &&
-         o->warmup >= 0 && o->root >= 0;
+         o->warmup >= 0 && o->root >= 0 && o->guard > 0.0;
 }
 
 /* This rank's metahost: GRIDSCOPE_METAHOST, else the host name without "-<digits>" (the
@@ -155,8 +162,16 @@ static void spend(double seconds)
 #endif
 }
 
+/* Until the common clock reads T (no time if it already does). */
+static void wait_until(double t)
+{
+  double now = app_now();
+  if (t > now)
+    spend(t - now);
+}
+
 /* Mean over the iterations of what the collective adds after the last arrival, of the
- * arrival skew and of the barrier's exit spread (see the header); on rank 0. */
+ * arrival skew and of the start spread (see the header); on rank 0. */
 static void skew_figures(const double *arrive, const double *leave, const double *start, int n,
                          double *after_last, double *skew, double *spread)
 {
@@ -232,6 +247,7 @@ int main(int argc, char **argv)
   double *arrive = malloc(sizeof(double) * (size_t)o.iterations);
   double *leave = malloc(sizeof(double) * (size_t)o.iterations);
   double *start = malloc(sizeof(double) * (size_t)o.iterations);
+  long late_starts = 0;
   /* all-to-all and gathers need size blocks of the largest message */
   size_t cap = (size_t)o.max_bytes * (size_t)size;
   char *sbuf = calloc(cap, 1), *rbuf = calloc(cap, 1);
@@ -265,16 +281,29 @@ int main(int argc, char **argv)
       double sum = 0.0;
       for (int i = 0; i < o.iterations; i++) {
         MPI_Barrier(MPI_COMM_WORLD);
-        start[i] = app_now();
-        spend(late);
+        if (o.nlate) { /* a common start (see the header) */
+          double t0 = app_now() + o.guard;
+          MPI_Bcast(&t0, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+          start[i] = app_now();
+          if (start[i] > t0)
+            late_starts++;
+          else
+            start[i] = t0;
+          wait_until(start[i]);
+          wait_until(start[i] + late);
+        }
         double t = arrive[i] = app_now();
         run_op((op_t)op, b, o.root, sbuf, rbuf, MPI_COMM_WORLD);
         leave[i] = app_now();
         sum += leave[i] - t;
       }
       double after_last = 0.0, skew = 0.0, spread = 0.0;
-      if (o.nlate)
+      long starts_missed = 0;
+      if (o.nlate) {
         skew_figures(arrive, leave, start, o.iterations, &after_last, &skew, &spread);
+        MPI_Reduce(&late_starts, &starts_missed, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+        late_starts = 0;
+      }
       double mine = sum / o.iterations, lo, hi, avg;
       MPI_Reduce(&mine, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
       MPI_Reduce(&mine, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -284,8 +313,9 @@ int main(int argc, char **argv)
                      "\"avg_us\": %.3f, \"max_us\": %.3f",
                 first ? "" : ",", OP_NAMES[op], b, lo * 1e6, avg / size * 1e6, hi * 1e6);
         if (o.nlate)
-          fprintf(out, ", \"after_last_us\": %.3f, \"skew_us\": %.3f, \"start_spread_us\": %.3f}",
-                  after_last * 1e6, skew * 1e6, spread * 1e6);
+          fprintf(out, ", \"after_last_us\": %.3f, \"skew_us\": %.3f, \"start_spread_us\": %.3f, "
+                       "\"late_starts\": %ld}",
+                  after_last * 1e6, skew * 1e6, spread * 1e6, starts_missed);
         else
           fprintf(out, "}");
         first = 0;
