@@ -57,7 +57,15 @@ gsc_topo_t *gsc_topo_get(MPI_Comm comm);
 /* ---------------------------------------------------------------- trees (tree.c) */
 
 /* Fan-out shape used among the members of one level. */
-typedef enum { GS_SHAPE_FLAT, GS_SHAPE_BINARY, GS_SHAPE_CHAIN, GS_SHAPE_BINOMIAL } gsc_shape_t;
+/* GS_SHAPE_FLAT_WAN, at the metahost level only: flat, and the root also takes the node
+ * leaders of every other metahost as its own children (one WAN hop to every node). */
+typedef enum {
+    GS_SHAPE_FLAT,
+    GS_SHAPE_BINARY,
+    GS_SHAPE_CHAIN,
+    GS_SHAPE_BINOMIAL,
+    GS_SHAPE_FLAT_WAN
+} gsc_shape_t;
 
 /* A spanning tree over the communicator (all ranks computed on every process). */
 typedef struct {
