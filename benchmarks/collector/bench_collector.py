@@ -7,7 +7,8 @@ Figures (targets of issue 2: <= 150 ns per event, <= 10 bytes per event, <= 3 % 
 dilation on the demo application):
 - ns per event: extra loop time per recorded event of microbench.c calling MPI_Comm_rank
   in a loop (1 rank: the recording cost alone, two events per call), of Irecv + Send +
-  Wait to itself (1 rank, 9 point-to-point events per iteration), and of its
+  Wait to itself (1 rank, 9 point-to-point events per iteration), of MPI_Put to itself +
+  MPI_Win_flush (rank 0 of 2, 6 one-sided events per iteration), and of its
   communication-heavy mode (ping-pong of one int plus an Allreduce every 10
   iterations, 2 ranks: recording plus any disturbance of the communication);
 - bytes per event: size of the event files / number of events;
@@ -80,6 +81,7 @@ def measure(args) -> dict[str, float]:
         loop = {"plain": [], "recorded": []}
         calls = {"plain": [], "recorded": []}
         selfp2p = {"plain": [], "recorded": []}
+        rma = {"plain": [], "recorded": []}
         demo = {"plain": [], "recorded": []}
         events = nbytes = 0
         run(["-np", "2", str(micro), "1000"], None)  # warm-up (page cache, shared memory)
@@ -91,6 +93,9 @@ def measure(args) -> dict[str, float]:
                 trace = work / f"s{rep}{mode}" if mode == "recorded" else None
                 out = run(["-np", "1", str(micro), str(args.iters), "self"], trace)
                 selfp2p[mode].append(float(re.search(r"loop_s=([\d.]+)", out).group(1)))
+                trace = work / f"o{rep}{mode}" if mode == "recorded" else None
+                out = run(["-np", "2", str(micro), str(args.iters), "rma"], trace)
+                rma[mode].append(float(re.search(r"loop_s=([\d.]+)", out).group(1)))
                 trace = work / f"m{rep}{mode}" if mode == "recorded" else None
                 out = run(["-np", "2", str(micro), str(args.iters)], trace)
                 loop[mode].append(float(re.search(r"loop_s=([\d.]+)", out).group(1)))
@@ -104,9 +109,12 @@ def measure(args) -> dict[str, float]:
         dp, dr = statistics.median(demo["plain"]), statistics.median(demo["recorded"])
         cp, cr = statistics.median(calls["plain"]), statistics.median(calls["recorded"])
         sp, sr = statistics.median(selfp2p["plain"]), statistics.median(selfp2p["recorded"])
+        op, orec = statistics.median(rma["plain"]), statistics.median(rma["recorded"])
         return {
             "ns_per_event_self": (sr - sp) / (9 * args.iters) * 1e9,
             "self_plain_s": sp, "self_recorded_s": sr,
+            "ns_per_event_rma": (orec - op) / (6 * args.iters) * 1e9,
+            "rma_plain_s": op, "rma_recorded_s": orec,
             "ns_per_event_calls": (cr - cp) / (2 * args.iters) * 1e9,
             "calls_plain_s": cp, "calls_recorded_s": cr,
             "ns_per_event": (lr - lp) / events * 1e9,
@@ -132,6 +140,9 @@ def table(r: dict[str, float], args) -> str:
         f"| cost per event (Irecv + Send + Wait to itself, 1 rank: {r['self_plain_s']:.4f} s → "
         f"{r['self_recorded_s']:.4f} s for {9 * args.iters:,} events) | "
         f"{r['ns_per_event_self']:.0f} ns | ≤ 150 ns |",
+        f"| cost per event (MPI_Put + MPI_Win_flush to itself, rank 0 of 2: {r['rma_plain_s']:.4f} s → "
+        f"{r['rma_recorded_s']:.4f} s for {6 * args.iters:,} events) | "
+        f"{r['ns_per_event_rma']:.0f} ns | ≤ 150 ns |",
         f"| cost per event (ping-pong micro-benchmark, 2 ranks) | {r['ns_per_event']:.0f} ns "
         f"| ≤ 150 ns |",
         f"| bytes per event (event files) | {r['bytes_per_event']:.1f} B | ≤ 10 B |",

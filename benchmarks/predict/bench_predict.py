@@ -150,18 +150,19 @@ def speed(work: Path, trace: str, app_args: list[str]) -> dict:
             "replayer": load(work / f"{trace}-speed")["prediction"]["replayer"]}
 
 
-def master_schedule(work: Path, vanilla: str, topo: str) -> str:
-    """What the vanilla recording fixes that the topo run changes in ray2mesh: the order in
-    which the master's wildcard receives matched the workers, and the chunks per worker."""
+def master_schedule(work: Path, vanilla: str, topo: str, predicted: str) -> str:
+    """What the topo run changes in ray2mesh's schedule against the vanilla recording: the
+    order in which the master's wildcard receives matched the workers, and the chunks per
+    worker; and whether the prediction (wildcards replayed as such) has the topo run's."""
     from gridscope import native
 
     def streams(trace: str) -> tuple[list[str], list[int]]:
-        out = work / f"{trace}-actions"
+        out = work / f"{trace.replace('/', '-')}-actions"
         subprocess.run([str(native.binary("gridscope-actions")), str(work / trace / "traces.otf2"),
                         str(out)], check=True, capture_output=True)
         region = (out / "regions.txt").read_text().splitlines().index("trace_rays")
         order = [line.split()[1] for line in (out / "rank-0.act").read_text().splitlines()
-                 if line.startswith("r ")]
+                 if line.startswith(("ra ", "r "))]  # a prediction's tie-broken ones are r
         ranks = len(list(out.glob("rank-*.act")))
         chunks = [sum(1 for line in (out / f"rank-{r}.act").read_text().splitlines()
                       if line == f"b {region}") for r in range(ranks)]
@@ -169,11 +170,15 @@ def master_schedule(work: Path, vanilla: str, topo: str) -> str:
 
     order_v, chunks_v = streams(vanilla)
     order_t, chunks_t = streams(topo)
+    order_p, chunks_p = streams(f"{predicted}/trace")
     same = sum(1 for a, b in zip(order_v, order_t) if a == b)
     moved = sum(1 for a, b in zip(chunks_v, chunks_t) if a != b)
-    return (f"the master's {len(order_v)} receives matched the same worker at {same} positions in "
-            f"both recordings; {moved} of {len(chunks_v) - 1} workers traced a different number "
-            f"of chunks (vanilla {chunks_v[1:]}, topo {chunks_t[1:]})")
+    same_p = sum(1 for a, b in zip(order_p, order_t) if a == b)
+    return (f"the master's {len(order_v)} wildcard receives matched the same worker at {same} "
+            f"positions in both recordings; {moved} of {len(chunks_v) - 1} workers traced a "
+            f"different number of chunks (vanilla {chunks_v[1:]}, topo {chunks_t[1:]}); the "
+            f"prediction's receives match the topo recording's at {same_p} of {len(order_p)} "
+            f"positions, its chunks per worker {chunks_p[1:]}")
 
 
 def main() -> None:
@@ -226,7 +231,7 @@ def main() -> None:
                         "recording --collectives topo vs topo recording",
                         rows(topo, pred, parts=True), WHAT_IF_COLL)
             if app == "ray2mesh":
-                case.notes.append(master_schedule(work, f"{tag}-v", f"{tag}-t"))
+                case.notes.append(master_schedule(work, f"{tag}-v", f"{tag}-t", f"{tag}-pt"))
             cases.append(case)
 
     rec = record(work, "ev1-cg08", "metatrace", ["--opt", "1", "--cg-scale", "0.8"])

@@ -6,6 +6,10 @@ two NICs, against the pipelined binary tree, the binomial tree, the pipelined ch
 - one site: preset presto-2nic-32 (sec. 6.2, Figure 7: 32 nodes);
 - two sites: preset presto-2nic-16-16 (sec. 6.3, Figure 8: 16 + 16 nodes, L = 10 ms; the
   multi-lane trees chained between the sites, sec. 3.2);
+- two sites with equal flow fairness: presto-2nic-16-16 with `flow_fairness = "equal"`
+  (docs/testbed.md): the chain's 10 ms WAN flow shares its node's NICs equally with the
+  local 0.1 ms flows, as in the paper's simulator, instead of in inverse proportion to
+  the round-trip times as TCP (and SimGrid's default) share them;
 - controls: presto-2nic-32 with one NIC per node (nics = 1, 1 Gbps), and with two NICs that
   a transfer cannot aggregate (bandwidth = nic_bandwidth = 1 Gbps: one transfer, one NIC),
   to show where the gain comes from.
@@ -18,6 +22,7 @@ table.md}. --quick: one site, 1 KiB .. 256 KiB (a smoke run, seconds).
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
 
 from common import collbench, publish, pyplot, run_collbench, seed_arguments, size
@@ -47,6 +52,8 @@ latency = "0.1ms"
 PAPER = {"one-site": "large M: binary 2x, binomial 4x multi-lane; small M: binary, binomial "
                      "slightly faster",
          "two-sites": "binary ~3x, binomial ~4x multi-lane; multi-lane ~ single chain",
+         "two-sites-equal": "binary ~3x, binomial ~4x multi-lane (the paper's simulator shares "
+                            "links without regard to latency)",
          "one-site-1nic": "(not in the paper)",
          "one-site-2nic-noagg": "(not in the paper)"}
 
@@ -57,9 +64,13 @@ def configs(folder: Path, quick: bool) -> list[tuple[str, str, str]]:
     one_nic.write_text(ONE_NIC)
     no_agg = folder / "presto-2nic-noagg-32.toml"
     no_agg.write_text(NO_AGGREGATION)
+    equal = folder / "presto-2nic-16-16-equal.toml"
+    preset = (resources.files("gridscope.testbed") / "presets" / "presto-2nic-16-16.toml").read_text()
+    equal.write_text(preset.replace("[platform]\n", '[platform]\nflow_fairness = "equal"\n', 1))
     runs = [("one-site", "presto-2nic-32", "one site, 32 nodes x 2 NICs (Fig. 7)")]
     if not quick:
         runs += [("two-sites", "presto-2nic-16-16", "two sites 16 + 16, L = 10 ms (Fig. 8)"),
+                 ("two-sites-equal", str(equal), "two sites, flows share links equally"),
                  ("one-site-1nic", str(one_nic), "one site, 32 nodes x 1 NIC (control)"),
                  ("one-site-2nic-noagg", str(no_agg),
                   "one site, 2 NICs, one NIC per transfer (control)")]

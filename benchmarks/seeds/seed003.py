@@ -24,6 +24,7 @@ VARIANTS = {  # name: (text replaced in lg-30-30.toml, replacement)
     "fast-nodes": ('bandwidth = "894.39Mbps"', 'bandwidth = "10Gbps"'),
     "wan-per-flow": ('sharing = "shared"', 'sharing = "per-flow"'),
     "wan-1g": ('bandwidth = "10Gbps"', 'bandwidth = "1Gbps"'),
+    "equal-fairness": ("[platform]\n", '[platform]\nflow_fairness = "equal"\n'),
 }
 BLOCK = 1 << 16
 

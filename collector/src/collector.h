@@ -9,10 +9,17 @@
 #include <string.h>
 
 #include "reqtab.h"
+#include "xferbytes.h"
 
 /* Only the MPI wrappers and the user-region API are visible outside the library; the
  * rest is hidden (-fvisibility=hidden) so it cannot clash with the program's symbols. */
 #define GS_PUBLIC __attribute__((visibility("default")))
+
+/* A handle value and its local ref as of a table generation (iorma.c). */
+typedef struct {
+    uint64_t key;
+    uint32_t ref, gen;
+} gs_handle_cache_t;
 
 /* What is recorded on one OTF2 location: the rank's master thread, or another thread of
  * the rank that called MPI or entered a user region (docs/collector.md, "Threads").
@@ -23,6 +30,10 @@ typedef struct {
     uint64_t next_request_id;
     gs_reqtab_t requests;   /* active requests */
     gs_reqtab_t persistent; /* persistent requests' parameters, from *_init to free */
+    gs_rma_pending_t rma;   /* RMA operations not completed yet (iorma.c) */
+    /* the window and file handle this thread looked up last (iorma.c), valid while the
+     * process's tables keep their generation */
+    gs_handle_cache_t last_win, last_file;
     int depth;              /* open regions (for closing them at the end or after a crash) */
     uint32_t stack[256];
     uint64_t nevents;       /* event count, once the writer is closed */
@@ -154,7 +165,10 @@ void gs_comm_named(MPI_Comm comm);
 
 /* Point-to-point events (events.c); peers are ranks in comm. */
 void gs_ev_send(uint64_t t, int dest, MPI_Comm comm, int tag, int count, MPI_Datatype type);
-void gs_ev_recv(uint64_t t, const MPI_Status *st, MPI_Comm comm);
+/* the attribute (its OTF2 ref) marking receives posted with MPI_ANY_SOURCE */
+#define GS_ATTR_ANY_SOURCE 0
+#define GS_ATTR_ANY_SOURCE_NAME "gridscope::mpi_any_source"
+void gs_ev_recv(uint64_t t, const MPI_Status *st, MPI_Comm comm, int posted_source);
 void gs_ev_isend(uint64_t t, int dest, MPI_Comm comm, int tag, int count, MPI_Datatype type,
                  MPI_Request req);
 void gs_ev_irecv_request(uint64_t t, int source, MPI_Comm comm, MPI_Request req);
@@ -191,5 +205,7 @@ void gs_measurement_abort(int errorcode);
 
 /* Byte counting adapters for the generated collective wrappers (mpi_bytes.c). */
 #include "gs_mpi_bytes.h"
+/* MPI-IO and RMA (iorma.c) */
+#include "iorma.h"
 
 #endif

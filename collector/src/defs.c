@@ -8,6 +8,7 @@
 
 #include "collector.h"
 #include "comms.h"
+#include "iorma.h"
 #include "defs.h"
 #include "threads.h"
 
@@ -97,6 +98,11 @@ typedef struct {
     uint64_t nevents;
 } gthread_t;
 
+/* An MPI-IO handle or RMA window: communicator (global ref), ordinal on it, file. */
+typedef struct {
+    uint32_t comm, ordinal, file;
+} gxdef_t;
+
 typedef struct {
     int nranks;
     uint64_t *nevents;
@@ -109,6 +115,10 @@ typedef struct {
     uint32_t ngroups;
     guser_t *user;
     uint32_t nuser;
+    gxdef_t *handles, *wins; /* MPI-IO handles and RMA windows */
+    uint32_t nhandles, nwins;
+    char **files; /* file names, by IoRegularFile ref */
+    uint32_t nfiles;
     int provisional;
 } unified_t;
 
@@ -164,6 +174,41 @@ static void program_region(OTF2_GlobalDefWriter *w, strtab_t *st, uint32_t id)
                                          OTF2_REGION_ROLE_ARTIFICIAL,
                                          OTF2_PARADIGM_MEASUREMENT_SYSTEM,
                                          OTF2_REGION_FLAG_NONE, GS_STR_EMPTY, 0, 0);
+}
+
+/* MPI-IO (Score-P's paradigm "MPI-IO", class PARALLEL; a regular file per name, scoped
+ * to the whole system; a handle per file opening, named by the file, on its
+ * communicator) and RMA windows (named "Win N" as Score-P's RMA_WIN_NAME_TEMPLATE
+ * property "Win ${id}"; flagged: RmaWinCreate/RmaWinDestroy events exist). */
+static void emit_io_rma(OTF2_GlobalDefWriter *w, strtab_t *st, unified_t *u)
+{
+    if (u->nhandles) {
+        uint32_t mpiio = st_add(st, "MPI-IO");
+        if (w)
+            OTF2_GlobalDefWriter_WriteIoParadigm(w, 0, mpiio, mpiio,
+                                                 OTF2_IO_PARADIGM_CLASS_PARALLEL,
+                                                 OTF2_IO_PARADIGM_FLAG_NONE, 0, NULL, NULL,
+                                                 NULL);
+    }
+    for (uint32_t f = 0; f < u->nfiles; f++) {
+        uint32_t s = st_add(st, u->files[f]);
+        if (w) OTF2_GlobalDefWriter_WriteIoRegularFile(w, f, s, 0);
+    }
+    for (uint32_t h = 0; h < u->nhandles; h++) {
+        uint32_t s = st_add(st, u->files[u->handles[h].file]);
+        if (w)
+            OTF2_GlobalDefWriter_WriteIoHandle(w, h, s, u->handles[h].file, 0,
+                                               OTF2_IO_HANDLE_FLAG_NONE, u->handles[h].comm,
+                                               OTF2_UNDEFINED_IO_HANDLE);
+    }
+    for (uint32_t i = 0; i < u->nwins; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "Win %u", i);
+        uint32_t s = st_add(st, name);
+        if (w)
+            OTF2_GlobalDefWriter_WriteRmaWin(w, i, s, u->wins[i].comm,
+                                             OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS);
+    }
 }
 
 /* Emits all global definitions; with w == NULL it only interns the strings, so every
@@ -260,6 +305,11 @@ static void emit(OTF2_GlobalDefWriter *w, strtab_t *st)
     }
     program_region(w, st, GS_NUM_MPI_REGIONS + u->nuser);
 
+    /* The attribute of receives posted with MPI_ANY_SOURCE (events.c). */
+    uint32_t attr_name = st_add(st, GS_ATTR_ANY_SOURCE_NAME);
+    uint32_t attr_desc = st_add(st, "the receive was posted with MPI_ANY_SOURCE");
+    if (w) OTF2_GlobalDefWriter_WriteAttribute(w, GS_ATTR_ANY_SOURCE, attr_name, attr_desc, OTF2_TYPE_UINT8);
+
     /* Groups: all locations (rank -> location), COMM_SELF, then one per member list. */
     if (w) {
         uint64_t *locs = malloc((size_t)n * sizeof *locs);
@@ -289,6 +339,7 @@ static void emit(OTF2_GlobalDefWriter *w, strtab_t *st)
                                            OTF2_UNDEFINED_COMM,
                                            OTF2_COMM_FLAG_NONE);
     }
+    emit_io_rma(w, st, u);
 }
 
 void gs_defs_write_global(OTF2_GlobalDefWriter *w)
@@ -393,6 +444,57 @@ static unified_t *new_unified(int n)
     return u;
 }
 
+static void put_xdefs(blob_t *b, const gs_xdef_t *d, uint32_t n)
+{
+    put(b, n);
+    for (uint32_t i = 0; i < n; i++) {
+        put(b, d[i].comm);
+        put(b, d[i].ordinal);
+        put_str(b, d[i].name ? d[i].name : "");
+    }
+}
+
+/* The global ref of a handle or window (comm = global communicator ref), added when new;
+ * for handles `name` is the file, defined once per name. */
+static uint32_t find_xdef(gxdef_t **defs, uint32_t *n, unified_t *u, uint32_t comm,
+                          uint32_t ordinal, const char *name)
+{
+    uint32_t file = 0;
+    if (name) {
+        while (file < u->nfiles && strcmp(u->files[file], name)) file++;
+        if (file == u->nfiles) {
+            u->files = realloc(u->files, (u->nfiles + 1) * sizeof *u->files);
+            u->files[u->nfiles++] = strdup(name);
+        }
+    }
+    for (uint32_t i = 0; i < *n; i++)
+        if ((*defs)[i].comm == comm && (*defs)[i].ordinal == ordinal && (*defs)[i].file == file)
+            return i;
+    *defs = realloc(*defs, (*n + 1) * sizeof **defs);
+    (*defs)[*n] = (gxdef_t){comm, ordinal, file};
+    return (*n)++;
+}
+
+/* Reads a rank's handles (files = 1) or windows from its blob at *p; keeps the mapping
+ * when the rank is this one (map, nmap). */
+static void unify_xdefs(const int64_t **p, unified_t *u, const uint32_t *comms, uint32_t ncomms,
+                        int files, uint32_t **map, uint32_t *nmap)
+{
+    int64_t n = *(*p)++;
+    if (map) {
+        *nmap = (uint32_t)n;
+        *map = malloc((size_t)(n > 0 ? n : 1) * sizeof **map);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t comm = (uint32_t)*(*p)++, ordinal = (uint32_t)*(*p)++;
+        const char *name = get_str(p);
+        uint32_t g = comm < ncomms ? comms[comm] : OTF2_UNDEFINED_COMM;
+        uint32_t ref = files ? find_xdef(&u->handles, &u->nhandles, u, g, ordinal, name)
+                             : find_xdef(&u->wins, &u->nwins, u, g, ordinal, NULL);
+        if (map) (*map)[i] = ref;
+    }
+}
+
 /* This rank's contribution to the unification: event count, corrected begin and end,
  * communicators, user regions, its other threads' locations (those in the trace). */
 static void build_blob(blob_t *b, uint64_t t_begin, uint64_t t_end)
@@ -419,6 +521,8 @@ static void build_blob(blob_t *b, uint64_t t_begin, uint64_t t_end)
         put(b, paradigm);
         put_str(b, name);
     }
+    put_xdefs(b, gs_file_defs, gs_file_ndefs);
+    put_xdefs(b, gs_win_defs, gs_win_ndefs);
     uint32_t nthreads = gs_thread_count(), closed = 0;
     for (uint32_t i = 0; i < nthreads; i++) closed += gs_thread_closed(gs_thread(i));
     put(b, closed);
@@ -441,9 +545,10 @@ void gs_defs_unify_blobs(int n, int me, const int64_t *all, const int *displs)
         if (tb < begin) begin = tb;
         if (te > end) end = te;
         int64_t ncomms = *p++;
+        uint32_t *comms = malloc((size_t)(ncomms > 0 ? ncomms : 1) * sizeof(uint32_t));
         if (r == me) {
             gs_run.ncomm_map = (uint32_t)ncomms;
-            gs_run.comm_map = malloc((size_t)(ncomms > 0 ? ncomms : 1) * sizeof(uint32_t));
+            gs_run.comm_map = comms;
         }
         for (int64_t i = 0; i < ncomms; i++) {
             int kind = (int)*p++;
@@ -452,8 +557,7 @@ void gs_defs_unify_blobs(int n, int me, const int64_t *all, const int *displs)
             const int64_t *members = p;
             p += size;
             const char *name = get_str(&p);
-            uint32_t g = find_comm(u, kind, seq, size, members, name);
-            if (r == me) gs_run.comm_map[i] = g;
+            comms[i] = find_comm(u, kind, seq, size, members, name);
         }
         int64_t nu = *p++;
         if (r == me) {
@@ -475,6 +579,12 @@ void gs_defs_unify_blobs(int n, int me, const int64_t *all, const int *displs)
             }
             if (r == me) gs_run.region_map[i] = GS_NUM_MPI_REGIONS + k;
         }
+        int mine = r == me;
+        unify_xdefs(&p, u, comms, (uint32_t)ncomms, 1, mine ? &gs_run.file_map : NULL,
+                    &gs_run.nfile_map);
+        unify_xdefs(&p, u, comms, (uint32_t)ncomms, 0, mine ? &gs_run.win_map : NULL,
+                    &gs_run.nwin_map);
+        if (!mine) free(comms);
         int64_t nt = *p++;
         u->threads = realloc(u->threads, (u->nthreads + (size_t)nt + 1) * sizeof *u->threads);
         for (int64_t i = 0; i < nt; i++, p += 2)
@@ -541,6 +651,15 @@ void gs_defs_write_crash_sidecar(const char *dir, uint64_t t_begin, uint64_t t_e
     free(b.w);
 }
 
+static void write_map(OTF2_DefWriter *w, OTF2_MappingType type, const uint32_t *map, uint32_t n)
+{
+    if (!n) return;
+    OTF2_IdMap *m = OTF2_IdMap_Create(OTF2_ID_MAP_DENSE, n);
+    for (uint32_t i = 0; i < n; i++) OTF2_IdMap_AddIdPair(m, i, map[i]);
+    OTF2_DefWriter_WriteMappingTable(w, type, m);
+    OTF2_IdMap_Free(m);
+}
+
 void gs_defs_write_local(OTF2_DefWriter *w, int final)
 {
     OTF2_DefWriter_WriteClockOffset(w, (uint64_t)gs_run.at_init, gs_run.offset_init.offset,
@@ -561,6 +680,10 @@ void gs_defs_write_local(OTF2_DefWriter *w, int final)
     }
     OTF2_DefWriter_WriteMappingTable(w, OTF2_MAPPING_COMM, cm);
     OTF2_IdMap_Free(cm);
+    if (final) {
+        write_map(w, OTF2_MAPPING_IO_HANDLE, gs_run.file_map, gs_run.nfile_map);
+        write_map(w, OTF2_MAPPING_RMA_WIN, gs_run.win_map, gs_run.nwin_map);
+    }
     if (final && gs_run.nregion_map) {
         OTF2_IdMap *rm = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, gs_run.nregion_map);
         for (uint32_t i = 0; i < gs_run.nregion_map; i++)

@@ -31,6 +31,8 @@ typedef struct {
     /* unification results */
     uint32_t *comm_map, ncomm_map;
     uint32_t *region_map, nregion_map;
+    uint32_t *file_map, nfile_map; /* MPI-IO handles (iorma.h) */
+    uint32_t *win_map, nwin_map;   /* RMA windows */
     void *unified; /* global view, built on archive masters */
 } gs_run_t;
 

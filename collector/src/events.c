@@ -24,11 +24,24 @@ static uint64_t status_bytes(const MPI_Status *st)
     return n == MPI_UNDEFINED ? 0 : (uint64_t)n;
 }
 
-void gs_ev_recv(uint64_t t, const MPI_Status *st, MPI_Comm comm)
+/* A receive posted with MPI_ANY_SOURCE carries the attribute GS_ATTR_ANY_SOURCE (value 1):
+ * OTF2's MpiRecv/MpiIrecv hold only the source matched, and `gridscope predict` replays a
+ * wildcard receive as one (docs/predict.md). NULL for a receive from a named source. */
+static OTF2_AttributeList *wildcard_attr(int posted_source)
+{
+    static __thread OTF2_AttributeList *list;
+    if (posted_source != MPI_ANY_SOURCE) return NULL;
+    if (!list) list = OTF2_AttributeList_New();
+    else OTF2_AttributeList_RemoveAllAttributes(list);
+    OTF2_AttributeList_AddUint8(list, GS_ATTR_ANY_SOURCE, 1);
+    return list;
+}
+
+void gs_ev_recv(uint64_t t, const MPI_Status *st, MPI_Comm comm, int posted_source)
 {
     gs_loc_t *L = gs_cur();
     if (st->MPI_SOURCE == MPI_PROC_NULL) return;
-    OTF2_EvtWriter_MpiRecv(L->evt, NULL, t, (uint32_t)st->MPI_SOURCE,
+    OTF2_EvtWriter_MpiRecv(L->evt, wildcard_attr(posted_source), t, (uint32_t)st->MPI_SOURCE,
                            gs_comm_ref(comm), (uint32_t)st->MPI_TAG, status_bytes(st));
 }
 
@@ -49,7 +62,8 @@ void gs_ev_irecv_request(uint64_t t, int source, MPI_Comm comm, MPI_Request req)
     gs_loc_t *L = gs_cur();
     if (source == MPI_PROC_NULL) return;
     gs_req_t r = {.handle = GS_REQ_KEY(req), .id = ++L->next_request_id,
-                  .comm = gs_comm_ref(comm), .kind = GS_REQ_IRECV};
+                  .comm = gs_comm_ref(comm), .kind = GS_REQ_IRECV,
+                  .peer = source};
     gs_reqtab_put(&L->requests, &r);
     OTF2_EvtWriter_MpiIrecvRequest(L->evt, NULL, t, r.id);
 }
@@ -77,7 +91,7 @@ void gs_ev_complete(uint64_t t, uint64_t handle, const MPI_Status *st)
     } else if (r.kind == GS_REQ_ISEND) {
         OTF2_EvtWriter_MpiIsendComplete(L->evt, NULL, t, r.id);
     } else {
-        OTF2_EvtWriter_MpiIrecv(L->evt, NULL, t, (uint32_t)st->MPI_SOURCE, r.comm,
+        OTF2_EvtWriter_MpiIrecv(L->evt, wildcard_attr(r.peer), t, (uint32_t)st->MPI_SOURCE, r.comm,
                                 (uint32_t)st->MPI_TAG, status_bytes(st), r.id);
     }
 }

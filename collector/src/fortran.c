@@ -1,5 +1,6 @@
 /* Fortran argument decoding for the Open MPI build (fortran.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "fortran.h"
 
@@ -75,4 +76,14 @@ MPI_Datatype *gs_f2c_types(const MPI_Fint *f, MPI_Comm comm, int neighbor)
     MPI_Datatype *c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
     for (int i = 0; c && i < n; i++) c[i] = PMPI_Type_f2c(f[i]);
     return c;
+}
+
+char *gs_fstr(const char *f, size_t len)
+{
+    while (len > 0 && f[len - 1] == ' ') len--;
+    char *s = malloc(len + 1);
+    if (!s) return NULL;
+    memcpy(s, f, len);
+    s[len] = '\0';
+    return s;
 }

@@ -5,6 +5,7 @@
 #ifndef GS_FORTRAN_H
 #define GS_FORTRAN_H
 #include <mpi.h>
+#include <stddef.h>
 
 /* A Fortran status is MPI_Status's memory seen as MPI_Fints (Open MPI: 6). */
 #define GS_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
@@ -12,6 +13,8 @@
 /* A Fortran buffer argument as C sees it: Fortran's MPI_IN_PLACE and MPI_BOTTOM are
  * addresses of common blocks, mapped to C's constants. */
 const void *gs_fbuf(const void *f);
+/* A CHARACTER argument of `len` characters as a C string, trailing blanks removed (malloc'ed). */
+char *gs_fstr(const char *f, size_t len);
 /* Whether a Fortran status (array) argument is MPI_STATUS(ES)_IGNORE. */
 int gs_fstatus_ignored(const MPI_Fint *f);
 int gs_fstatuses_ignored(const MPI_Fint *f);

@@ -4,6 +4,7 @@
 #define GS_MPI_BYTES_H
 #include <mpi.h>
 #include "collbytes.h"
+#include "xferbytes.h"
 
 gs_bytes_t gs_cb_barrier(MPI_Comm comm);
 gs_bytes_t gs_cb_bcast(int count, MPI_Datatype type, int root, MPI_Comm comm);
@@ -44,4 +45,11 @@ gs_bytes_t gs_cb_neighbor_alltoallv(const int *scounts, MPI_Datatype stype, cons
 gs_bytes_t gs_cb_neighbor_alltoallw(const int *scounts, const MPI_Datatype *stypes,
                                     const int *rcounts, const MPI_Datatype *rtypes,
                                     MPI_Comm comm);
+/* MPI-IO and RMA (xferbytes.h): count x type size; accumulates as (put, get). */
+uint64_t gs_cb_count(int count, MPI_Datatype type);
+gs_bytes_t gs_cb_accumulate(int origin_count, MPI_Datatype origin_type);
+gs_bytes_t gs_cb_get_accumulate(int origin_count, MPI_Datatype origin_type, int result_count,
+                                MPI_Datatype result_type);
+/* What a completed I/O call transferred, from its status. */
+uint64_t gs_cb_io_done(const MPI_Status *st, MPI_Datatype type);
 #endif

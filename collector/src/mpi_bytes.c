@@ -297,3 +297,28 @@ gs_bytes_t gs_cb_neighbor_alltoallw(const int *scounts, const MPI_Datatype *styp
     return nb_bytes(comm, scounts, 0, stypes, MPI_DATATYPE_NULL, rcounts, 0, rtypes,
                     MPI_DATATYPE_NULL);
 }
+
+uint64_t gs_cb_count(int count, MPI_Datatype type)
+{
+    return gs_xfer_bytes(count, (int64_t)tsize(type));
+}
+
+gs_bytes_t gs_cb_accumulate(int origin_count, MPI_Datatype origin_type)
+{
+    return gs_rma_accumulate_bytes(origin_count, (int64_t)tsize(origin_type));
+}
+
+gs_bytes_t gs_cb_get_accumulate(int origin_count, MPI_Datatype origin_type, int result_count,
+                                MPI_Datatype result_type)
+{
+    return gs_rma_get_accumulate_bytes(origin_count, (int64_t)tsize(origin_type), result_count,
+                                       (int64_t)tsize(result_type));
+}
+
+uint64_t gs_cb_io_done(const MPI_Status *st, MPI_Datatype type)
+{
+    int elements = MPI_UNDEFINED, nbytes = MPI_UNDEFINED;
+    PMPI_Get_count(st, type, &elements);
+    if (elements == MPI_UNDEFINED) PMPI_Get_count(st, MPI_BYTE, &nbytes);
+    return gs_io_done_bytes(elements, (int64_t)tsize(type), nbytes, MPI_UNDEFINED);
+}

@@ -33,7 +33,7 @@ NULL = {"MPI_Comm": "MPI_COMM_NULL", "MPI_Datatype": "MPI_DATATYPE_NULL",
         "MPI_Win": "MPI_WIN_NULL", "MPI_File": "MPI_FILE_NULL",
         "MPI_Request": "MPI_REQUEST_NULL"}
 # Families whose events read an in-out handle before the call (the others after it).
-READ_BEFORE = {"wait", "test", "cancel", "request_free", "comm_free"}
+READ_BEFORE = {"wait", "test", "cancel", "request_free", "comm_free", "file_close", "win_free"}
 # Fortran indices count from 1 (Open MPI's waitany/testany/waitsome bindings add 1).
 ONE_BASED = {"index", "indices"}
 
@@ -103,7 +103,10 @@ def conversions(f: Fn, code: str) -> tuple[str, str, str]:
             after.append(f"for (int i = 0; i < *{out} && *{out} != MPI_UNDEFINED; i++) "
                          f"{name}[i] = {fa}[i] - 1;")
             cleanup.append(f"free({name});")
-        elif base in ("void", "char"):
+        elif base == "char":  # CHARACTER: blank-padded, its length passed after IERROR
+            before.append(f"char *{name} = gs_fstr({fa}, {fa}_len);")
+            cleanup.append(f"free({name});")
+        elif base == "void":
             before.append(f"const void *{name} = gs_fbuf({fa});")
         elif base == "MPI_Status" and not _is_array(a):
             before.append(f"MPI_Fint gs_fst[GS_F_STATUS_SIZE];\n"

@@ -122,7 +122,7 @@ def root(f: Fn) -> str:
 
 
 def bytes_call(f: Fn) -> str:
-    """The collective's byte rule: a gs_cb_* adapter on the named parameters."""
+    """The byte rule (collectives, MPI-IO, RMA): a gs_cb_* adapter on the named parameters."""
     rule_name, _, rule_args = f.bytes_rule.partition("(")
     return f"gs_cb_{rule_name}({rule_args}"
 
@@ -141,7 +141,8 @@ def families(f: Fn) -> tuple[str, str]:
                     f"{f.arg('count')}, {f.arg('type')}, *{f.arg('req')});\n")
     if fam == "recv":
         return status_fallback(f), (
-            f"    if (rc == MPI_SUCCESS) gs_ev_recv(t2, {f.arg('status')}, {f.arg('comm')});\n")
+            f"    if (rc == MPI_SUCCESS) gs_ev_recv(t2, {f.arg('status')}, {f.arg('comm')}, "
+            f"{f.arg('peer')});\n")
     if fam == "irecv":
         return "", (f"    if (rc == MPI_SUCCESS)\n"
                     f"        gs_ev_irecv_request(t2, {f.arg('peer')}, {f.arg('comm')}, "
@@ -150,7 +151,7 @@ def families(f: Fn) -> tuple[str, str]:
         return (status_fallback(f)
                 + f"    gs_ev_send(t, {f.arg('peer')}, {f.arg('comm')}, {f.arg('tag')}, "
                   f"{f.arg('count')}, {f.arg('type')});\n",
-                f"    if (rc == MPI_SUCCESS) gs_ev_recv(t2, {f.arg('status')}, {f.arg('comm')});\n")
+                f"    if (rc == MPI_SUCCESS) gs_ev_recv(t2, {f.arg('status')}, {f.arg('comm')}, source);\n")
     if fam == "wait":
         return (status_fallback(f) + f"    uint64_t gs_h = GS_REQ_KEY(*{f.arg('req')});\n",
                 f"    gs_ev_complete(t2, gs_h, {f.arg('status')});\n")
@@ -205,6 +206,37 @@ def families(f: Fn) -> tuple[str, str]:
                 f"        gs_bytes_t b = {bytes_call(f)};\n"
                 f"        gs_icoll_started(*{f.arg('req')}, gs_id, OTF2_COLLECTIVE_OP_{f.coll_op}, "
                 f"{f.arg('comm')}, {root(f)}, b.sent, b.recvd);\n    }}\n")
+    if fam == "file_open":
+        return "", (f"    if (rc == MPI_SUCCESS)\n        gs_io_opened(t2, {f.arg('comm')}, "
+                    f"{f.arg('filename')}, {f.arg('amode')}, *{f.arg('file')});\n")
+    if fam == "file_close":
+        return (f"    uint64_t gs_fk = GS_FILE_KEY(*{f.arg('file')});\n",
+                "    if (rc == MPI_SUCCESS) gs_io_closed(t2, gs_fk);\n")
+    if fam == "io":
+        return (status_fallback(f)
+                + f"    gs_io_op_t gs_op = gs_io_begin(t, {f.arg('file')}, "
+                  f"OTF2_IO_OPERATION_MODE_{f.io_mode}, OTF2_IO_OPERATION_FLAG_{f.io_flag}, "
+                  f"{bytes_call(f)});\n",
+                f"    if (gs_op.id)\n        gs_io_complete(t2, gs_op, rc == MPI_SUCCESS ? "
+                f"gs_cb_io_done({f.arg('status')}, {f.arg('type')}) : 0);\n")
+    if fam == "win_create":
+        return ("    gs_rma_coll_begin(t);\n",
+                f"    gs_win_created(t2, rc == MPI_SUCCESS, *{f.arg('win')}, {f.arg('comm')}, "
+                f"OTF2_COLLECTIVE_OP_{f.win_op});\n")
+    if fam == "win_free":
+        return (f"    gs_rma_coll_begin(t);\n    uint64_t gs_wk = GS_WIN_KEY(*{f.arg('win')});\n",
+                "    gs_win_freed(t2, rc == MPI_SUCCESS, gs_wk);\n")
+    if fam == "win_fence":
+        return "    gs_rma_coll_begin(t);\n", f"    gs_win_fence(t2, {f.arg('win')});\n"
+    if fam == "win_sync":
+        target = f.arg("target") if f.has("target") else "-1"
+        return "", f"    if (rc == MPI_SUCCESS) gs_rma_sync(t2, {f.arg('win')}, {target});\n"
+    if fam in ("rma_put", "rma_get"):
+        return (f"    gs_{fam}(t, {f.arg('win')}, {f.arg('target')}, {bytes_call(f)});\n", "")
+    if fam == "rma_atomic":
+        return (f"    gs_bytes_t b = {bytes_call(f)};\n"
+                f"    gs_rma_atomic(t, {f.arg('win')}, {f.arg('target')}, "
+                f"OTF2_RMA_ATOMIC_TYPE_{f.atomic}, b.sent, b.recvd);\n", "")
     if fam == "comm_new":
         return "", f"    if (rc == MPI_SUCCESS) gs_comm_created(*{f.arg('newcomm')});\n"
     if fam == "comm_name":

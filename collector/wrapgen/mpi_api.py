@@ -7,6 +7,9 @@ Each entry names the function, its family (which event sequence the wrapper reco
 generate.py), its OTF2 region role (Score-P's), and for collectives the OTF2 collective
 operation, the byte-count rule (a gs_cb_* adapter in src/mpi_bytes.c applied to the named
 parameters) and whether the call goes to a topology-aware `GSColl_<Op>` when one is linked.
+MPI-IO data accesses and RMA operations declare their byte rule the same way (count x
+type size, accumulates as (put, get): src/xferbytes.h), with the OTF2 I/O mode and flag
+or atomic type of their events.
 
 A family's template reaches parameters by role; ROLE_NAMES lists, per role, the standard's
 parameter names that play it (the first one present wins); `roles=` overrides per entry.
@@ -37,6 +40,11 @@ ROLE_NAMES: dict[str, tuple[str, ...]] = {
     "index": ("index",),
     "outcount": ("outcount",),
     "indices": ("array_of_indices",),
+    "file": ("fh",),
+    "filename": ("filename",),
+    "amode": ("amode",),
+    "win": ("win",),
+    "target": ("target_rank", "rank"),
 }
 
 
@@ -54,6 +62,10 @@ class Fn:
     role: str = "UNKNOWN"
     coll_op: str = ""
     bytes_rule: str = ""
+    io_mode: str = ""  # MPI-IO data access: OTF2 I/O operation mode (READ, WRITE)
+    io_flag: str = ""  # its OTF2 I/O operation flag (NONE = blocking, non-collective)
+    win_op: str = ""  # window creation: OTF2 collective operation of its RmaCollectiveEnd
+    atomic: str = ""  # RMA atomics: OTF2 atomic type
     hook: bool = False
     roles: tuple[tuple[str, str], ...] = ()
     smpi: bool = True  # SimGrid SMPI declares it
@@ -99,6 +111,13 @@ def fn(name: str, family: str, role: str = "UNKNOWN", roles: dict[str, str] | No
               mpich=name not in NOT_IN_MPICH,
               fortran=None if name in NO_OMPI_FORTRAN else FORTRAN.get(name),
               f08_direct=name in OMPI_F08_DIRECT, **kw)
+
+
+def io(name: str, mode: str, collective: bool = False) -> Fn:
+    """A blocking MPI-IO data access: count x type size requested, the status's count
+    transferred (src/xferbytes.h)."""
+    return fn(name, "io", IO, io_mode=mode, io_flag="COLLECTIVE" if collective else "NONE",
+              bytes_rule="count(count, datatype)")
 
 
 def coll(name: str, role: str, op: str, rule: str, family: str = "coll", **kw) -> Fn:
@@ -254,10 +273,11 @@ API: tuple[Fn, ...] = (
     fn("MPI_Type_free", "plain"),
     fn("MPI_Buffer_attach", "plain"),
     fn("MPI_Buffer_detach", "plain"),
-    # --- MPI-IO: time and visits (Score-P's roles, SCOREP_Mpi_Reg.c); the requests of the
-    # MPI_File_i* calls are not tracked
-    fn("MPI_File_open", "plain", IO_META),
-    fn("MPI_File_close", "plain", IO_META),
+    # --- MPI-IO (Score-P's roles, SCOREP_Mpi_Reg.c; its events, SCOREP_Mpi_Io.c): handles
+    # created at open, destroyed at close; blocking reads and writes as I/O operations
+    # with bytes. The requests of the MPI_File_i* calls are not tracked: time and visits.
+    fn("MPI_File_open", "file_open", IO_META),
+    fn("MPI_File_close", "file_close", IO_META),
     fn("MPI_File_delete", "plain", IO_META),
     fn("MPI_File_seek", "plain", IO_META),
     fn("MPI_File_seek_shared", "plain", IO_META),
@@ -265,49 +285,56 @@ API: tuple[Fn, ...] = (
     fn("MPI_File_set_size", "plain", FUNC),
     fn("MPI_File_get_size", "plain", FUNC),
     fn("MPI_File_preallocate", "plain", FUNC),
-    fn("MPI_File_read", "plain", IO),
-    fn("MPI_File_read_all", "plain", IO),
-    fn("MPI_File_read_at", "plain", IO),
-    fn("MPI_File_read_at_all", "plain", IO),
-    fn("MPI_File_read_shared", "plain", IO),
-    fn("MPI_File_read_ordered", "plain", IO),
-    fn("MPI_File_write", "plain", IO),
-    fn("MPI_File_write_all", "plain", IO),
-    fn("MPI_File_write_at", "plain", IO),
-    fn("MPI_File_write_at_all", "plain", IO),
-    fn("MPI_File_write_shared", "plain", IO),
-    fn("MPI_File_write_ordered", "plain", IO),
+    io("MPI_File_read", "READ"),
+    io("MPI_File_read_all", "READ", collective=True),
+    io("MPI_File_read_at", "READ"),
+    io("MPI_File_read_at_all", "READ", collective=True),
+    io("MPI_File_read_shared", "READ"),
+    io("MPI_File_read_ordered", "READ", collective=True),
+    io("MPI_File_write", "WRITE"),
+    io("MPI_File_write_all", "WRITE", collective=True),
+    io("MPI_File_write_at", "WRITE"),
+    io("MPI_File_write_at_all", "WRITE", collective=True),
+    io("MPI_File_write_shared", "WRITE"),
+    io("MPI_File_write_ordered", "WRITE", collective=True),
     fn("MPI_File_iread", "plain", IO),
     fn("MPI_File_iread_at", "plain", IO),
     fn("MPI_File_iwrite", "plain", IO),
     fn("MPI_File_iwrite_at", "plain", IO),
-    # --- one-sided communication: time and visits (Score-P's roles)
-    fn("MPI_Win_create", "plain", FUNC),
-    fn("MPI_Win_create_dynamic", "plain", FUNC),
-    fn("MPI_Win_allocate", "plain", "ALLOCATE"),
-    fn("MPI_Win_allocate_shared", "plain", "ALLOCATE"),
-    fn("MPI_Win_free", "plain", FUNC),
-    fn("MPI_Win_fence", "plain", FUNC),
+    # --- one-sided communication (Score-P's roles and events, its wrapgen RMA tasks):
+    # windows defined at creation; operations with bytes, completed by the synchronisation
+    # that covers them; the other synchronisation calls: time and visits
+    fn("MPI_Win_create", "win_create", FUNC, win_op="CREATE_HANDLE"),
+    fn("MPI_Win_create_dynamic", "win_create", FUNC, win_op="CREATE_HANDLE"),
+    fn("MPI_Win_allocate", "win_create", "ALLOCATE", win_op="CREATE_HANDLE_AND_ALLOCATE"),
+    fn("MPI_Win_allocate_shared", "win_create", "ALLOCATE",
+       win_op="CREATE_HANDLE_AND_ALLOCATE"),
+    fn("MPI_Win_free", "win_free", FUNC),
+    fn("MPI_Win_fence", "win_fence", FUNC),
     fn("MPI_Win_start", "plain", FUNC),
-    fn("MPI_Win_complete", "plain", FUNC),
+    fn("MPI_Win_complete", "win_sync", FUNC),
     fn("MPI_Win_post", "plain", FUNC),
     fn("MPI_Win_wait", "plain", FUNC),
     fn("MPI_Win_test", "plain", FUNC),
     fn("MPI_Win_lock", "plain", FUNC),
-    fn("MPI_Win_unlock", "plain", FUNC),
+    fn("MPI_Win_unlock", "win_sync", FUNC),
     fn("MPI_Win_lock_all", "plain", FUNC),
-    fn("MPI_Win_unlock_all", "plain", FUNC),
-    fn("MPI_Win_flush", "plain", FUNC),
-    fn("MPI_Win_flush_all", "plain", FUNC),
+    fn("MPI_Win_unlock_all", "win_sync", FUNC),
+    fn("MPI_Win_flush", "win_sync", FUNC),
+    fn("MPI_Win_flush_all", "win_sync", FUNC),
     fn("MPI_Win_flush_local", "plain", FUNC),
     fn("MPI_Win_flush_local_all", "plain", FUNC),
     fn("MPI_Win_sync", "plain", FUNC),
-    fn("MPI_Put", "plain", "RMA"),
-    fn("MPI_Get", "plain", "RMA"),
-    fn("MPI_Rput", "plain", "RMA"),
-    fn("MPI_Rget", "plain", "RMA"),
-    fn("MPI_Accumulate", "plain", "ATOMIC"),
-    fn("MPI_Raccumulate", "plain", "ATOMIC"),
-    fn("MPI_Get_accumulate", "plain", "ATOMIC"),
-    fn("MPI_Rget_accumulate", "plain", "ATOMIC"),
+    fn("MPI_Put", "rma_put", "RMA", bytes_rule="count(origin_count, origin_datatype)"),
+    fn("MPI_Get", "rma_get", "RMA", bytes_rule="count(origin_count, origin_datatype)"),
+    fn("MPI_Rput", "rma_put", "RMA", bytes_rule="count(origin_count, origin_datatype)"),
+    fn("MPI_Rget", "rma_get", "RMA", bytes_rule="count(origin_count, origin_datatype)"),
+    fn("MPI_Accumulate", "rma_atomic", "ATOMIC", atomic="ACCUMULATE",
+       bytes_rule="accumulate(origin_count, origin_datatype)"),
+    fn("MPI_Raccumulate", "rma_atomic", "ATOMIC", atomic="ACCUMULATE",
+       bytes_rule="accumulate(origin_count, origin_datatype)"),
+    fn("MPI_Get_accumulate", "rma_atomic", "ATOMIC", atomic="FETCH_AND_ACCUMULATE",
+       bytes_rule="get_accumulate(origin_count, origin_datatype, result_count, result_datatype)"),
+    fn("MPI_Rget_accumulate", "rma_atomic", "ATOMIC", atomic="FETCH_AND_ACCUMULATE",
+       bytes_rule="get_accumulate(origin_count, origin_datatype, result_count, result_datatype)"),
 )

@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 
 #include "coll_block.hpp"
 #include "gridscope/trace/events.hpp"
 #include "mpi_kinds.hpp"
+#include "wildcard.hpp"
 
 namespace gs::predict {
 namespace {
@@ -59,8 +61,8 @@ struct Frame {
 class ActionBuilder {
  public:
   ActionBuilder(const Defs& d, ActionSet& set, std::unordered_map<uint32_t, uint32_t>& user_ids, uint32_t rank,
-                const std::string& dir)
-      : d_(d), set_(set), user_ids_(user_ids), rank_(rank), dir_(dir) {}
+                const std::string& dir, std::optional<uint32_t> any_source)
+      : d_(d), set_(set), user_ids_(user_ids), rank_(rank), dir_(dir), any_source_(any_source) {}
   const std::string& error() const { return error_; }
 
   OTF2_CallbackCode enter(uint64_t t, uint32_t region) {
@@ -152,9 +154,24 @@ class ActionBuilder {
     if (!f) return OTF2_CALLBACK_INTERRUPT;
     const std::string& name = d_.regions[f->region].name;
     if (name == "MPI_Bsend" || name == "MPI_Rsend") set_.approximated[name + " replayed as MPI_Send"]++;
-    const char* op = name == "MPI_Ssend" ? "ss " : "s ";
-    f->parts.push_back(op + p2p(peer, comm, tag, bytes));
+    std::string op = name == "MPI_Ssend" ? "ss" : "s", args = p2p(peer, comm, tag, bytes);
+    uint64_t nth = sent_[{local_peer(peer, comm), comm}]++;
+    // a blocking send to the source the last wildcard receive on COMM matched answers it:
+    // replayed to whichever rank that receive matches then (docs/predict.md)
+    auto any = last_any_.find(comm);
+    if (f->kind == Kind::Send && any != last_any_.end() && any->second == local_peer(peer, comm)) {
+      op += "a";
+      set_.answers.push_back(std::to_string(rank_) + " " + std::to_string(any_local_.at(comm)) + " " +
+                             std::to_string(comm) + " " + std::to_string(any->second) + " " + std::to_string(nth));
+      args += " " + std::to_string(set_.answers.size() - 1);
+    }
+    f->parts.push_back(op + " " + args);
     return ok();
+  }
+  // Called by the event stream just before recv/irecv with the event's attributes.
+  void recv_attributes(OTF2_AttributeList* list) {
+    uint8_t v = 0;
+    wildcard_ = any_source_ && list && OTF2_AttributeList_GetUint8(list, *any_source_, &v) == OTF2_SUCCESS && v;
   }
   OTF2_CallbackCode isend(uint64_t, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes, uint64_t req) {
     Frame* f = call("MpiIsend");
@@ -162,6 +179,7 @@ class ActionBuilder {
     const std::string& name = d_.regions[f->region].name;
     if (name == "MPI_Ibsend" || name == "MPI_Irsend") set_.approximated[name + " replayed as MPI_Isend"]++;
     const char* op = name == "MPI_Issend" ? "iss " : "is ";
+    sent_[{local_peer(peer, comm), comm}]++;
     f->parts.push_back(op + p2p(peer, comm, tag, bytes) + " " + std::to_string(take_slot(req)));
     return ok();
   }
@@ -178,10 +196,21 @@ class ActionBuilder {
   OTF2_CallbackCode recv(uint64_t, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
     Frame* f = call("MpiRecv");
     if (!f) return OTF2_CALLBACK_INTERRUPT;
+    bool wild = std::exchange(wildcard_, false);
+    if (wild && f->kind == Kind::Recv) {  // "ra": posted with MPI_ANY_SOURCE
+      last_any_[comm] = local_peer(peer, comm);
+      any_local_[comm] = local_peer(rank_, comm);
+      set_.wild_ranks.insert(rank_);
+      f->parts.push_back("ra " + p2p(peer, comm, tag, bytes));
+      return ok();
+    }
+    if (wild) set_.approximated["MPI_Sendrecv from MPI_ANY_SOURCE replayed from the source it matched"]++;
     f->parts.push_back("r " + p2p(peer, comm, tag, bytes));
     return ok();
   }
   OTF2_CallbackCode irecv(uint64_t, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes, uint64_t req) {
+    if (std::exchange(wildcard_, false))
+      set_.approximated["MPI_Irecv from MPI_ANY_SOURCE replayed from the source it matched"]++;
     auto it = pending_irecv_.find(req);
     if (it == pending_irecv_.end()) return ok();  // its MPI_Irecv is not in the trace: nothing to post
     auto [line, slot] = it->second;
@@ -341,6 +370,10 @@ class ActionBuilder {
     slot_of_[req] = s;
     return s;
   }
+  int64_t local_peer(uint32_t peer, OTF2_CommRef comm) const {  // as p2p() writes it
+    if (comm < d_.comms.size() && d_.comms[comm].global_ranks) return local(d_.comms[comm], peer);
+    return peer;
+  }
   int64_t local(const CommDef& c, uint32_t world) const {
     auto it = c.position.find(world);
     return it == c.position.end() ? int64_t(world) : int64_t(it->second);
@@ -389,12 +422,18 @@ class ActionBuilder {
   std::unordered_map<uint64_t, PendingNbc> pending_nbc_;  // request -> its MPI_I* call's line
   std::vector<size_t> free_;
   std::string error_;
+  std::optional<uint32_t> any_source_;  // the trace's MPI_ANY_SOURCE attribute (wildcard.hpp)
+  bool wildcard_ = false;                // the coming receive event carries it
+  std::map<OTF2_CommRef, int64_t> last_any_;   // comm -> source its last wildcard receive matched
+  std::map<OTF2_CommRef, int64_t> any_local_;  // comm -> this rank's number in it
+  std::map<std::pair<int64_t, OTF2_CommRef>, uint64_t> sent_;  // (peer, comm) -> sends so far
 };
 
 }  // namespace
 
 ActionSet write_rank_actions(Archive& archive, const std::string& dir) {
   const Defs& defs = archive.defs();
+  std::optional<uint32_t> any_source = any_source_attribute(archive.anchor());
   ActionSet set;
   std::unordered_map<uint32_t, uint32_t> user_ids;
   std::vector<uint64_t> locations(defs.rank_location.begin(), defs.rank_location.end());
@@ -402,7 +441,7 @@ ActionSet write_rank_actions(Archive& archive, const std::string& dir) {
   RepairLog log;
   read_balanced<ActionBuilder>(
       archive, locations, log,
-      [&](size_t i) -> ActionBuilder& { return builder.emplace(defs, set, user_ids, uint32_t(i), dir); },
+      [&](size_t i) -> ActionBuilder& { return builder.emplace(defs, set, user_ids, uint32_t(i), dir, any_source); },
       [&](size_t, uint64_t, const Archive::LocationInfo&) { builder->finish(); });
   if (log.total() > 0)
     for (const std::string& w : repair_warnings(log, defs)) set.approximated["user regions repaired: " + w]++;
@@ -452,6 +491,11 @@ void write_shared(const Archive& archive, const ActionSet& set, const std::strin
   for (const auto& [key, acc] : set.vblocks)
     std::fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", key.first, key.second,
                  (acc.first + acc.second / 2) / acc.second);
+  close_out(f, path);
+  path = dir + "/answers.txt";  // wildcard receives and their answers, for the replayer
+  f = open_out(path);
+  for (uint32_t r : set.wild_ranks) std::fprintf(f, "wild %u\n", r);
+  for (const std::string& a : set.answers) std::fprintf(f, "a %s\n", a.c_str());
   close_out(f, path);
   path = dir + "/regions.txt";
   f = open_out(path);

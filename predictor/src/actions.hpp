@@ -11,7 +11,14 @@
 //                                  nothing (ki) or SECONDS of computation (kc)
 //   s|ss PEER TAG COMM BYTES       MPI_Send / MPI_Ssend
 //   is|iss PEER TAG COMM BYTES SLOT  MPI_Isend / MPI_Issend into request slot SLOT
-//   r PEER TAG COMM BYTES          MPI_Recv (the source the trace recorded, never ANY_SOURCE)
+//   r PEER TAG COMM BYTES          MPI_Recv (the source the trace recorded)
+//   ra PEER TAG COMM BYTES         MPI_Recv posted with MPI_ANY_SOURCE (the collector's mark,
+//                                  wildcard.hpp); PEER is the source it matched in the trace
+//   sa|ssa PEER TAG COMM BYTES ID  MPI_Send / MPI_Ssend answering the last `ra` on COMM (to
+//                                  the source it matched): line ID of answers.txt's `a` lines,
+//                                  "a RANK ME COMM PEER N" (RANK = this rank in the world, ME
+//                                  in COMM; the send is its N-th to PEER on COMM, from 0); the
+//                                  file's "wild RANK" lines name the ranks with `ra`
 //   ir PEER TAG COMM BYTES SLOT    MPI_Irecv
 //   sr PEER TAG COMM BYTES PEER TAG BYTES   MPI_Sendrecv (send part, then receive part)
 //   w N SLOT...                    MPI_Waitall on the requests the call completed
@@ -32,6 +39,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,6 +54,8 @@ struct ActionSet {  // what the whole trace needs beyond each rank's stream
   std::map<std::pair<uint64_t, uint64_t>, std::pair<uint64_t, uint64_t>> vblocks;  // (comm, k) -> (sum, ranks)
   bool every_rank_creates = true;  // every rank called a communicator constructor: build there
   uint32_t streams = 0;            // rank streams written
+  std::set<uint32_t> wild_ranks;   // ranks with receives posted from MPI_ANY_SOURCE
+  std::vector<std::string> answers;  // "RANK ME COMM PEER N" of each answering send (sa), by id
 };
 
 // Reads every rank of the archive and writes DIR/rank-N.act as each is read; throws

@@ -29,6 +29,9 @@ def test_scorep_trace_without_map(name, scorep_traces, analyse):
     threads = {"locations": 8, "events": 32} if name == "dorsal-mpi_pthread_hello_world" else \
         {"locations": 0, "events": 0}
     assert s["unanalysed_locations"] == threads
+    # they define MPI-IO and RMA regions (and Score-P's I/O paradigms) but hold no I/O or
+    # one-sided events: no bytes of that kind
+    assert "transfers" not in s
 
 
 @pytest.mark.parametrize("name", sorted(MAPS))

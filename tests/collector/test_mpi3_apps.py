@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 
 from tests.collector import otf2text
+from tests.collector.otf2text import Event
 from tests.collector.mpi_kits import APP_RANKS
 from tests.collector.test_collectives import expected as blocking_bytes
 from gridscope import native
+from gridscope.cube.reader import read_cubex
 from gstest import run_gridscope
 
 N, INT, DOUBLE = APP_RANKS, 4, 8
@@ -145,38 +147,172 @@ def region_roles(anchor: Path) -> dict[str, str]:
             if kind == "REGION"}
 
 
+def in_region(evts, kinds: set[str]) -> list[tuple[str, Event]]:
+    """(innermost region, event) of the events of these kinds, in order."""
+    stack, out = [], []
+    for e in evts:
+        if e.kind == "ENTER":
+            stack.append(e.region())
+        elif e.kind == "LEAVE":
+            stack.pop()
+        elif e.kind in kinds:
+            out.append((stack[-1], e))
+    return out
+
+
+def cube_bytes(out: Path, metric: str) -> dict[tuple[str, int], int]:
+    """(last region of the call path, rank) -> value of a byte metric in profile.cubex."""
+    sev = read_cubex(out / "profile.cubex").severities
+    rows = sev[(sev["metric"] == metric) & (sev["value"] != 0)]
+    return {(cp.rsplit("/", 1)[-1], int(r)): int(v)
+            for cp, r, v in zip(rows["callpath"], rows["rank"], rows["value"])}
+
+
+def summary_bytes(s: dict) -> tuple[dict[str, int], set[tuple[str, str, int]]]:
+    """summary.json's transfers: totals, and (metric, last region, bytes) per call path."""
+    t = s["transfers"]
+    return ({m: t[m] for m in ("bytes_put", "bytes_get", "io_bytes_read", "io_bytes_written")},
+            {(r["metric"], r["callpath"].rsplit("/", 1)[-1], r["bytes"]) for r in t["by_callpath"]})
+
+
+IO_KINDS = {"IO_CREATE_HANDLE", "IO_DESTROY_HANDLE", "IO_OPERATION_BEGIN", "IO_OPERATION_COMPLETE"}
+
+
 @pytest.mark.slow
 def test_mpi_io_write_and_read(record_app, tmp_path):
-    anchor = record_app(APPS / "mpi3" / "mpiio.c", str(tmp_path / "shared.dat"), ok="mpiio ok")
+    """mpiio.c: each rank opens the file (write-only, create), writes COUNT ints with
+    MPI_File_write_at_all, closes it, reopens it read-only, reads COUNT ints with
+    MPI_File_read_at, closes it. Score-P's events: a handle per opening, an I/O operation
+    per data access (begin: bytes requested, complete: bytes transferred)."""
+    path = tmp_path / "shared.dat"
+    anchor = record_app(APPS / "mpi3" / "mpiio.c", str(path), ok="mpiio ok")
+    assert otf2text.validate(anchor).returncode == 0
     evts = otf2text.events(anchor)
+    block = 256 * INT  # COUNT ints
     for me in range(N):
         assert enters(evts[me]) == Counter({
             **COMMON, "MPI_Comm_rank": 1, "MPI_File_open": 2, "MPI_File_write_at_all": 1,
             "MPI_File_close": 2, "MPI_File_read_at": 1, "MPI_Allreduce": 1,
             **({"MPI_File_delete": 1} if me == 0 else {})}), me
+        assert kinds(evts[me]) == Counter({
+            "PROGRAM_BEGIN": 1, "PROGRAM_END": 1, "MPI_COLLECTIVE_BEGIN": 1,
+            "MPI_COLLECTIVE_END": 1, "IO_CREATE_HANDLE": 2, "IO_DESTROY_HANDLE": 2,
+            "IO_OPERATION_BEGIN": 2, "IO_OPERATION_COMPLETE": 2}), me
+        io = [(r, e.kind, e.attrs) for r, e in in_region(evts[me], IO_KINDS)]
+        handles = [a["Handle"].split("<")[1] for _, _, a in io]
+        assert handles == ["0>"] * 4 + ["1>"] * 4  # two openings, two handles (local refs mapped)
+        assert [(r, k) for r, k, _ in io] == [
+            ("MPI_File_open", "IO_CREATE_HANDLE"),
+            ("MPI_File_write_at_all", "IO_OPERATION_BEGIN"),
+            ("MPI_File_write_at_all", "IO_OPERATION_COMPLETE"),
+            ("MPI_File_close", "IO_DESTROY_HANDLE"),
+            ("MPI_File_open", "IO_CREATE_HANDLE"),
+            ("MPI_File_read_at", "IO_OPERATION_BEGIN"),
+            ("MPI_File_read_at", "IO_OPERATION_COMPLETE"),
+            ("MPI_File_close", "IO_DESTROY_HANDLE")], me
+        opened = [a for _, k, a in io if k == "IO_CREATE_HANDLE"]
+        assert [(a["Access Mode"], a["Creation Flags"]) for a in opened] == [
+            ("WRITE_ONLY", "{CREATE}"), ("READ_ONLY", "NONE")]
+        begins = [a for _, k, a in io if k == "IO_OPERATION_BEGIN"]
+        assert [(a["Mode"], a["Operation Flags"], int(a["Bytes Request"])) for a in begins] == [
+            ("WRITE", "{COLLECTIVE}", block), ("READ", "NONE", block)]
+        done = [a for _, k, a in io if k == "IO_OPERATION_COMPLETE"]
+        assert [int(a["Bytes Result"]) for a in done] == [block, block]
+        assert [a["Matching Id"] for a in done] == [a["Matching Id"] for a in begins]
         otf2text.check_nesting(evts[me])
     roles = region_roles(anchor)
     assert (roles["MPI_File_open"], roles["MPI_File_close"], roles["MPI_File_delete"]) == (
         "FILE_IO_METADATA",) * 3
     assert (roles["MPI_File_write_at_all"], roles["MPI_File_read_at"]) == ("FILE_IO",) * 2
-    analyses(anchor, tmp_path)
+    defs = otf2text.definitions(anchor)
+    paradigms = [a for k, _, a in defs if k == "IO_PARADIGM"]
+    assert [(p["Identification"].split('"')[1], p["Class"]) for p in paradigms] == [("MPI-IO", "PARALLEL")]
+    files = [a["Name"].split('"')[1] for k, _, a in defs if k == "IO_REGULAR_FILE"]
+    assert files == [str(path)]
+    handles = [a for k, _, a in defs if k == "IO_HANDLE"]
+    assert len(handles) == 2 and all(h["Communicator"].startswith('"MPI_COMM_WORLD"') for h in handles)
+
+    out = tmp_path / f"analysis-{anchor.parent.name}"
+    s = analyses(anchor, tmp_path)
+    totals, rows = summary_bytes(s)
+    assert totals == {"bytes_put": 0, "bytes_get": 0, "io_bytes_read": N * block,
+                      "io_bytes_written": N * block}
+    assert rows == {("io_bytes_written", "MPI_File_write_at_all", N * block),
+                    ("io_bytes_read", "MPI_File_read_at", N * block)}
+    assert cube_bytes(out, "io_bytes_written") == {("MPI_File_write_at_all", r): block for r in range(N)}
+    assert cube_bytes(out, "io_bytes_read") == {("MPI_File_read_at", r): block for r in range(N)}
+    assert cube_bytes(out, "bytes_put") == cube_bytes(out, "bytes_get") == {}
+
+
+RMA_KINDS = {"RMA_WIN_CREATE", "RMA_WIN_DESTROY", "RMA_COLLECTIVE_BEGIN", "RMA_COLLECTIVE_END",
+             "RMA_PUT", "RMA_GET", "RMA_ATOMIC", "RMA_OP_COMPLETE_BLOCKING"}
 
 
 @pytest.mark.slow
 def test_rma_fence_epochs(record_app, tmp_path):
+    """rma.c: a window of N ints on MPI_COMM_WORLD; epoch 1 puts one int to the right
+    neighbour, epoch 2 gets one int from the left one, epoch 3 accumulates one int into rank
+    0; four fences. Score-P's events: window creation and freeing as RMA collectives, each
+    fence an RMA collective (barrier) that completes the operations of the epoch before."""
     anchor = record_app(APPS / "mpi3" / "rma.c", ok="rma ok")
+    assert otf2text.validate(anchor).returncode == 0
     evts = otf2text.events(anchor)
     for me in range(N):
+        right, left = (me + 1) % N, (me + N - 1) % N
         assert enters(evts[me]) == Counter({
             **COMMON, "MPI_Comm_rank": 1, "MPI_Comm_size": 1, "MPI_Win_create": 1,
             "MPI_Win_fence": 4, "MPI_Put": 1, "MPI_Get": 1, "MPI_Accumulate": 1,
             "MPI_Win_free": 1, "MPI_Allreduce": 1}), me
+        assert kinds(evts[me]) == Counter({
+            "PROGRAM_BEGIN": 1, "PROGRAM_END": 1, "MPI_COLLECTIVE_BEGIN": 1,
+            "MPI_COLLECTIVE_END": 1, "RMA_WIN_CREATE": 1, "RMA_WIN_DESTROY": 1,
+            "RMA_COLLECTIVE_BEGIN": 6, "RMA_COLLECTIVE_END": 6, "RMA_PUT": 1, "RMA_GET": 1,
+            "RMA_ATOMIC": 1, "RMA_OP_COMPLETE_BLOCKING": 3}), me
+        rma = in_region(evts[me], RMA_KINDS)
+        fence = ["RMA_COLLECTIVE_BEGIN", "RMA_COLLECTIVE_END"]
+        completes = ["RMA_COLLECTIVE_BEGIN", "RMA_OP_COMPLETE_BLOCKING", "RMA_COLLECTIVE_END"]
+        assert [(r, e.kind) for r, e in rma] == [
+            ("MPI_Win_create", k) for k in ("RMA_COLLECTIVE_BEGIN", "RMA_WIN_CREATE",
+                                            "RMA_COLLECTIVE_END")] + [
+            ("MPI_Win_fence", k) for k in fence] + [("MPI_Put", "RMA_PUT")] + [
+            ("MPI_Win_fence", k) for k in completes] + [("MPI_Get", "RMA_GET")] + [
+            ("MPI_Win_fence", k) for k in completes] + [("MPI_Accumulate", "RMA_ATOMIC")] + [
+            ("MPI_Win_fence", k) for k in completes] + [
+            ("MPI_Win_free", k) for k in ("RMA_COLLECTIVE_BEGIN", "RMA_WIN_DESTROY",
+                                          "RMA_COLLECTIVE_END")], me
+        ops = {e.kind: e.attrs for _, e in rma if e.kind in ("RMA_PUT", "RMA_GET", "RMA_ATOMIC")}
+        assert (int(ops["RMA_PUT"]["Remote"].split()[0]), int(ops["RMA_PUT"]["Bytes"])) == (right, INT)
+        assert (int(ops["RMA_GET"]["Remote"].split()[0]), int(ops["RMA_GET"]["Bytes"])) == (left, INT)
+        atomic = ops["RMA_ATOMIC"]
+        assert (int(atomic["Remote"].split()[0]), atomic["Type"], int(atomic["Sent"]),
+                int(atomic["Received"])) == (0, "ACCUMULATE", INT, 0)
+        # each fence completes the operation of the epoch it closes
+        done = [e.attrs["Matching"] for _, e in rma if e.kind == "RMA_OP_COMPLETE_BLOCKING"]
+        assert done == [ops[k]["Matching"] for k in ("RMA_PUT", "RMA_GET", "RMA_ATOMIC")]
+        ends = [e.attrs["Operation"] for _, e in rma if e.kind == "RMA_COLLECTIVE_END"]
+        assert ends == ["CREATE_HANDLE"] + ["BARRIER"] * 4 + ["DESTROY_HANDLE"]
+        assert {e.attrs["Window"] for _, e in rma if "Window" in e.attrs} == {'"Win 0" <0>'}
         otf2text.check_nesting(evts[me])
     roles = region_roles(anchor)
     assert [roles[r] for r in ("MPI_Put", "MPI_Get", "MPI_Accumulate", "MPI_Win_fence",
                                "MPI_Win_create")] == ["RMA", "RMA", "ATOMIC", "FUNCTION",
                                                       "FUNCTION"]
-    analyses(anchor, tmp_path)
+    wins = [a for k, _, a in otf2text.definitions(anchor) if k == "RMA_WIN"]
+    assert [(w["Name"].split('"')[1], w["Communicator"].split('"')[1]) for w in wins] == [
+        ("Win 0", "MPI_COMM_WORLD")]
+
+    out = tmp_path / f"analysis-{anchor.parent.name}"
+    s = analyses(anchor, tmp_path)
+    totals, rows = summary_bytes(s)
+    # every rank puts one int and accumulates one int (bytes_put), gets one int (bytes_get)
+    assert totals == {"bytes_put": 2 * N * INT, "bytes_get": N * INT, "io_bytes_read": 0,
+                      "io_bytes_written": 0}
+    assert rows == {("bytes_put", "MPI_Put", N * INT), ("bytes_put", "MPI_Accumulate", N * INT),
+                    ("bytes_get", "MPI_Get", N * INT)}
+    assert cube_bytes(out, "bytes_put") == {
+        **{("MPI_Put", r): INT for r in range(N)}, **{("MPI_Accumulate", r): INT for r in range(N)}}
+    assert cube_bytes(out, "bytes_get") == {("MPI_Get", r): INT for r in range(N)}
+    assert cube_bytes(out, "io_bytes_read") == cube_bytes(out, "io_bytes_written") == {}
 
 
 def location_defs(anchor: Path) -> dict[int, dict[str, str]]:
@@ -226,9 +362,22 @@ def test_two_threads_per_rank_doing_point_to_point(record_app, tmp_path):
         assert locs[thread]["Type"] == "CPU_THREAD"
         assert locs[thread]["Group"] == locs[me]["Group"] == f'"MPI Rank {me}" <{me}>'
     s = analyses(anchor, tmp_path)
-    # the engine analyses the ranks' master threads: their rings match among themselves;
-    # the Pthreads' locations are counted, not analysed (docs/analyzer.md)
-    assert s["unanalysed_locations"] == {"locations": N,
-                                         "events": sum(len(evts[1 << 32 | r]) for r in range(N))}
+    # the engine analyses every location that calls MPI: the Pthreads' rings match per rank
+    # (tag 1, thread to thread) beside the masters' (tag 0), docs/analyzer.md
+    assert s["thread_locations"] == {"locations": N, "events": sum(len(evts[1 << 32 | r]) for r in range(N))}
+    assert s["unanalysed_locations"] == {"locations": 0, "events": 0}
     assert s["unmatched_messages"] == {"sends": 0, "receives": 0}
-    assert sum(r["messages"] for r in s["p2p"]) == N * iterations
+    assert sum(r["messages"] for r in s["p2p"]) == 2 * N * iterations
+    assert s["messages"] == 2 * N * iterations
+    # each Pthread's own row: its time is its "worker" region (first to last event, ticks of
+    # the trace's timer), its MPI time the ring's calls inside it
+    clock = otf2text.otf2_print("-G", anchor).split("Ticks per Seconds: ", 1)[1]
+    resolution = int(clock.split(",", 1)[0])
+    rows = {(t["rank"], t["thread"]): t for t in s["threads"]}
+    assert set(rows) == {(r, 1) for r in range(N)}
+    for me in range(N):
+        row = rows[(me, 1)]
+        assert 0 < row["mpi_s"] < row["time_s"]
+        assert row["waiting_s"] <= row["mpi_s"]
+        span = (evts[1 << 32 | me][-1].time - evts[1 << 32 | me][0].time) / resolution
+        assert row["time_s"] == pytest.approx(span, rel=1e-9)

@@ -111,6 +111,8 @@ BAD = {
     "bad sharing": (TWO_SITES + "sharing = 'sometimes'\n", "must be one of shared, per-flow"),
     "zero nics": ("[metahost.a]\nnodes=1\nbandwidth='1Gbps'\nlatency='1ms'\nnics=0\n",
                   "metahost.a.nics: must be a positive integer"),
+    "bad fairness": ("[platform]\nflow_fairness='fast'\n[metahost.a]\nnodes=1\nbandwidth='1Gbps'\n"
+                     "latency='1ms'\n", "platform.flow_fairness: must be one of rtt, equal"),
     "bad nic bandwidth": ("[metahost.a]\nnodes=1\nbandwidth='1Gbps'\nlatency='1ms'\nnics=2\n"
                           "nic_bandwidth='quick'\n", "nic_bandwidth"),
 }
@@ -132,6 +134,21 @@ def test_multirail_xml_caps_each_transfer_and_sums_the_nics():
     assert clusters["a"].get("bb_sharing_policy") == "FATPIPE"
     # a single-NIC metahost is written as before: no backbone
     assert clusters["b"].get("bb_bw") is None and units.bandwidth(clusters["b"].get("bw")) == 125e6
+
+
+def test_flow_fairness_reaches_the_simulator_settings():
+    """rtt (the default) runs CM02 as it is; equal adds weight-S (test_testbed_fairness.py
+    measures what each does); the generated XML names the settings it needs."""
+    from gridscope.testbed.run import sim_config
+
+    site = "[metahost.a]\nnodes=1\nbandwidth='1Gbps'\nlatency='1ms'\n"
+    rtt = parse_platform(site, source="t.toml", name="t")
+    equal = parse_platform("[platform]\nflow_fairness='equal'\n" + site, source="t.toml", name="t")
+    assert rtt.flow_fairness == "rtt" and equal.flow_fairness == "equal"
+    assert [c for c in sim_config(rtt) if "weight-S" in c] == []
+    assert "--cfg=network/weight-S:1e9" in sim_config(equal)
+    assert "cfg=network/weight-S:1e9" in platform_xml(equal)
+    assert "weight-S" not in platform_xml(rtt)
 
 
 @pytest.mark.parametrize("case", sorted(BAD))

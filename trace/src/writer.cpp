@@ -3,6 +3,8 @@
 // event counts and the ClockProperties the time range.
 #include "gridscope/trace/writer.hpp"
 
+#include <algorithm>
+
 #include "gridscope/trace/error.hpp"
 #include "gridscope/trace/mpi_names.hpp"
 
@@ -69,6 +71,15 @@ uint32_t TraceWriter::add_rank(uint32_t node) {
   return ranks_.size() - 1;
 }
 
+uint32_t TraceWriter::add_thread(uint32_t rank, uint32_t k) {
+  if (rank >= ranks_.size()) undeclared(rank);
+  if (k == 0 || k >= 256) throw Error(dir_, "thread " + std::to_string(k) + " of rank " + std::to_string(rank) + ": threads are 1 to 255");
+  OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive_, uint64_t(k) << 32 | rank);
+  if (!w) throw Error(dir_, "cannot create the event writer of thread " + std::to_string(k) + " of rank " + std::to_string(rank));
+  threads_.push_back({rank, k, w});
+  return kFirstThread + uint32_t(threads_.size() - 1);
+}
+
 uint32_t TraceWriter::add_rank(const std::string& metahost, const std::string& node) {
   auto find_or_add = [&](const std::string& name, const std::string& cls, uint32_t parent) {
     std::string key = std::to_string(parent) + "/" + name;
@@ -100,6 +111,17 @@ uint32_t TraceWriter::comm(const std::string& name) const {
   for (size_t i = comms_.size(); i-- > 0;)  // the latest of that name
     if (comms_[i].name == name) return 2 + i;
   throw Error(dir_, "unknown communicator " + name);
+}
+
+uint32_t TraceWriter::io_handle(const std::string& file, const std::string& paradigm, uint32_t comm) {
+  if (paradigm != "POSIX" && paradigm != "MPI-IO") throw Error(dir_, "unknown I/O paradigm " + paradigm);
+  io_handles_.push_back({file, paradigm, comm});
+  return io_handles_.size() - 1;
+}
+
+uint32_t TraceWriter::rma_win(const std::string& name, uint32_t comm) {
+  wins_.push_back({name, comm});
+  return wins_.size() - 1;
 }
 
 void TraceWriter::clock_offset(uint32_t rank, uint64_t time, int64_t offset, double stddev) {
@@ -153,6 +175,32 @@ void TraceWriter::nbc_complete(uint32_t rank, uint64_t t, OTF2_CollectiveOp op, 
         "non-blocking collective complete");
 }
 
+void TraceWriter::io_begin(uint32_t rank, uint64_t t, uint32_t handle, OTF2_IoOperationMode mode,
+                           OTF2_IoOperationFlag flags, uint64_t bytes_request, uint64_t id) {
+  check(OTF2_EvtWriter_IoOperationBegin(events(rank, t), nullptr, t, handle, mode, flags, bytes_request, id),
+        "I/O operation begin");
+}
+void TraceWriter::io_issued(uint32_t rank, uint64_t t, uint32_t handle, uint64_t id) {
+  check(OTF2_EvtWriter_IoOperationIssued(events(rank, t), nullptr, t, handle, id), "I/O operation issued");
+}
+void TraceWriter::io_complete(uint32_t rank, uint64_t t, uint32_t handle, uint64_t bytes_result, uint64_t id) {
+  check(OTF2_EvtWriter_IoOperationComplete(events(rank, t), nullptr, t, handle, bytes_result, id),
+        "I/O operation complete");
+}
+void TraceWriter::rma_put(uint32_t rank, uint64_t t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id) {
+  check(OTF2_EvtWriter_RmaPut(events(rank, t), nullptr, t, win, remote, bytes, id), "RMA put");
+}
+void TraceWriter::rma_get(uint32_t rank, uint64_t t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id) {
+  check(OTF2_EvtWriter_RmaGet(events(rank, t), nullptr, t, win, remote, bytes, id), "RMA get");
+}
+void TraceWriter::rma_atomic(uint32_t rank, uint64_t t, uint32_t win, uint32_t remote, OTF2_RmaAtomicType type,
+                             uint64_t sent, uint64_t received, uint64_t id) {
+  check(OTF2_EvtWriter_RmaAtomic(events(rank, t), nullptr, t, win, remote, type, sent, received, id), "RMA atomic");
+}
+void TraceWriter::rma_complete_remote(uint32_t rank, uint64_t t, uint32_t win, uint64_t id) {
+  check(OTF2_EvtWriter_RmaOpCompleteRemote(events(rank, t), nullptr, t, win, id), "RMA remote completion");
+}
+
 uint64_t TraceWriter::finish() {
   std::vector<uint64_t> counts(ranks_.size());
   uint64_t total = 0;
@@ -160,6 +208,12 @@ uint64_t TraceWriter::finish() {
     check(OTF2_EvtWriter_GetNumberOfEvents(ranks_[r].events, &counts[r]), "event count");
     total += counts[r];
     check(OTF2_Archive_CloseEvtWriter(archive_, ranks_[r].events), "cannot close an event file");
+  }
+  for (Thread& th : threads_) {
+    thread_events_.push_back(0);
+    check(OTF2_EvtWriter_GetNumberOfEvents(th.events, &thread_events_.back()), "event count");
+    total += thread_events_.back();
+    check(OTF2_Archive_CloseEvtWriter(archive_, th.events), "cannot close an event file");
   }
   check(OTF2_Archive_CloseEvtFiles(archive_), "cannot close the event files");
   check(OTF2_Archive_OpenDefFiles(archive_), "cannot open the definition files");
@@ -170,6 +224,11 @@ uint64_t TraceWriter::finish() {
     if (it != offsets_.end())
       for (const Offset& o : it->second)
         check(OTF2_DefWriter_WriteClockOffset(dw, o.time, o.offset, o.stddev), "clock offset");
+    check(OTF2_Archive_CloseDefWriter(archive_, dw), "cannot close a definition file");
+  }
+  for (const Thread& th : threads_) {
+    OTF2_DefWriter* dw = OTF2_Archive_GetDefWriter(archive_, uint64_t(th.k) << 32 | th.rank);
+    if (!dw) throw Error(dir_, "cannot create a definition writer");
     check(OTF2_Archive_CloseDefWriter(archive_, dw), "cannot close a definition file");
   }
   check(OTF2_Archive_CloseDefFiles(archive_), "cannot close the definition files");
@@ -194,12 +253,30 @@ void TraceWriter::write_global() {
   for (size_t i = 0; i < ranks_.size(); ++i) rank_name.push_back(str("MPI Rank " + std::to_string(i)));
   uint32_t master = str("Master thread"), mpi = str("MPI"), empty = str(""), world = str("MPI_COMM_WORLD"),
            self = str("MPI_COMM_SELF");
+  std::vector<uint32_t> thread_name;
+  for (const Thread& th : threads_) thread_name.push_back(str("Pthread thread " + std::to_string(th.k)));
   std::vector<uint32_t> region_name, region_file;
   for (const std::string& n : region_names_) region_name.push_back(str(n));
   std::vector<uint32_t> comm_name;
   for (const Comm& c : comms_) comm_name.push_back(str(c.name));
   for (const std::string& f : region_files_) region_file.push_back(f.empty() ? OTF2_UNDEFINED_STRING : str(f));
 
+  // I/O: a paradigm per name used (Score-P's: "POSIX" serial with the OS flag, "MPI-IO"
+  // parallel), a regular file per name, the handles; RMA windows.
+  std::vector<std::string> io_paradigms, io_files;
+  auto index_of = [](std::vector<std::string>& v, const std::string& s) {
+    auto it = std::find(v.begin(), v.end(), s);
+    if (it != v.end()) return uint32_t(it - v.begin());
+    v.push_back(s);
+    return uint32_t(v.size() - 1);
+  };
+  for (const IoHandle& h : io_handles_) {
+    index_of(io_paradigms, h.paradigm);
+    index_of(io_files, h.file);
+    str(h.paradigm);
+    str(h.file);
+  }
+  for (const Win& w : wins_) str(w.name);
   for (size_t i = 0; i < str.list.size(); ++i)
     check(OTF2_GlobalDefWriter_WriteString(g, i, str.list[i].c_str()), "string");
   uint64_t begin = opt_.fixed_global_offset ? opt_.global_offset : (tmin_ == UINT64_MAX ? 0 : tmin_);
@@ -218,6 +295,10 @@ void TraceWriter::write_global() {
           "location group");
   for (size_t i = 0; i < ranks_.size(); ++i)
     check(OTF2_GlobalDefWriter_WriteLocation(g, i, master, OTF2_LOCATION_TYPE_CPU_THREAD, location_events_[i], i),
+          "location");
+  for (size_t i = 0; i < threads_.size(); ++i)
+    check(OTF2_GlobalDefWriter_WriteLocation(g, uint64_t(threads_[i].k) << 32 | threads_[i].rank, thread_name[i],
+                                             OTF2_LOCATION_TYPE_CPU_THREAD, thread_events_[i], threads_[i].rank),
           "location");
   for (size_t i = 0; i < region_names_.size(); ++i) {
     const std::string& n = region_names_[i];
@@ -244,6 +325,27 @@ void TraceWriter::write_global() {
   check(OTF2_GlobalDefWriter_WriteComm(g, kSelfComm, self, 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE), "comm");
   for (size_t i = 0; i < comms_.size(); ++i)
     check(OTF2_GlobalDefWriter_WriteComm(g, 2 + i, comm_name[i], 3 + i, kWorldComm, OTF2_COMM_FLAG_NONE), "comm");
+  for (size_t i = 0; i < io_paradigms.size(); ++i) {
+    const bool posix = io_paradigms[i] == "POSIX";
+    check(OTF2_GlobalDefWriter_WriteIoParadigm(
+              g, i, str(io_paradigms[i]), str(io_paradigms[i]),
+              posix ? OTF2_IO_PARADIGM_CLASS_SERIAL : OTF2_IO_PARADIGM_CLASS_PARALLEL,
+              posix ? OTF2_IO_PARADIGM_FLAG_OS : OTF2_IO_PARADIGM_FLAG_NONE, 0, nullptr, nullptr, nullptr),
+          "I/O paradigm");
+  }
+  for (size_t i = 0; i < io_files.size(); ++i)
+    check(OTF2_GlobalDefWriter_WriteIoRegularFile(g, i, str(io_files[i]), 0), "I/O file");
+  for (size_t i = 0; i < io_handles_.size(); ++i) {
+    const IoHandle& h = io_handles_[i];
+    check(OTF2_GlobalDefWriter_WriteIoHandle(g, i, str(h.file), index_of(io_files, h.file),
+                                             index_of(io_paradigms, h.paradigm), OTF2_IO_HANDLE_FLAG_NONE,
+                                             h.comm == kNoComm ? OTF2_UNDEFINED_COMM : h.comm,
+                                             OTF2_UNDEFINED_IO_HANDLE),
+          "I/O handle");
+  }
+  for (size_t i = 0; i < wins_.size(); ++i)
+    check(OTF2_GlobalDefWriter_WriteRmaWin(g, i, str(wins_[i].name), wins_[i].comm, OTF2_RMA_WIN_FLAG_NONE),
+          "RMA window");
 }
 
 }  // namespace gs

@@ -9,6 +9,8 @@
 //   rank R METAHOST NODE                  (ranks 0..n-1, in order)
 //   comm NAME R0 R1 ...                   (extra communicator over world ranks; MPI_COMM_WORLD implicit)
 //   offset R TIME OFFSET                  (ClockOffset definition for rank R)
+//   thread R K                            (thread K >= 1 of rank R: a location in R's group;
+//                                          its events are written as rank "R.K")
 //   R T enter REGION | R T leave [REGION]   (a named Leave may break the nesting: repair tests)
 //   R T0 T1 region NAME                   (Enter/Leave)
 //   R T0 T1 send NAME DST TAG BYTES [COMM]          (MpiSend at T0)
@@ -20,6 +22,14 @@
 //   R T0 T1 icoll NAME REQ                           (NonBlockingCollectiveRequest at T0, e.g. MPI_Iallreduce)
 //   R T0 T1 wait NAME ... c:REQ:OP:COMM:ROOT:SENT:RECV  (NonBlockingCollectiveComplete at T1; OP a
 //                                                    blocking name, e.g. MPI_Allreduce; ROOT -1 = none)
+//   file NAME PATH POSIX|MPI-IO [COMM]              (an I/O handle as Score-P defines it; MPI-IO: opened on COMM)
+//   win NAME [COMM]                                  (an RMA window, default on MPI_COMM_WORLD)
+//   R T0 T1 io NAME FILE read|write REQ DONE ID       (blocking: IoOperationBegin at T0, Complete at T1)
+//   R T0 T1 iio NAME FILE read|write REQ ID           (non-blocking: Begin and Issued at T0)
+//   R T0 T1 wait NAME ... io:FILE:DONE:ID             (IoOperationComplete at T1)
+//   R T0 T1 rma NAME put|get WIN TARGET BYTES ID      (RmaPut / RmaGet at T0)
+//   R T0 T1 rma NAME atomic WIN TARGET SENT RECV ID   (RmaAtomic ACCUMULATE at T0)
+//   R T0 T1 rmadone NAME WIN ID                       (RmaOpCompleteRemote at T1)
 // DST/SRC/ROOT are ranks in the communicator (world = world ranks).
 #include <algorithm>
 #include <cstdio>
@@ -98,6 +108,8 @@ int run_spec(const std::string& spec_path, const std::string& out) {
   opt.scorep_layout = layout == "scorep";
   TraceWriter w(out, opt);
   std::map<uint32_t, std::vector<uint32_t>> stack;
+  std::map<std::string, uint32_t> files, wins;
+  std::map<std::string, uint32_t> threads;  // "R.K" -> the writer's id
   for (size_t i = 0; i < lines.size(); ++i) {
     auto& t = lines[i];
     std::string where = spec_path + ":" + std::to_string(lineno[i]);
@@ -116,11 +128,24 @@ int run_spec(const std::string& spec_path, const std::string& out) {
       w.add_comm(arg(1), members);
       continue;
     }
+    if (t[0] == "file") {
+      files[arg(1)] = w.io_handle(arg(2), arg(3), t.size() > 4 ? w.comm(t[4]) : kNoComm);
+      continue;
+    }
+    if (t[0] == "win") {
+      wins[arg(1)] = w.rma_win(arg(1), t.size() > 2 ? w.comm(t[2]) : kWorldComm);
+      continue;
+    }
+    if (t[0] == "thread") {
+      threads[arg(1) + "." + arg(2)] = w.add_thread(num(1), num(2));
+      continue;
+    }
     if (t[0] == "offset") {
       w.clock_offset(num(1), num(2), signed_number(arg(3), where));
       continue;
     }
-    uint32_t r = num(0);
+    auto thread = threads.find(t[0]);
+    uint32_t r = thread != threads.end() ? thread->second : num(0);
     uint64_t t0 = num(1);
     if (arg(2) == "enter") {
       stack[r].push_back(w.region(arg(3)));
@@ -145,6 +170,15 @@ int run_spec(const std::string& spec_path, const std::string& out) {
     const std::string& kind = arg(3);
     uint32_t reg = w.region(arg(4));
     auto comm_at = [&](size_t k) { return k < t.size() ? w.comm(t[k]) : kWorldComm; };
+    auto named = [&](const std::map<std::string, uint32_t>& m, const std::string& name) {
+      auto it = m.find(name);
+      if (it == m.end()) die(where, "undeclared file or window '" + name + "'");
+      return it->second;
+    };
+    auto io_mode = [&](size_t k) {
+      if (arg(k) != "read" && arg(k) != "write") die(where, "I/O mode read or write, not '" + arg(k) + "'");
+      return arg(k) == "read" ? OTF2_IO_OPERATION_MODE_READ : OTF2_IO_OPERATION_MODE_WRITE;
+    };
     w.enter(r, t0, reg);
     if (kind == "region") {
     } else if (kind == "send") {
@@ -163,6 +197,8 @@ int run_spec(const std::string& spec_path, const std::string& out) {
         } else if ((f.size() == 5 || f.size() == 6) && f[0] == "r") {
           w.irecv(r, t1, number(f[2], where), f.size() == 6 ? w.comm(f[5]) : kWorldComm, number(f[3], where),
                   number(f[4], where), number(f[1], where));
+        } else if (f.size() == 4 && f[0] == "io") {
+          w.io_complete(r, t1, named(files, f[1]), number(f[2], where), number(f[3], where));
         } else if (f.size() == 7 && f[0] == "c") {
           int64_t root = signed_number(f[4], where);
           w.nbc_complete(r, t1, collective_op(f[2]), w.comm(f[3]), root < 0 ? kNoRoot : uint32_t(root),
@@ -171,6 +207,22 @@ int run_spec(const std::string& spec_path, const std::string& out) {
           die(where, "bad wait item '" + t[k] + "'");
         }
       }
+    } else if (kind == "io") {
+      uint32_t h = named(files, arg(5));
+      w.io_begin(r, t0, h, io_mode(6), OTF2_IO_OPERATION_FLAG_NONE, num(7), num(9));
+      w.io_complete(r, t1, h, num(8), num(9));
+    } else if (kind == "iio") {
+      uint32_t h = named(files, arg(5));
+      w.io_begin(r, t0, h, io_mode(6), OTF2_IO_OPERATION_FLAG_NON_BLOCKING, num(7), num(8));
+      w.io_issued(r, t0, h, num(8));
+    } else if (kind == "rma") {
+      uint32_t win = named(wins, arg(6));
+      if (arg(5) == "put") w.rma_put(r, t0, win, num(7), num(8), num(9));
+      else if (arg(5) == "get") w.rma_get(r, t0, win, num(7), num(8), num(9));
+      else if (arg(5) == "atomic") w.rma_atomic(r, t0, win, num(7), OTF2_RMA_ATOMIC_TYPE_ACCUMULATE, num(8), num(9), num(10));
+      else die(where, "RMA operation put, get or atomic, not '" + arg(5) + "'");
+    } else if (kind == "rmadone") {
+      w.rma_complete_remote(r, t1, named(wins, arg(5)), num(6));
     } else if (kind == "icoll") {
       w.nbc_request(r, t0, num(5));
     } else if (kind == "coll") {

@@ -28,7 +28,7 @@ def class_metric(pattern: str, cls: str) -> str:
 
 
 # Cube metrics of the rows cube_severities makes, and the engine's codes mapped onto them.
-COUNTS = (N.VISITS, N.BYTES_SENT, N.BYTES_RECEIVED)
+COUNTS = (N.VISITS, N.BYTES_SENT, N.BYTES_RECEIVED, *N.TRANSFER_BYTES)
 # Root-cause metrics the engine splits grid/local like the patterns: delay costs, wait classes
 SPLIT_ROOT_CAUSE = tuple(m.id for m in METRICS if m.kind in ("delay", "waitclass") and m.grid_split)
 SPLIT = (*PATTERNS, *SPLIT_ROOT_CAUSE)

@@ -73,3 +73,11 @@ MPI = "mpi"
 VISITS = "visits"
 BYTES_SENT = "bytes_sent"
 BYTES_RECEIVED = "bytes_received"
+# one-sided and MPI-IO bytes, named as in Score-P's profile
+BYTES_PUT = "bytes_put"
+BYTES_GET = "bytes_get"
+IO_BYTES_READ = "io_bytes_read"
+IO_BYTES_WRITTEN = "io_bytes_written"
+TRANSFER_BYTES = (BYTES_PUT, BYTES_GET, IO_BYTES_READ, IO_BYTES_WRITTEN)
+TRANSFERS = "transfers"        # summary.json: those bytes, when the trace has any
+BYTES = "bytes"

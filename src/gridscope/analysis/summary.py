@@ -131,6 +131,45 @@ def _by(sev: SeverityColumns, where: np.ndarray, labels: Sequence[str], name: st
                                   where[first[ordered]].tolist(), sums[ordered].tolist())]
 
 
+TRANSFER_CODES = np.asarray([ENGINE_METRICS.index(m) for m in N.TRANSFER_BYTES])
+
+
+def transfers(sev: SeverityColumns, callpath_order: np.ndarray, callpath_by_order: list) -> dict:
+    """One-sided and MPI-IO bytes (docs/analyzer.md): totals and per call path, or {} when the
+    trace has none (so summaries of traces without them keep their shape)."""
+    rows = sev.take(np.isin(sev.metric, TRANSFER_CODES))
+    if len(rows) == 0:
+        return {}
+    first, sums = group_sums((METRIC_ORDER[rows.metric], callpath_order[rows.callpath]), rows.value)
+    metric = [ENGINE_METRICS[m] for m in rows.metric[first].tolist()]
+    where = callpath_order[rows.callpath[first]].tolist()
+    totals = {m: int(sum(v for k, v in zip(metric, sums.tolist()) if k == m)) for m in N.TRANSFER_BYTES}
+    by_callpath = [{N.METRIC: m, N.CALLPATH: callpath_by_order[w], N.BYTES: int(v)}
+                   for m, w, v in zip(metric, where, sums.tolist())]
+    return {N.TRANSFERS: {**totals, "by_callpath": by_callpath}}
+
+
+def thread_rows(out: EngineOutput) -> list[dict]:
+    """Per analysed thread location (a rank's thread that calls MPI; its master is thread 0
+    and is not listed): its time, MPI time and waiting, seconds. Every other view sums a
+    rank's threads into the rank."""
+    sev = out.severities
+    rows = np.flatnonzero(sev.thread > 0)
+    if not len(rows):
+        return []
+    sev = sev.take(rows)
+    is_time = sev.metric == TIME_CODE
+    kinds = {"time_s": is_time, "mpi_s": is_time & out.is_mpi_callpath[sev.callpath],
+             "waiting_s": IS_PATTERN[sev.metric]}
+    threads = sorted(set(zip(sev.rank.tolist(), sev.thread.tolist())))
+    table = {key: {N.RANK: key[0], "thread": key[1], **{k: 0.0 for k in kinds}} for key in threads}
+    for kind, mask in kinds.items():
+        first, sums = group_sums((sev.rank[mask], sev.thread[mask]), sev.value[mask])
+        for r, t, v in zip(sev.rank[mask][first].tolist(), sev.thread[mask][first].tolist(), sums.tolist()):
+            table[(r, t)][kind] = v
+    return [table[key] for key in threads]
+
+
 def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> dict:
     from gridscope.analysis import critical_path, root_causes
 
@@ -169,7 +208,11 @@ def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> di
         "incomplete_collectives": int(meta["incomplete_collectives"]),
         "messages": int(meta["messages"]),
         "collectives": int(meta["collectives"]),
-        # threads besides the ranks' master threads: counted, not analysed
+        # the ranks' threads that call MPI, analysed with their ranks (docs/analyzer.md) ...
+        "thread_locations": {"locations": int(meta["thread_locations"]),
+                             "events": int(meta["thread_location_events"])},
+        "threads": thread_rows(out),
+        # ... and the other locations besides the ranks' master threads: counted, not analysed
         "unanalysed_locations": {"locations": int(meta["unanalysed_locations"]),
                                  "events": int(meta["unanalysed_location_events"])},
         # user regions repaired while reading (mis-nested, never left, stray Leaves): docs/analyzer.md
@@ -179,6 +222,7 @@ def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> di
         "by_callpath": _by(patterns, callpath_order[patterns.callpath], callpath_by_order, N.CALLPATH),
         "by_metahost": _by(patterns, metahost_code[patterns.rank], metahosts.tolist(), N.METAHOST),
         "p2p": p2p,
+        **transfers(sev, callpath_order, callpath_by_order),
         # why: delay costs, wait-state classes, the critical path (docs/root-causes.md)
         **root_causes.summary_keys(out, rank_metahost),
         N.CRITICAL_PATH: critical_path.summary_rows(out, out.critical_path, rank_metahost),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gridscope.testbed.platform import Platform
+from gridscope.testbed.platform import RTT_FAIR, Platform
 
 
 def _bw(bytes_per_s: float) -> str:
@@ -15,6 +15,8 @@ def _lat(seconds: float) -> str:
 
 def describe(platform: Platform) -> str:
     lines = [f"{platform.name}: {platform.description}".rstrip(": ")]
+    if platform.flow_fairness != RTT_FAIR:
+        lines.append(f"  flows share links {platform.flow_fairness}ly, whatever their latency")
     for mh in platform.metahosts:
         lines.append(f"  {mh.name}: {mh.nodes} nodes x {mh.cores} cores, "
                      f"{_bw(mh.bandwidth)}, {_lat(mh.latency)}"

@@ -8,6 +8,7 @@ TOML format (one table per metahost, in rank order)::
 
     [platform]                      # optional
     description = "two sites"
+    flow_fairness = "rtt"           # optional: "rtt" (TCP-like) or "equal", see below
     [metahost.siteA]
     nodes = 4
     cores = 1                       # optional: ranks a node takes before the next one
@@ -43,11 +44,17 @@ from gridscope.testbed import units
 SHARED = "shared"
 PER_FLOW = "per-flow"
 SHARING_POLICIES = (SHARED, PER_FLOW)
+# How concurrent flows share a link (docs/testbed.md, "Flow fairness"): "rtt" in inverse
+# proportion to their round-trip times, as TCP does and SimGrid's CM02 model by default;
+# "equal" regardless of latency, as flow simulators without a TCP model do.
+RTT_FAIR = "rtt"
+EQUAL_FAIR = "equal"
+FLOW_FAIRNESS = (RTT_FAIR, EQUAL_FAIR)
 
 DEFAULT_SPEED = "1Gf"
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*(?:-[A-Za-z0-9_.]+)*$")
 
-_PLATFORM_KEYS = {"description", "name"}
+_PLATFORM_KEYS = {"description", "name", "flow_fairness"}
 _METAHOST_KEYS = {"nodes", "cores", "speed", "bandwidth", "latency",
                   "loopback_bandwidth", "loopback_latency", "nics", "nic_bandwidth"}
 _WAN_KEYS = {"bandwidth", "latency", "sharing", "pair"}
@@ -99,6 +106,7 @@ class Platform:
     description: str
     metahosts: tuple[Metahost, ...]
     routes: tuple[WanRoute, ...]  # every ordered pair of distinct metahosts
+    flow_fairness: str = RTT_FAIR  # FLOW_FAIRNESS
 
     def metahost(self, name: str) -> Metahost:
         for mh in self.metahosts:
@@ -203,9 +211,13 @@ class _Parser:
         metahosts = tuple(self.metahost(mh_name, self.table(t, f"metahost.{mh_name}"))
                           for mh_name, t in doc["metahost"].items())
         routes = self.routes(doc.get("wan"), metahosts)
+        fairness = meta.get("flow_fairness", RTT_FAIR)
+        if fairness not in FLOW_FAIRNESS:
+            raise self.fail("platform.flow_fairness", f"must be one of {', '.join(FLOW_FAIRNESS)}, "
+                            f"not {fairness!r}")
         return Platform(name=str(meta.get("name", name)), source=self.source,
                         description=str(meta.get("description", "")),
-                        metahosts=metahosts, routes=routes)
+                        metahosts=metahosts, routes=routes, flow_fairness=fairness)
 
     def metahost(self, name: str, table: dict) -> Metahost:
         where = f"metahost.{name}"

@@ -20,7 +20,7 @@ from pathlib import Path
 from gridscope.errors import GridscopeError
 from gridscope.testbed import placement as placement_mod
 from gridscope.testbed.platform import Platform, load_platform
-from gridscope.testbed.simgrid_xml import NETWORK_MODEL, platform_xml
+from gridscope.testbed.simgrid_xml import model_config, platform_xml
 
 SMPIRUN = "smpirun"
 TRACE_ANCHOR = "traces.otf2"
@@ -34,8 +34,6 @@ FAILURE_MARKS = {
 
 # SimGrid settings every simulated run uses (see docs/testbed.md):
 SIM_CONFIG = (
-    # reproduce the configured latency/bandwidth; SMPI's default model rescales them
-    f"--cfg=network/model:{NETWORK_MODEL}",
     # computation is modelled (smpi_execute_flops, sleeps), never benchmarked: deterministic
     "--cfg=smpi/simulate-computation:no",
     # vanilla collectives: SMPI's re-implementation of Open MPI's algorithm selection
@@ -51,6 +49,11 @@ SIM_CONFIG = (
     "--log=smpi_colls.thresh:warning",
     "--log=smpi_config.thresh:warning",
 )
+def sim_config(platform: Platform) -> tuple[str, ...]:
+    """The SimGrid settings of a run on PLATFORM."""
+    # the network model reproduces the configured latency/bandwidth (SMPI's default model
+    # rescales them), with the platform's flow fairness
+    return tuple(f"--cfg={c}" for c in model_config(platform)) + SIM_CONFIG
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,7 @@ def prepare(command: list[str], platform: str, np: int | None, layout: str | Non
     out.mkdir(parents=True)
     out = out.resolve()
     argv = [SMPIRUN, "-platform", str(out / "platform.xml"), "-hostfile",
-            str(out / "hostfile"), "-np", str(len(hosts)), *SIM_CONFIG,
+            str(out / "hostfile"), "-np", str(len(hosts)), *sim_config(plat),
             str(program_path), *command[1:]]
     env = dict(os.environ)
     # metahosts come from the platform (the netzone around each simulated host); a map or

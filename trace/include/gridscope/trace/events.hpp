@@ -18,6 +18,17 @@
 //     (a non-blocking collective: NonBlockingCollectiveRequest in the initiating MPI_I* call,
 //     NonBlockingCollectiveComplete in the Wait*/Test* that completes it; OTF2 3.0)
 // and `const std::string& error() const` (empty unless it interrupted the pass).
+// Opt-in: `void recv_attributes(OTF2_AttributeList*)` is called just before each recv and
+// irecv with the event's attribute list (the predictor reads the collector's mark of
+// MPI_ANY_SOURCE receives there).
+//
+// MPI-IO and one-sided transfers (opt-in: a handler with `static constexpr bool kTransfers
+// = true`), as Score-P records them:
+//   io_begin(t, handle, mode, matching id)  io_complete(t, handle, bytes, matching id)
+//     (IoOperationBegin / IoOperationComplete: the mode is the begin's, the bytes the
+//     completion's: what was transferred)
+//   rma_put(t, bytes)  rma_get(t, bytes)  rma_atomic(t, bytes sent, bytes received)
+//     (RmaPut / RmaGet / RmaAtomic at the issuing call)
 //
 // The program's root (opt-in: a handler with `static constexpr bool kProgramRoot = true`
 // and `uint32_t program_region(name, nargs, args)` / `uint32_t program_fallback_region()`):
@@ -35,6 +46,7 @@
 #include <functional>
 #include <optional>
 #include <type_traits>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -98,6 +110,12 @@ class RegionBalance {
   std::vector<uint32_t> open_;
   std::string error_;
 };
+
+// Whether handler H asks for MPI-IO and RMA transfers (see the top of this file).
+template <class H, class = void>
+struct WantsTransfers : std::false_type {};
+template <class H>
+struct WantsTransfers<H, std::void_t<decltype(H::kTransfers)>> : std::bool_constant<H::kTransfers> {};
 
 // Whether handler H asks for the program's root (see the top of this file).
 template <class H, class = void>
@@ -225,13 +243,23 @@ class EventStream {
     self(u).last_ = t;
     return self(u).h_.irecv_request(t, req);
   }
-  static OTF2_CallbackCode on_recv(GS_EVT_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n) {
+  // A handler with recv_attributes(list) sees a receive's attribute list just before it
+  // (the predictor reads the collector's MPI_ANY_SOURCE mark there); the others never do.
+  template <class K, class = void>
+  struct WantsAttributes : std::false_type {};
+  template <class K>
+  struct WantsAttributes<K, std::void_t<decltype(std::declval<K&>().recv_attributes(
+                                (OTF2_AttributeList*)nullptr))>> : std::true_type {};
+  static OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList* a,
+                                   uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n) {
     self(u).last_ = t;
+    if constexpr (WantsAttributes<H>::value) self(u).h_.recv_attributes(a);
     return self(u).h_.recv(t, peer, c, tag, n);
   }
-  static OTF2_CallbackCode on_irecv(GS_EVT_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n,
-                                    uint64_t req) {
+  static OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList* a,
+                                    uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n, uint64_t req) {
     self(u).last_ = t;
+    if constexpr (WantsAttributes<H>::value) self(u).h_.recv_attributes(a);
     return self(u).h_.irecv(t, peer, c, tag, n, req);
   }
   static OTF2_CallbackCode on_coll_begin(GS_EVT_ARGS) {
@@ -251,6 +279,28 @@ class EventStream {
                                            uint64_t sent, uint64_t received, uint64_t req) {
     self(u).last_ = t;
     return self(u).h_.nbc_complete(t, op, c, root, sent, received, req);
+  }
+  static OTF2_CallbackCode on_io_begin(GS_EVT_ARGS, OTF2_IoHandleRef handle, OTF2_IoOperationMode mode,
+                                       OTF2_IoOperationFlag, uint64_t, uint64_t id) {
+    self(u).last_ = t;
+    return self(u).h_.io_begin(t, handle, mode, id);
+  }
+  static OTF2_CallbackCode on_io_complete(GS_EVT_ARGS, OTF2_IoHandleRef handle, uint64_t bytes, uint64_t id) {
+    self(u).last_ = t;
+    return self(u).h_.io_complete(t, handle, bytes, id);
+  }
+  static OTF2_CallbackCode on_rma_put(GS_EVT_ARGS, OTF2_RmaWinRef, uint32_t, uint64_t bytes, uint64_t) {
+    self(u).last_ = t;
+    return self(u).h_.rma_put(t, bytes);
+  }
+  static OTF2_CallbackCode on_rma_get(GS_EVT_ARGS, OTF2_RmaWinRef, uint32_t, uint64_t bytes, uint64_t) {
+    self(u).last_ = t;
+    return self(u).h_.rma_get(t, bytes);
+  }
+  static OTF2_CallbackCode on_rma_atomic(GS_EVT_ARGS, OTF2_RmaWinRef, uint32_t, OTF2_RmaAtomicType, uint64_t sent,
+                                         uint64_t received, uint64_t) {
+    self(u).last_ = t;
+    return self(u).h_.rma_atomic(t, sent, received);
   }
 #undef GS_EVT_ARGS
 
@@ -281,6 +331,13 @@ OTF2_EvtReaderCallbacks* EventStream<H>::callbacks() {
   OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, on_coll_end);
   OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, on_nbc_request);
   OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, on_nbc_complete);
+  if constexpr (WantsTransfers<H>::value) {
+    OTF2_EvtReaderCallbacks_SetIoOperationBeginCallback(cb, on_io_begin);
+    OTF2_EvtReaderCallbacks_SetIoOperationCompleteCallback(cb, on_io_complete);
+    OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, on_rma_put);
+    OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, on_rma_get);
+    OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb, on_rma_atomic);
+  }
   if constexpr (kRoot) {
     OTF2_EvtReaderCallbacks_SetProgramBeginCallback(cb, on_program_begin);
     OTF2_EvtReaderCallbacks_SetProgramEndCallback(cb, on_program_end);

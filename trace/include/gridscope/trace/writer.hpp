@@ -23,6 +23,7 @@ namespace gs {
 constexpr uint32_t kNoNode = UINT32_MAX;  // system tree root: no parent
 constexpr uint32_t kNoRoot = UINT32_MAX;  // collective without a root
 constexpr uint32_t kWorldComm = 0, kSelfComm = 1;
+constexpr uint32_t kNoComm = UINT32_MAX;
 
 struct WriterOptions {
   uint64_t resolution = 1000000;     // timer ticks per second
@@ -53,12 +54,22 @@ class TraceWriter {
   // The next MPI rank on NODE of METAHOST, tree nodes made as the layout says.
   uint32_t add_rank(const std::string& metahost, const std::string& node);
   uint32_t ranks() const { return ranks_.size(); }
+  // Thread K (1, 2, ...) of RANK: one more location in the rank's group (Score-P's id
+  // K << 32 | RANK, a CPU thread named "Pthread thread K"). Returns the id that the event
+  // calls take in place of a rank to write on that location.
+  uint32_t add_thread(uint32_t rank, uint32_t k);
+  static constexpr uint32_t kFirstThread = 1u << 24;  // ids of threads start here
   // Region id by name, defined on first use. Names MPI_* are MPI regions (paradigm MPI,
   // source file "MPI", Score-P's role); others are user functions in `source_file`.
   uint32_t region(const std::string& name, const std::string& source_file = "");
   // A communicator over world ranks (member i = comm rank i); ids 0 and 1 are world, self.
   uint32_t add_comm(const std::string& name, const std::vector<uint64_t>& world_ranks);
   uint32_t comm(const std::string& name) const;  // id by name (MPI_COMM_WORLD, ...)
+  // An I/O handle on FILE as Score-P defines one: paradigm "POSIX" (serial, the OS's) or
+  // "MPI-IO" (parallel; COMM is the communicator that opened it, kNoComm for none).
+  uint32_t io_handle(const std::string& file, const std::string& paradigm, uint32_t comm = kNoComm);
+  // An RMA window on COMM (Score-P's RmaWin).
+  uint32_t rma_win(const std::string& name, uint32_t comm);
   // A ClockOffset (local definition of RANK): at local TIME the clock is OFFSET ahead.
   void clock_offset(uint32_t rank, uint64_t time, int64_t offset, double stddev = 0.0);
 
@@ -80,6 +91,17 @@ class TraceWriter {
   void nbc_complete(uint32_t rank, uint64_t t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent,
                     uint64_t received, uint64_t request);
 
+  // MPI-IO / POSIX I/O and one-sided events as Score-P writes them (OTF2's records).
+  void io_begin(uint32_t rank, uint64_t t, uint32_t handle, OTF2_IoOperationMode mode, OTF2_IoOperationFlag flags,
+                uint64_t bytes_request, uint64_t id);
+  void io_issued(uint32_t rank, uint64_t t, uint32_t handle, uint64_t id);
+  void io_complete(uint32_t rank, uint64_t t, uint32_t handle, uint64_t bytes_result, uint64_t id);
+  void rma_put(uint32_t rank, uint64_t t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id);
+  void rma_get(uint32_t rank, uint64_t t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id);
+  void rma_atomic(uint32_t rank, uint64_t t, uint32_t win, uint32_t remote, OTF2_RmaAtomicType type, uint64_t sent,
+                  uint64_t received, uint64_t id);
+  void rma_complete_remote(uint32_t rank, uint64_t t, uint32_t win, uint64_t id);
+
   // Writes the definitions and closes the archive. Returns the number of events written.
   uint64_t finish();
 
@@ -88,11 +110,15 @@ class TraceWriter {
   struct TreeNode { std::string name, cls; uint32_t parent; };
   struct Comm { std::string name; std::vector<uint64_t> members; };
   struct Offset { uint64_t time; int64_t offset; double stddev; };
+  struct IoHandle { std::string file, paradigm; uint32_t comm; };
+  struct Win { std::string name; uint32_t comm; };
 
+  struct Thread { uint32_t rank, k; OTF2_EvtWriter* events; };
   OTF2_EvtWriter* events(uint32_t rank, uint64_t t) {
-    if (rank >= ranks_.size()) undeclared(rank);
     if (t < tmin_) tmin_ = t;
     if (t > tmax_) tmax_ = t;
+    if (rank >= kFirstThread && rank - kFirstThread < threads_.size()) return threads_[rank - kFirstThread].events;
+    if (rank >= ranks_.size()) undeclared(rank);
     return ranks_[rank].events;
   }
   [[noreturn]] void undeclared(uint32_t rank) const;
@@ -104,6 +130,8 @@ class TraceWriter {
   OTF2_Archive* archive_ = nullptr;
   bool finished_ = false;
   std::vector<Rank> ranks_;
+  std::vector<Thread> threads_;
+  std::vector<uint64_t> thread_events_;  // per thread, known at finish()
   std::vector<TreeNode> tree_;
   std::map<std::string, uint32_t> tree_index_;  // "parent/name" -> node
   uint32_t layout_root_ = kNoNode;
@@ -111,6 +139,8 @@ class TraceWriter {
   std::map<std::string, uint32_t> region_ids_;
   std::vector<Comm> comms_;  // extra communicators (ids 2, 3, ...)
   std::map<uint32_t, std::vector<Offset>> offsets_;
+  std::vector<IoHandle> io_handles_;
+  std::vector<Win> wins_;
   std::vector<uint64_t> location_events_;  // per rank, known at finish()
   uint64_t tmin_ = UINT64_MAX, tmax_ = 0;
 };
