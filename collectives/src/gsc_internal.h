@@ -57,7 +57,15 @@ gsc_topo_t *gsc_topo_get(MPI_Comm comm);
 /* ---------------------------------------------------------------- trees (tree.c) */
 
 /* Fan-out shape used among the members of one level. */
-typedef enum { GS_SHAPE_FLAT, GS_SHAPE_BINARY, GS_SHAPE_CHAIN, GS_SHAPE_BINOMIAL } gsc_shape_t;
+/* GS_SHAPE_FLAT_WAN, at the metahost level only: flat, and the root also takes the node
+ * leaders of every other metahost as its own children (one WAN hop to every node). */
+typedef enum {
+    GS_SHAPE_FLAT,
+    GS_SHAPE_BINARY,
+    GS_SHAPE_CHAIN,
+    GS_SHAPE_BINOMIAL,
+    GS_SHAPE_FLAT_WAN
+} gsc_shape_t;
 
 /* A spanning tree over the communicator (all ranks computed on every process). */
 typedef struct {
@@ -162,6 +170,12 @@ int gsc_allgather_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype,
 int gsc_barrier_hier(MPI_Comm, gsc_topo_t *);
 /* LG relay: index in S of the process that forwards s_i's block for d_j (alltoall.c). */
 int gsc_lg_relay(int nS, int nD, int i, int j);
+/* Direct alltoall, other metahosts' exchanges first, and topo's choice between it and LG
+ * by the WAN volume (alltoall_direct.c). */
+int gsc_alltoall_direct(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                        gsc_topo_t *);
+int gsc_alltoall_topo(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                      gsc_topo_t *);
 int gsc_alltoall_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                    gsc_topo_t *);
 

@@ -77,7 +77,18 @@ static void build_group(builder_t *b, const int *members, int k, int leader, int
         lead[s] = leader_of(sub + start[s], pos - start[s], leader);
     }
     start[nsub] = pos;
-    attach(b, lead, nsub, b->shape[level], level);
+    int root = b->tr->root;
+    if (level == 1 && b->shape[0] == GS_SHAPE_FLAT_WAN && root >= 0 &&
+        t->group[0][leader] != t->group[0][root]) {
+        /* another metahost's node leaders hang off the root itself; lead[0], the metahost's
+         * leader, already does */
+        int saved = lead[0];
+        lead[0] = root;
+        attach(b, lead, nsub, GS_SHAPE_FLAT, level);
+        lead[0] = saved;
+    } else {
+        attach(b, lead, nsub, b->shape[level], level);
+    }
     for (int s = 0; s < nsub; s++)
         build_group(b, sub + start[s], start[s + 1] - start[s], lead[s], level + 1);
     free(sub);

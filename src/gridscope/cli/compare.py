@@ -37,6 +37,14 @@ def compare(
     no_analysis: bool = typer.Option(False, "--no-analysis", help="Record only; skip the "
                                      "wait-state analysis."),
     force: bool = typer.Option(False, "--force", help="Replace an existing compare folder."),
+    late_site: Optional[str] = typer.Option(None, "--late-site", help="Metahost whose ranks "
+                                            "arrive late at every timed collbench call; times "
+                                            "are then from the last arrival to the last rank "
+                                            "leaving, and auto's rules come from extra on-time "
+                                            "runs. Needs --late-by."),
+    late_by: Optional[float] = typer.Option(None, "--late-by", help="How late --late-site "
+                                            "arrives, in milliseconds (simulated computation "
+                                            "after each timed call's barrier)."),
     predict: bool = typer.Option(False, "--predict", help="With --app: also predict the topo run "
                                  "from each vanilla recording (`gridscope predict --collectives "
                                  "topo`); with --modes vanilla the program runs once per placement."),
@@ -47,18 +55,22 @@ def compare(
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from gridscope.compare import driver, report, runs
+    from gridscope.compare import collbench, driver, report, runs
     from gridscope.errors import GridscopeError
 
     try:
         size_list = tuple(int(s) for s in _csv(sizes))
     except ValueError:
         raise GridscopeError(None, f"--sizes {sizes!r}: want comma-separated byte counts") from None
+    if (late_site is None) != (late_by is None):
+        raise GridscopeError(None, "--late-site and --late-by go together")
+    late = (collbench.Late(late_site, late_by / 1e3) if late_site is not None and late_by is not None
+            else None)
     opts = driver.Options(
         platform=platform, ranks=np, output=output,
         app=[str(app_), *ctx.args] if app_ is not None else None,
         placements=tuple(_csv(placement)), modes=tuple(_csv(modes)), sizes=size_list,
-        ops=tuple(_csv(ops)), rules=rules, analyze=not no_analysis, force=force, predict=predict)
+        ops=tuple(_csv(ops)), rules=rules, analyze=not no_analysis, force=force, predict=predict, late=late)
     console = Console()
     if not console.is_terminal:
         console = Console(width=160)  # logs and pipes: keep the table's columns whole
@@ -66,7 +78,9 @@ def compare(
                   console=console, transient=True) as bar:
         task = bar.add_task("compare", total=None)
         result = driver.run(opts, progress=lambda msg: bar.update(task, description=msg))
-    report.print_table(console, f"{platform}, {np} ranks: time per call (vanilla = SimGrid "
+    when = (f"{late_site} {late_by:g} ms late: time from the last arrival to the last rank "
+            "leaving" if late else "time per call")
+    report.print_table(console, f"{platform}, {np} ranks: {when} (vanilla = SimGrid "
                        f"'{driver.SELECTOR}' selector)", result.rows)
     modes_run = [m for m in report.MODES if m in opts.modes] + ([runs.PREDICTED] if predict else [])
     for pl, rows in result.waitstates.items():

@@ -4,6 +4,12 @@ collbench sizes are bytes per rank (Bcast, Reduce, Allreduce) or per block (Gath
 Allgather, Alltoall), powers of two only. compare rows count Alltoall by each rank's whole
 send buffer, so an Alltoall row of B bytes is collbench's block of B/n bytes; sizes are
 rounded down to a power of two (at least 1), and a row's bytes say what was measured.
+
+With a late site (`--late SITE=SECONDS`, compare --late-site/--late-by) every call starts at
+a common instant and the site's ranks SECONDS after it; a call is timed by what it adds after
+the last arrival (collbench's after_last_us: last rank leaving minus last rank arriving, on
+the common clock), not by the slowest rank's mean: an on-time rank's own time would count
+the offset, which is the same whatever the algorithm.
 """
 
 from __future__ import annotations
@@ -43,27 +49,42 @@ def row_bytes(op: str, bench_bytes: int, ranks: int) -> int:
     return bench_bytes * ranks if op == "alltoall" else bench_bytes
 
 
+@dataclass(frozen=True)
+class Late:
+    site: str  # metahost whose ranks arrive late
+    seconds: float  # by how much, after each timed call's barrier
+
+
 def arguments(ops: list[str], sizes: list[int], ranks: int, json_path: Path,
-              iterations: int = 2, warmup: int = 1) -> list[str]:
+              iterations: int = 2, warmup: int = 1, late: Late | None = None) -> list[str]:
     """collbench runs every power of two from --min to --max: cover all rows."""
     wanted = [bench_size(op, b, ranks) for op in ops for b in sizes if op != "barrier"]
     lo = min(wanted, default=1)
     hi = max(wanted, default=1)
     lo = 1 << (max(lo, 1).bit_length() - 1)  # a power of two at or below
     return ["--ops", ",".join(ops), "--min", str(lo), "--max", str(hi),
-            "--iterations", str(iterations), "--warmup", str(warmup), "--json", str(json_path)]
+            "--iterations", str(iterations), "--warmup", str(warmup), "--json", str(json_path),
+            *(["--late", f"{late.site}={late.seconds!r}"] if late else [])]
 
 
-def parse(path: Path) -> list[Timing]:
+def parse(path: Path, late: bool = False) -> list[Timing]:
+    """Every result's time: the slowest rank's mean, or with LATE what the call adds after
+    the last arrival."""
+    field = "after_last_us" if late else "max_us"
     try:
         doc = json.loads(path.read_text())
-        return [Timing(r["op"], int(r["bytes"]), float(r["max_us"]) * 1e-6)
-                for r in doc["results"]]
+        timings = [Timing(r["op"], int(r["bytes"]), float(r[field]) * 1e-6)
+                   for r in doc["results"]]
+        missed = sum(int(r.get("late_starts", 0)) for r in doc["results"]) if late else 0
     except FileNotFoundError:
         raise GridscopeError(path, "collbench wrote no results (did the run fail? see "
                              "smpirun.log next to it)") from None
     except (ValueError, KeyError, TypeError) as err:
         raise GridscopeError(path, f"not collbench output: {err}") from None
+    if missed:
+        raise GridscopeError(path, f"{missed} calls started after collbench's common start (its "
+                             "--late-guard is shorter than the broadcast of the start time)")
+    return timings
 
 
 def lookup(timings: list[Timing], op: str, bench_bytes: int) -> float | None:

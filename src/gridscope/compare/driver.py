@@ -33,6 +33,7 @@ class Options:
     force: bool = False
     iterations: int = 2
     predict: bool = False  # also predict topo from each vanilla recording (gridscope predict)
+    late: collbench.Late | None = None  # one metahost arrives late at every timed call
 
 
 @dataclass
@@ -71,6 +72,16 @@ def check(opts: Options):  # noqa: ANN201 - Platform
     if opts.predict and ("vanilla" not in opts.modes or not opts.analyze):
         raise GridscopeError(None, "--predict replays the vanilla recording and compares analyses: "
                              "keep vanilla in --modes and leave out --no-analysis")
+    if opts.late is not None:
+        if opts.app is not None:
+            raise GridscopeError(None, "--late-site delays collbench's calls; it does not apply "
+                                 "to --app programs")
+        names = [mh.name for mh in plat.metahosts]
+        if opts.late.site not in names:
+            raise GridscopeError(None, f"--late-site {opts.late.site!r} is not a metahost of "
+                                 f"{plat.name}: use one of {', '.join(names)}")
+        if not 0 < opts.late.seconds < float("inf"):
+            raise GridscopeError(None, "--late-by must be a positive number of milliseconds")
     if opts.app is not None and not Path(opts.app[0]).is_file():
         raise GridscopeError(opts.app[0], "program does not exist (build it with "
                              "`gridscope cc --simulate`)")
@@ -111,6 +122,36 @@ def _measured(opts: Options, timings: dict) -> list[rules.Measured]:
     return out
 
 
+ON_TIME = "on-time"  # with a late site: the on-time runs auto's rules are derived from
+
+
+def _record_collbench(opts: Options, program: list[str], pl: str, mode: str, folder: Path,
+                      late: collbench.Late | None, rules_path: Path | None, say):  # noqa: ANN001
+    cfg = runs.Config(opts.platform, opts.ranks, pl, mode, folder)
+    bench_json = cfg.folder / "collbench.json"
+    argv = [*program, *collbench.arguments(list(opts.ops), list(opts.sizes), opts.ranks,
+                                           bench_json, iterations=opts.iterations, late=late)]
+    say(f"recording {mode} ({pl}{'' if late else ', on time'})")
+    trace = runs.record(cfg, argv, rules_path if mode == "auto" else None)
+    return trace, collbench.parse(bench_json, late=late is not None)
+
+
+def _on_time_rules(opts: Options, program: list[str], out: Path, say) -> Path:  # noqa: ANN001
+    """auto's rules with a late site come from on-time runs, as on a real machine: the
+    library cannot know who will be late, and rules measured with the late site would only
+    pick whichever of the two already won in this very run."""
+    timings = {}
+    for mode in ("vanilla", "topo"):
+        for pl in opts.placements:
+            _, timings[(pl, mode)] = _record_collbench(opts, program, pl, mode,
+                                                       out / ON_TIME / pl / mode, None, None, say)
+    path = out / "rules.txt"
+    path.write_text(rules.render(rules.derive(_measured(opts, timings)),
+                                 f"{opts.platform}, {opts.ranks} ranks, on-time runs in "
+                                 f"{out / ON_TIME}"))
+    return path
+
+
 def run(opts: Options, progress=None) -> Result:  # noqa: ANN001 - callback(str)
     plat = check(opts)
     if opts.app is None and "auto" in opts.modes and "barrier" not in opts.ops:
@@ -123,7 +164,10 @@ def run(opts: Options, progress=None) -> Result:  # noqa: ANN001 - callback(str)
         "platform": opts.platform, "ranks": opts.ranks, "placements": list(opts.placements),
         "modes": list(opts.modes), "app": opts.app, "sizes": list(opts.sizes),
         "ops": list(opts.ops), "vanilla": f"SimGrid SMPI collectives, selector '{SELECTOR}'",
-        "timing": "collbench max over ranks of each rank's mean time per call"}, indent=2) + "\n")
+        "timing": ("collbench mean over calls of last leaving - last arriving rank"
+                   if opts.late else "collbench max over ranks of each rank's mean time per call"),
+        "late": {"site": opts.late.site, "seconds": opts.late.seconds} if opts.late else None},
+        indent=2) + "\n")
     say = progress or (lambda _msg: None)
     if opts.app is None:
         say("building collbench")
@@ -135,6 +179,8 @@ def run(opts: Options, progress=None) -> Result:  # noqa: ANN001 - callback(str)
     analyses: dict = {}
     rules_path = opts.rules.resolve() if opts.rules else None
     order = [m for m in ("vanilla", "topo") if m in opts.modes]
+    if "auto" in opts.modes and opts.late is not None and rules_path is None:
+        rules_path = _on_time_rules(opts, program, out, say)
     if "auto" in opts.modes:
         if opts.app is None and rules_path is None and set(order) != {"vanilla", "topo"}:
             order = ["vanilla", "topo"]  # auto's rules are measured from both
@@ -147,15 +193,12 @@ def run(opts: Options, progress=None) -> Result:  # noqa: ANN001 - callback(str)
                                                f"{out / 'compare.json'}"))
         for pl in opts.placements:
             cfg = runs.Config(opts.platform, opts.ranks, pl, mode, out / pl / mode)
-            argv = list(program)
-            bench_json = cfg.folder / "collbench.json"
             if opts.app is None:
-                argv += collbench.arguments(list(opts.ops), list(opts.sizes), opts.ranks,
-                                            bench_json, iterations=opts.iterations)
-            say(f"recording {mode} ({pl})")
-            trace = runs.record(cfg, argv, rules_path if mode == "auto" else None)
-            if opts.app is None:
-                timings[(pl, mode)] = collbench.parse(bench_json)
+                trace, timings[(pl, mode)] = _record_collbench(
+                    opts, program, pl, mode, cfg.folder, opts.late, rules_path, say)
+            else:
+                say(f"recording {mode} ({pl})")
+                trace = runs.record(cfg, list(program), rules_path if mode == "auto" else None)
             if opts.analyze:
                 say(f"analysing {mode} ({pl})")
                 analyses[(pl, mode)] = runs.analyze(cfg, trace)
@@ -173,8 +216,12 @@ def run(opts: Options, progress=None) -> Result:  # noqa: ANN001 - callback(str)
                     nbytes = collbench.row_bytes(op, b, opts.ranks)
                     t = {m: collbench.lookup(timings[(pl, m)], op, b) if (pl, m) in timings
                          else None for m in report.MODES}
+                    # the on-time bound does not hold after a late arrival (data may already
+                    # be at the late site when it arrives)
+                    bound = None if opts.late else bounds.multisite_bound_s(op, nbytes, plat,
+                                                                              counts)
                     rows.append(report.Row(op, nbytes, pl, t["vanilla"], t["topo"], t["auto"],
-                                           bounds.multisite_bound_s(op, nbytes, plat, counts)))
+                                           bound))
         else:
             t = {}
             for m in (*report.MODES, runs.PREDICTED):
@@ -188,7 +235,8 @@ def run(opts: Options, progress=None) -> Result:  # noqa: ANN001 - callback(str)
                     if (pl, m) in analyses}
         if per_mode:
             result.waitstates[pl] = report.waitstate_rows(per_mode)
-    report.write_json(out / "compare.json", plat.name, opts.ranks, rows)
+    report.write_json(out / "compare.json", plat.name, opts.ranks, rows,
+                      {"site": opts.late.site, "seconds": opts.late.seconds} if opts.late else None)
     (out / "waitstates.json").write_text(json.dumps(result.waitstates, indent=2) + "\n")
     report.plot(out / "compare.png", plat.name, opts.ranks, rows)
     return result

@@ -33,10 +33,12 @@ def _predicted(rows: list[Row]) -> bool:
     return any(r.topo_predicted_s is not None for r in rows)
 
 
-def write_json(path: Path, platform: str, ranks: int, rows: list[Row]) -> None:
-    """compare.json; rows carry topo_predicted_s only when there are predictions."""
+def write_json(path: Path, platform: str, ranks: int, rows: list[Row],
+               late: dict | None = None) -> None:
+    """compare.json; rows carry topo_predicted_s only when there are predictions; LATE
+    (site, seconds) only when a site arrived late, the times then being after its arrival."""
     keep = _predicted(rows)
-    doc = {"platform": platform, "ranks": ranks,
+    doc = {"platform": platform, "ranks": ranks, **({"late": late} if late else {}),
            "rows": [{k: v for k, v in asdict(r).items() if keep or k != "topo_predicted_s"}
                     for r in rows]}
     path.write_text(json.dumps(doc, indent=2) + "\n")
