@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "gridscope/coll.h"
+#include "wan.h"
 
 /* Tags of the algorithms' messages (on the communicator's private duplicate, topo->coll_comm;
  * below the MPI minimum MPI_TAG_UB, 32767). Every receive names its source, so FIFO
@@ -25,6 +26,7 @@ enum {
     GS_TAG_BARRIER_DOWN,
     GS_TAG_ALLTOALL_LOCAL,
     GS_TAG_ALLTOALL_WAN,
+    GS_TAG_WAN_ROUTE, /* pieces of a routed leader exchange (wanx.c) */
 };
 
 #define GS_MAX_LEVELS 4 /* metahost, node (+ room for more keys) */
@@ -49,10 +51,27 @@ typedef struct gsc_topo {
     MPI_Comm coll_comm;      /* PMPI_Comm_dup of the communicator (when nmeta >= 2): the
                               * algorithms' messages travel there, in their own context as
                               * inside an MPI library, so no user receive can match them */
+    gsc_wan_t *wan;          /* WAN graph between metahosts 0..nmeta (GRIDSCOPE_COLL_WAN), or
+                              * NULL: unknown, every leader talks over the direct link */
 } gsc_topo_t;
 
 /* The cached hierarchy of comm (built on first use, collectively). NULL on error. */
 gsc_topo_t *gsc_topo_get(MPI_Comm comm);
+
+/* ---------------------------------------------------------------- WAN routes (wanx.c) */
+
+/* Plan for flows between metahost leaders (metahost indices of t): the number of pieces
+ * (*pieces malloc'ed) when routing over the WAN graph beats sending each flow whole over
+ * its direct link, else 0 (no graph, or the direct plan is as good: callers keep their
+ * direct exchange). */
+int gsc_wan_route(const gsc_topo_t *t, const gsc_wan_flow_t *flows, int nflows,
+                  size_t unit_bytes, gsc_wan_piece_t **pieces);
+/* Runs such a plan; called by the leaders of all metahosts (leaders[m]: m's leader, me_site:
+ * the caller's metahost). A unit is unit_elems elements of dt; send[f] holds flow f at its
+ * source, recv[f] receives it at its destination (other entries unused). */
+int gsc_wan_run(MPI_Comm comm, int me_site, const int *leaders, const gsc_wan_piece_t *pc,
+                int npc, MPI_Datatype dt, int unit_elems, char *const *send, char *const *recv,
+                int tag);
 
 /* ---------------------------------------------------------------- trees (tree.c) */
 
