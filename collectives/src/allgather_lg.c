@@ -220,6 +220,19 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     int me = t->rank, nm = t->nmeta, rc = MPI_SUCCESS;
     size_t bsz = gsc_type_bytes(recvcount, recvtype);
     if (bsz == 0) return MPI_SUCCESS;
+    if (t->wan) {
+        /* LG's parallel flows go over the direct links; when the WAN graph has quicker
+         * routes (relays, split paths: every rank computes the same plan), the leaders
+         * exchange the metahosts' blocks along them (hier) */
+        gsc_wan_flow_t *fl = malloc(sizeof(gsc_wan_flow_t) * (size_t)(nm * nm));
+        gsc_wan_piece_t *route = NULL;
+        int nf = 0, routed = fl && gsc_allgather_route(t, bsz, fl, &nf, &route) > 0;
+        free(fl);
+        free(route);
+        if (routed)
+            return gsc_allgather_hier(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                      comm, t);
+    }
     MPI_Aint lb, rext;
     PMPI_Type_get_extent(recvtype, &lb, &rext);
     int A = t->group[0][me], my = t->meta_index[me];

@@ -69,6 +69,29 @@ int gsc_wan_route(const gsc_topo_t *t, const gsc_wan_flow_t *flows, int nflows,
 /* Runs such a plan; called by the leaders of all metahosts (leaders[m]: m's leader, me_site:
  * the caller's metahost). A unit is unit_elems elements of dt; send[f] holds flow f at its
  * source, recv[f] receives it at its destination (other entries unused). */
+/* The same in two steps: start posts the receives and the first hops of the caller's own
+ * pieces; finish forwards what the caller relays and waits for everything. */
+typedef struct {
+    int h, p;
+} gsc_wan_hop_t;
+typedef struct {
+    MPI_Comm comm;
+    int me, npc, nh, unit_elems, tag;
+    const int *leaders;
+    const gsc_wan_piece_t *pc;
+    MPI_Datatype dt;
+    MPI_Aint ext;
+    char *const *send;
+    gsc_wan_hop_t *hops;
+    MPI_Request *rreq, *sreq;
+    void **origin;
+    char **relay;
+    int *rindex;
+} gsc_wan_xchg_t;
+int gsc_wan_start(gsc_wan_xchg_t *x, MPI_Comm comm, int me_site, const int *leaders,
+                  const gsc_wan_piece_t *pc, int npc, MPI_Datatype dt, int unit_elems,
+                  char *const *send, char *const *recv, int tag);
+int gsc_wan_finish(gsc_wan_xchg_t *x);
 int gsc_wan_run(MPI_Comm comm, int me_site, const int *leaders, const gsc_wan_piece_t *pc,
                 int npc, MPI_Datatype dt, int unit_elems, char *const *send, char *const *recv,
                 int tag);
@@ -176,6 +199,10 @@ int gsc_gather_hier(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, 
                    gsc_topo_t *);
 int gsc_allgather_hier(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                       gsc_topo_t *);
+/* The leaders' routed plan for an allgather of bsz-byte blocks (fl: nmeta^2 flows): its
+ * piece count, 0 when the direct exchange is as good. */
+int gsc_allgather_route(const gsc_topo_t *t, size_t bsz, gsc_wan_flow_t *fl, int *nf,
+                        gsc_wan_piece_t **route);
 int gsc_allgather_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                     gsc_topo_t *);
 int gsc_barrier_hier(MPI_Comm, gsc_topo_t *);

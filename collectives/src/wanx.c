@@ -7,6 +7,7 @@
  * matching on one tag pairs them correctly. A relay's send of hop h waits only for hop
  * h - 1, which every leader issues before any hop h: no cycle. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "gsc_internal.h"
 
@@ -27,84 +28,107 @@ int gsc_wan_route(const gsc_topo_t *t, const gsc_wan_flow_t *flows, int nflows,
     return n;
 }
 
-typedef struct {
-    int h, p;
-} hop_t;
 
 static int hop_cmp(const void *a, const void *b)
 {
-    const hop_t *x = a, *y = b;
+    const gsc_wan_hop_t *x = a, *y = b;
     return x->h != y->h ? x->h - y->h : x->p - y->p;
+}
+
+int gsc_wan_start(gsc_wan_xchg_t *x, MPI_Comm comm, int me_site, const int *leaders,
+                  const gsc_wan_piece_t *pc, int npc, MPI_Datatype dt, int unit_elems,
+                  char *const *send, char *const *recv, int tag)
+{
+    memset(x, 0, sizeof *x);
+    x->comm = comm;
+    x->me = me_site;
+    x->leaders = leaders;
+    x->pc = pc;
+    x->npc = npc;
+    x->dt = dt;
+    x->unit_elems = unit_elems;
+    x->send = send;
+    x->tag = tag;
+    MPI_Aint lb;
+    PMPI_Type_get_extent(dt, &lb, &x->ext);
+    int nh = 0;
+    for (int p = 0; p < npc; p++) nh += pc[p].n - 1;
+    x->hops = malloc(sizeof(gsc_wan_hop_t) * (size_t)(nh + 1));
+    x->rreq = malloc(sizeof(MPI_Request) * (size_t)(nh + 1));
+    x->sreq = malloc(sizeof(MPI_Request) * (size_t)(nh + 1));
+    x->origin = calloc((size_t)npc + 1, sizeof(void *));
+    x->relay = calloc((size_t)npc + 1, sizeof(char *));
+    x->rindex = malloc(sizeof(int) * (size_t)(npc + 1) * GSC_WAN_MAX_PATH);
+    if (!x->hops || !x->rreq || !x->sreq || !x->origin || !x->relay || !x->rindex)
+        return MPI_ERR_NO_MEM;
+    gsc_wan_hop_t *hops = x->hops;
+    for (int p = 0; p < npc; p++)
+        for (int h = 0; h + 1 < pc[p].n; h++) hops[x->nh++] = (gsc_wan_hop_t){h, p};
+    nh = x->nh;
+    qsort(hops, (size_t)nh, sizeof(gsc_wan_hop_t), hop_cmp);
+    for (int i = 0; i < nh; i++) x->rreq[i] = x->sreq[i] = MPI_REQUEST_NULL;
+    /* receives, in the global order */
+    for (int i = 0; i < nh; i++) {
+        const gsc_wan_piece_t *q = &pc[hops[i].p];
+        int h = hops[i].h;
+        x->rindex[hops[i].p * GSC_WAN_MAX_PATH + h] = i;
+        if (q->path[h + 1] != me_site) continue;
+        int cnt = (int)q->len * unit_elems;
+        char *buf;
+        if (h + 2 == q->n) {
+            buf = recv[q->flow] + (MPI_Aint)q->off * unit_elems * x->ext;
+        } else {
+            x->relay[hops[i].p] = gsc_typed_alloc(cnt, dt, &x->origin[hops[i].p]);
+            if (!x->origin[hops[i].p]) return MPI_ERR_NO_MEM;
+            buf = x->relay[hops[i].p];
+        }
+        PMPI_Irecv(buf, cnt, dt, leaders[q->path[h]], tag, comm, &x->rreq[i]);
+    }
+    /* the first hops of my own pieces; a relay's sends must keep the global order after
+     * them, so they wait for gsc_wan_finish */
+    for (int i = 0; i < nh && hops[i].h == 0; i++) {
+        const gsc_wan_piece_t *q = &pc[hops[i].p];
+        if (q->path[0] != me_site) continue;
+        PMPI_Isend(send[q->flow] + (MPI_Aint)q->off * unit_elems * x->ext, (int)q->len * unit_elems,
+                   dt, leaders[q->path[1]], tag, comm, &x->sreq[i]);
+    }
+    return MPI_SUCCESS;
+}
+
+int gsc_wan_finish(gsc_wan_xchg_t *x)
+{
+    int rc = MPI_SUCCESS;
+    if (x->hops && x->rreq && x->sreq && x->origin && x->relay && x->rindex) {
+        for (int i = 0; i < x->nh; i++) {
+            const gsc_wan_piece_t *q = &x->pc[x->hops[i].p];
+            int h = x->hops[i].h;
+            if (h == 0 || q->path[h] != x->me) continue;
+            PMPI_Wait(&x->rreq[x->rindex[x->hops[i].p * GSC_WAN_MAX_PATH + h - 1]],
+                      MPI_STATUS_IGNORE);
+            PMPI_Isend(x->relay[x->hops[i].p], (int)q->len * x->unit_elems, x->dt,
+                       x->leaders[q->path[h + 1]], x->tag, x->comm, &x->sreq[i]);
+        }
+        PMPI_Waitall(x->nh, x->rreq, MPI_STATUSES_IGNORE);
+        rc = PMPI_Waitall(x->nh, x->sreq, MPI_STATUSES_IGNORE);
+    } else
+        rc = MPI_ERR_NO_MEM;
+    for (int p = 0; x->origin && p < x->npc; p++) free(x->origin[p]);
+    free(x->origin);
+    free(x->relay);
+    free(x->hops);
+    free(x->rreq);
+    free(x->sreq);
+    free(x->rindex);
+    memset(x, 0, sizeof *x);
+    return rc;
 }
 
 int gsc_wan_run(MPI_Comm comm, int me_site, const int *leaders, const gsc_wan_piece_t *pc,
                 int npc, MPI_Datatype dt, int unit_elems, char *const *send, char *const *recv,
                 int tag)
 {
-    MPI_Aint lb, ext;
-    PMPI_Type_get_extent(dt, &lb, &ext);
-    int nh = 0;
-    for (int p = 0; p < npc; p++) nh += pc[p].n - 1;
-    hop_t *hops = malloc(sizeof(hop_t) * (size_t)(nh + 1));
-    MPI_Request *rreq = malloc(sizeof(MPI_Request) * (size_t)(nh + 1));
-    MPI_Request *sreq = malloc(sizeof(MPI_Request) * (size_t)(nh + 1));
-    void **origin = calloc((size_t)npc + 1, sizeof(void *));
-    char **relay = calloc((size_t)npc + 1, sizeof(char *));
-    int *rindex = malloc(sizeof(int) * (size_t)(npc + 1) * GSC_WAN_MAX_PATH);
-    int rc = MPI_SUCCESS;
-    if (!hops || !rreq || !sreq || !origin || !relay || !rindex) {
-        rc = MPI_ERR_NO_MEM;
-        goto out;
-    }
-    nh = 0;
-    for (int p = 0; p < npc; p++)
-        for (int h = 0; h + 1 < pc[p].n; h++) hops[nh++] = (hop_t){h, p};
-    qsort(hops, (size_t)nh, sizeof(hop_t), hop_cmp);
-    for (int i = 0; i < nh; i++) rreq[i] = sreq[i] = MPI_REQUEST_NULL;
-    /* receives, in the global order */
-    for (int i = 0; i < nh; i++) {
-        const gsc_wan_piece_t *q = &pc[hops[i].p];
-        int h = hops[i].h;
-        rindex[hops[i].p * GSC_WAN_MAX_PATH + h] = i;
-        if (q->path[h + 1] != me_site) continue;
-        int cnt = (int)q->len * unit_elems;
-        char *buf;
-        if (h + 2 == q->n) {
-            buf = recv[q->flow] + (MPI_Aint)q->off * unit_elems * ext;
-        } else {
-            relay[hops[i].p] = gsc_typed_alloc(cnt, dt, &origin[hops[i].p]);
-            if (!origin[hops[i].p] && cnt > 0) {
-                rc = MPI_ERR_NO_MEM;
-                goto out;
-            }
-            buf = relay[hops[i].p];
-        }
-        PMPI_Irecv(buf, cnt, dt, leaders[q->path[h]], tag, comm, &rreq[i]);
-    }
-    /* sends, in the same order; a relayed piece once its previous hop is in */
-    for (int i = 0; i < nh; i++) {
-        const gsc_wan_piece_t *q = &pc[hops[i].p];
-        int h = hops[i].h;
-        if (q->path[h] != me_site) continue;
-        int cnt = (int)q->len * unit_elems;
-        const char *buf;
-        if (h == 0) {
-            buf = send[q->flow] + (MPI_Aint)q->off * unit_elems * ext;
-        } else {
-            PMPI_Wait(&rreq[rindex[hops[i].p * GSC_WAN_MAX_PATH + h - 1]], MPI_STATUS_IGNORE);
-            buf = relay[hops[i].p];
-        }
-        PMPI_Isend(buf, cnt, dt, leaders[q->path[h + 1]], tag, comm, &sreq[i]);
-    }
-    PMPI_Waitall(nh, rreq, MPI_STATUSES_IGNORE);
-    rc = PMPI_Waitall(nh, sreq, MPI_STATUSES_IGNORE);
-out:
-    for (int p = 0; origin && p < npc; p++) free(origin[p]);
-    free(origin);
-    free(relay);
-    free(hops);
-    free(rreq);
-    free(sreq);
-    free(rindex);
-    return rc;
+    gsc_wan_xchg_t x;
+    int rc = gsc_wan_start(&x, comm, me_site, leaders, pc, npc, dt, unit_elems, send, recv, tag);
+    int rc2 = gsc_wan_finish(&x);
+    return rc != MPI_SUCCESS ? rc : rc2;
 }
