@@ -208,6 +208,11 @@ int gsc_allgather_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype,
 int gsc_barrier_hier(MPI_Comm, gsc_topo_t *);
 /* LG relay: index in S of the process that forwards s_i's block for d_j (alltoall.c). */
 int gsc_lg_relay(int nS, int nD, int i, int j);
+/* Leader-routed alltoall (alltoall_hier.c), and whether the WAN graph routes its leaders'
+ * exchange of bsz-byte blocks differently from the direct links (plan pieces, or 0). */
+int gsc_alltoall_hier(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                      gsc_topo_t *);
+int gsc_alltoall_route(const gsc_topo_t *t, size_t bsz);
 int gsc_alltoall_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                    gsc_topo_t *);
 
