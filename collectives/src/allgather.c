@@ -31,13 +31,17 @@ int gsc_allgather_route(const gsc_topo_t *t, size_t bsz, gsc_wan_flow_t *fl, int
 int gsc_allgather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, gsc_topo_t *t)
 {
-    /* chains between the nodes of a metahost: a pipelined chain moves a long message at the
-     * full link rate (a binary tree would halve it) */
-    static const gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_CHAIN,
-                                                        GS_SHAPE_FLAT, GS_SHAPE_FLAT};
+    /* between the nodes of a metahost (gsc_local_shape): a pipelined chain moves a long
+     * message at the full link rate (a binary tree would halve it) */
     int me = t->rank, n = t->size, nm = t->nmeta, rc = MPI_SUCCESS;
     size_t bsz = gsc_type_bytes(recvcount, recvtype);
     if (bsz == 0) return MPI_SUCCESS;
+    /* a short buffer goes flat or by a binomial tree: a chain's depth (one LAN latency per
+     * node, twice) would cost more than the WAN latency a routed exchange saves */
+    size_t seg0 = gsc_segsize((size_t)n * bsz);
+    gsc_shape_t local = gsc_local_shape(t, (size_t)n * bsz, (int)(((size_t)n * bsz + seg0 - 1) / seg0));
+    const gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, local, GS_SHAPE_FLAT,
+                                                  GS_SHAPE_FLAT};
     MPI_Aint lb, rext;
     PMPI_Type_get_extent(recvtype, &lb, &rext);
     gsc_tree_t tr;
