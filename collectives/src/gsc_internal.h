@@ -87,11 +87,21 @@ typedef struct {
     void **origin;
     char **relay;
     int *rindex;
+    const int *const *owner;
 } gsc_wan_xchg_t;
 int gsc_wan_start(gsc_wan_xchg_t *x, MPI_Comm comm, int me_site, const int *leaders,
                   const gsc_wan_piece_t *pc, int npc, MPI_Datatype dt, int unit_elems,
                   char *const *send, char *const *recv, int tag);
 int gsc_wan_finish(gsc_wan_xchg_t *x);
+/* The same where the first hop of every piece (one unit each) is sent by the rank owning that
+ * unit, owner[f][u], from its buffer own, instead of by its metahost's leader; every rank
+ * taking part calls it (me_rank: the caller). Relays and destinations are leaders. */
+int gsc_wan_start_owned(gsc_wan_xchg_t *x, MPI_Comm comm, int me_rank, const int *leaders,
+                        const gsc_wan_piece_t *pc, int npc, MPI_Datatype dt, int unit_elems,
+                        const int *const *owner, const char *own, char *const *send,
+                        char *const *recv, int tag);
+/* Cuts every piece of a plan into one-unit pieces (for gsc_wan_start_owned); NULL: no memory. */
+gsc_wan_piece_t *gsc_wan_unit_pieces(const gsc_wan_piece_t *pc, int npc, int *nout);
 int gsc_wan_run(MPI_Comm comm, int me_site, const int *leaders, const gsc_wan_piece_t *pc,
                 int npc, MPI_Datatype dt, int unit_elems, char *const *send, char *const *recv,
                 int tag);

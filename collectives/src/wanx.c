@@ -39,9 +39,26 @@ int gsc_wan_start(gsc_wan_xchg_t *x, MPI_Comm comm, int me_site, const int *lead
                   const gsc_wan_piece_t *pc, int npc, MPI_Datatype dt, int unit_elems,
                   char *const *send, char *const *recv, int tag)
 {
+    return gsc_wan_start_owned(x, comm, leaders[me_site], leaders, pc, npc, dt, unit_elems, NULL,
+                               NULL, send, recv, tag);
+}
+
+/* rank sending hop h of piece q (the owner of its unit at hop 0 when owners are given),
+ * rank receiving it */
+static int hop_from(const gsc_wan_xchg_t *x, const gsc_wan_piece_t *q, int h)
+{
+    return h == 0 && x->owner ? x->owner[q->flow][q->off] : x->leaders[q->path[h]];
+}
+
+int gsc_wan_start_owned(gsc_wan_xchg_t *x, MPI_Comm comm, int me_rank, const int *leaders,
+                        const gsc_wan_piece_t *pc, int npc, MPI_Datatype dt, int unit_elems,
+                        const int *const *owner, const char *own, char *const *send,
+                        char *const *recv, int tag)
+{
     memset(x, 0, sizeof *x);
     x->comm = comm;
-    x->me = me_site;
+    x->me = me_rank;
+    x->owner = owner;
     x->leaders = leaders;
     x->pc = pc;
     x->npc = npc;
@@ -72,7 +89,7 @@ int gsc_wan_start(gsc_wan_xchg_t *x, MPI_Comm comm, int me_site, const int *lead
         const gsc_wan_piece_t *q = &pc[hops[i].p];
         int h = hops[i].h;
         x->rindex[hops[i].p * GSC_WAN_MAX_PATH + h] = i;
-        if (q->path[h + 1] != me_site) continue;
+        if (leaders[q->path[h + 1]] != me_rank) continue;
         int cnt = (int)q->len * unit_elems;
         char *buf;
         if (h + 2 == q->n) {
@@ -82,15 +99,15 @@ int gsc_wan_start(gsc_wan_xchg_t *x, MPI_Comm comm, int me_site, const int *lead
             if (!x->origin[hops[i].p]) return MPI_ERR_NO_MEM;
             buf = x->relay[hops[i].p];
         }
-        PMPI_Irecv(buf, cnt, dt, leaders[q->path[h]], tag, comm, &x->rreq[i]);
+        PMPI_Irecv(buf, cnt, dt, hop_from(x, q, h), tag, comm, &x->rreq[i]);
     }
     /* the first hops of my own pieces; a relay's sends must keep the global order after
      * them, so they wait for gsc_wan_finish */
     for (int i = 0; i < nh && hops[i].h == 0; i++) {
         const gsc_wan_piece_t *q = &pc[hops[i].p];
-        if (q->path[0] != me_site) continue;
-        PMPI_Isend(send[q->flow] + (MPI_Aint)q->off * unit_elems * x->ext, (int)q->len * unit_elems,
-                   dt, leaders[q->path[1]], tag, comm, &x->sreq[i]);
+        if (hop_from(x, q, 0) != me_rank) continue;
+        const char *buf = owner ? own : send[q->flow] + (MPI_Aint)q->off * unit_elems * x->ext;
+        PMPI_Isend(buf, (int)q->len * unit_elems, dt, leaders[q->path[1]], tag, comm, &x->sreq[i]);
     }
     return MPI_SUCCESS;
 }
@@ -102,7 +119,7 @@ int gsc_wan_finish(gsc_wan_xchg_t *x)
         for (int i = 0; i < x->nh; i++) {
             const gsc_wan_piece_t *q = &x->pc[x->hops[i].p];
             int h = x->hops[i].h;
-            if (h == 0 || q->path[h] != x->me) continue;
+            if (h == 0 || x->leaders[q->path[h]] != x->me) continue;
             PMPI_Wait(&x->rreq[x->rindex[x->hops[i].p * GSC_WAN_MAX_PATH + h - 1]],
                       MPI_STATUS_IGNORE);
             PMPI_Isend(x->relay[x->hops[i].p], (int)q->len * x->unit_elems, x->dt,
@@ -131,4 +148,21 @@ int gsc_wan_run(MPI_Comm comm, int me_site, const int *leaders, const gsc_wan_pi
     int rc = gsc_wan_start(&x, comm, me_site, leaders, pc, npc, dt, unit_elems, send, recv, tag);
     int rc2 = gsc_wan_finish(&x);
     return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+gsc_wan_piece_t *gsc_wan_unit_pieces(const gsc_wan_piece_t *pc, int npc, int *nout)
+{
+    size_t total = 0;
+    for (int p = 0; p < npc; p++) total += pc[p].len ? pc[p].len : 1;
+    gsc_wan_piece_t *out = malloc(sizeof(gsc_wan_piece_t) * (total + 1));
+    if (!out) return NULL;
+    int k = 0;
+    for (int p = 0; p < npc; p++)
+        for (size_t u = 0; u < pc[p].len; u++) {
+            out[k] = pc[p];
+            out[k].off = pc[p].off + u;
+            out[k++].len = 1;
+        }
+    *nout = k;
+    return out;
 }
