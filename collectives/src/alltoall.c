@@ -239,7 +239,8 @@ static int alltoall_lg_rounds(const char *P, void *recvbuf, int recvcount,
 
 /* Largest send buffer per rank for which LG hands over to the leader-routed alltoall when
  * the WAN graph has quicker routes: the leader moves its metahost's buffers twice through
- * its link, which a relay's saved latency (asym-3: 4 ms) pays for only for short ones. */
+ * its link, which a relay's saved latency (asym-3: 4 ms) pays for only for short ones;
+ * longer buffers go block by block (gsc_alltoall_units). */
 #define ROUTED_MAX_BYTES 8192
 
 int gsc_alltoall_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -248,12 +249,15 @@ int gsc_alltoall_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     int n = t->size, me = t->rank, nm = t->nmeta, rc = MPI_SUCCESS;
     size_t bsz = gsc_type_bytes(recvcount, recvtype);
     if (bsz == 0) return MPI_SUCCESS;
-    /* LG's WAN messages take the direct links; for a short buffer, where the WAN latency
-     * dominates, the leader-routed alltoall goes the WAN graph's quicker ways instead
-     * (every rank decides alike: same sizes, same graph) */
-    if (t->wan && (size_t)n * bsz <= ROUTED_MAX_BYTES && gsc_alltoall_route(t, bsz) > 0)
-        return gsc_alltoall_hier(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                                 t);
+    /* LG's WAN messages take the direct links; when the WAN graph has quicker ways (every
+     * rank decides alike: same sizes, same graph), a short buffer goes through the leaders
+     * (few messages, latency-bound), a long one block by block along the routed plan */
+    if (t->wan && gsc_alltoall_route(t, bsz) > 0)
+        return (size_t)n * bsz <= ROUTED_MAX_BYTES
+                   ? gsc_alltoall_hier(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                       recvtype, comm, t)
+                   : gsc_alltoall_units(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                        recvtype, comm, t);
     MPI_Aint lb, sext, rext;
     PMPI_Type_get_extent(recvtype, &lb, &rext);
     const char *src = sendbuf;

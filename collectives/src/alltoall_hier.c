@@ -158,3 +158,122 @@ int gsc_alltoall_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     free(R);
     return rc;
 }
+
+/* ---------------------------------------------------------------- block by block */
+
+typedef struct {
+    char *P, *R;
+    size_t bsz;
+    const int *const *owner, *const *downer;
+} units_ctx_t;
+
+static char *unit_buf(void *ctx, int f, size_t u, int at_dest)
+{
+    units_ctx_t *c = ctx;
+    return at_dest ? c->R + (size_t)c->owner[f][u] * c->bsz : c->P + (size_t)c->downer[f][u] * c->bsz;
+}
+
+/* Routed alltoall for long buffers: every block to another metahost travels on its own from
+ * its source rank to its destination rank, along its piece's path of the WAN plan (relayed
+ * by the leaders of other metahosts where the plan says so); blocks inside a metahost go
+ * straight. No rank funnels a metahost's data, unlike gsc_alltoall_hier. */
+int gsc_alltoall_units(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, gsc_topo_t *t)
+{
+    int n = t->size, me = t->rank, nm = t->nmeta, rc = MPI_SUCCESS;
+    size_t bsz = gsc_type_bytes(recvcount, recvtype);
+    if (bsz == 0) return MPI_SUCCESS;
+    MPI_Aint lb, sext, rext;
+    PMPI_Type_get_extent(recvtype, &lb, &rext);
+    const char *src = sendbuf;
+    int scount = sendcount;
+    MPI_Datatype stype = sendtype;
+    if (sendbuf == MPI_IN_PLACE) {
+        src = recvbuf;
+        scount = recvcount;
+        stype = recvtype;
+    }
+    PMPI_Type_get_extent(stype, &lb, &sext);
+    int A = t->group[0][me], nA = t->meta_start[A + 1] - t->meta_start[A];
+    const int *MA = t->meta_ranks + t->meta_start[A];
+    char *P = malloc((size_t)n * bsz), *R = malloc((size_t)n * bsz);
+    gsc_wan_flow_t *fl = malloc(sizeof(gsc_wan_flow_t) * (size_t)(nm * nm));
+    int **owner = calloc((size_t)(nm * nm), sizeof(int *)), **downer = calloc((size_t)(nm * nm), sizeof(int *));
+    int *leaders = malloc(sizeof(int) * (size_t)nm);
+    MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)(2 * nA + 1));
+    gsc_wan_piece_t *plan = NULL, *unit = NULL;
+    int nf = 0, np = 0, nu = 0, nreq = 0;
+    if (!P || !R || !fl || !owner || !downer || !leaders || !req) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    for (int d = 0; d < n; d++) {
+        size_t b = 0;
+        char *pk = gsc_pack(src + (MPI_Aint)d * scount * sext, scount, stype, &b);
+        memcpy(P + (size_t)d * bsz, pk, bsz);
+        free(pk);
+    }
+    /* inside my metahost: straight */
+    for (int i = 0; i < nA; i++) {
+        int q = MA[i];
+        if (q == me) {
+            memcpy(R + (size_t)me * bsz, P + (size_t)me * bsz, bsz);
+            continue;
+        }
+        PMPI_Irecv(R + (size_t)q * bsz, (int)bsz, MPI_BYTE, q, GS_TAG_ALLTOALL_LOCAL, comm, &req[nreq++]);
+        PMPI_Isend(P + (size_t)q * bsz, (int)bsz, MPI_BYTE, q, GS_TAG_ALLTOALL_LOCAL, comm, &req[nreq++]);
+    }
+    /* between metahosts: unit u of S -> D is block (MS[u / nD] -> MD[u % nD]) */
+    nf = alltoall_flows(t, fl);
+    for (int f = 0; f < nf && rc == MPI_SUCCESS; f++) {
+        int S = fl[f].src, D = fl[f].dst, nD = t->meta_start[D + 1] - t->meta_start[D];
+        owner[f] = malloc(sizeof(int) * (fl[f].units + 1));
+        downer[f] = malloc(sizeof(int) * (fl[f].units + 1));
+        if (!owner[f] || !downer[f]) {
+            rc = MPI_ERR_NO_MEM;
+            break;
+        }
+        for (size_t u = 0; u < fl[f].units; u++) {
+            owner[f][u] = t->meta_ranks[t->meta_start[S] + (int)(u / (size_t)nD)];
+            downer[f][u] = t->meta_ranks[t->meta_start[D] + (int)(u % (size_t)nD)];
+        }
+    }
+    for (int m = 0; m < nm; m++) leaders[m] = t->meta_ranks[t->meta_start[m]];
+    if (rc == MPI_SUCCESS) {
+        int max = gsc_wan_max_pieces(nm, nf);
+        plan = malloc(sizeof(gsc_wan_piece_t) * (size_t)(max + 1));
+        np = !plan ? -1
+             : t->wan ? gsc_wan_plan(t->wan, fl, nf, bsz, plan, max, NULL)
+                      : gsc_wan_plan_direct(NULL, fl, nf, bsz, plan, max, NULL);
+        unit = np >= 0 ? gsc_wan_unit_pieces(plan, np, &nu) : NULL;
+        if (!unit) rc = MPI_ERR_NO_MEM;
+    }
+    if (rc == MPI_SUCCESS) {
+        units_ctx_t c = {P, R, bsz, (const int *const *)owner, (const int *const *)downer};
+        gsc_wan_xchg_t x;
+        int r1 = gsc_wan_start_units(&x, comm, me, leaders, unit, nu, MPI_BYTE, (int)bsz,
+                                     (const int *const *)owner, (const int *const *)downer,
+                                     unit_buf, &c, NULL, NULL, NULL, GS_TAG_WAN_ROUTE);
+        int r2 = gsc_wan_finish(&x);
+        rc = r1 != MPI_SUCCESS ? r1 : r2;
+    }
+    if (nreq) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+    for (int s = 0; s < n && rc == MPI_SUCCESS; s++)
+        gsc_unpack(R + (size_t)s * bsz, bsz, (char *)recvbuf + (MPI_Aint)s * recvcount * rext,
+                   recvcount, recvtype);
+out:
+    for (int f = 0; f < nf && owner && downer; f++) {
+        free(owner[f]);
+        free(downer[f]);
+    }
+    free(owner);
+    free(downer);
+    free(P);
+    free(R);
+    free(fl);
+    free(leaders);
+    free(req);
+    free(plan);
+    free(unit);
+    return rc;
+}

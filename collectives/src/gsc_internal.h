@@ -87,8 +87,11 @@ typedef struct {
     void **origin;
     char **relay;
     int *rindex;
-    const int *const *owner;
+    const int *const *owner, *const *downer;
 } gsc_wan_xchg_t;
+/* Where unit u of flow f is sent from (at_dest 0, at its owner) or lands (1, at its
+ * destination rank), for gsc_wan_start_units. */
+typedef char *(*gsc_wan_unit_buf_fn)(void *ctx, int flow, size_t unit, int at_dest);
 int gsc_wan_start(gsc_wan_xchg_t *x, MPI_Comm comm, int me_site, const int *leaders,
                   const gsc_wan_piece_t *pc, int npc, MPI_Datatype dt, int unit_elems,
                   char *const *send, char *const *recv, int tag);
@@ -100,6 +103,14 @@ int gsc_wan_start_owned(gsc_wan_xchg_t *x, MPI_Comm comm, int me_rank, const int
                         const gsc_wan_piece_t *pc, int npc, MPI_Datatype dt, int unit_elems,
                         const int *const *owner, const char *own, char *const *send,
                         char *const *recv, int tag);
+/* The most general form: one-unit pieces that start at their owner rank (owner[f][u]) and
+ * end at their destination rank (downer[f][u], or NULL: the destination's leader), buffers
+ * given per unit by unit_buf (or NULL: own, send, recv as above). */
+int gsc_wan_start_units(gsc_wan_xchg_t *x, MPI_Comm comm, int me_rank, const int *leaders,
+                        const gsc_wan_piece_t *pc, int npc, MPI_Datatype dt, int unit_elems,
+                        const int *const *owner, const int *const *downer,
+                        gsc_wan_unit_buf_fn unit_buf, void *ctx, const char *own,
+                        char *const *send, char *const *recv, int tag);
 /* Cuts every piece of a plan into one-unit pieces (for gsc_wan_start_owned); NULL: no memory. */
 gsc_wan_piece_t *gsc_wan_unit_pieces(const gsc_wan_piece_t *pc, int npc, int *nout);
 int gsc_wan_run(MPI_Comm comm, int me_site, const int *leaders, const gsc_wan_piece_t *pc,
@@ -223,6 +234,9 @@ int gsc_lg_relay(int nS, int nD, int i, int j);
 int gsc_alltoall_hier(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                       gsc_topo_t *);
 int gsc_alltoall_route(const gsc_topo_t *t, size_t bsz);
+/* Block-by-block routed alltoall (long buffers; alltoall_hier.c). */
+int gsc_alltoall_units(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                       gsc_topo_t *);
 int gsc_alltoall_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                    gsc_topo_t *);
 

@@ -50,15 +50,32 @@ static int hop_from(const gsc_wan_xchg_t *x, const gsc_wan_piece_t *q, int h)
     return h == 0 && x->owner ? x->owner[q->flow][q->off] : x->leaders[q->path[h]];
 }
 
+/* rank receiving hop h of piece q (the unit's destination rank at the last hop when given) */
+static int hop_to(const gsc_wan_xchg_t *x, const gsc_wan_piece_t *q, int h)
+{
+    return h + 2 == q->n && x->downer ? x->downer[q->flow][q->off] : x->leaders[q->path[h + 1]];
+}
+
 int gsc_wan_start_owned(gsc_wan_xchg_t *x, MPI_Comm comm, int me_rank, const int *leaders,
                         const gsc_wan_piece_t *pc, int npc, MPI_Datatype dt, int unit_elems,
                         const int *const *owner, const char *own, char *const *send,
                         char *const *recv, int tag)
 {
+    return gsc_wan_start_units(x, comm, me_rank, leaders, pc, npc, dt, unit_elems, owner, NULL,
+                               NULL, NULL, own, send, recv, tag);
+}
+
+int gsc_wan_start_units(gsc_wan_xchg_t *x, MPI_Comm comm, int me_rank, const int *leaders,
+                        const gsc_wan_piece_t *pc, int npc, MPI_Datatype dt, int unit_elems,
+                        const int *const *owner, const int *const *downer,
+                        gsc_wan_unit_buf_fn unit_buf, void *ctx, const char *own,
+                        char *const *send, char *const *recv, int tag)
+{
     memset(x, 0, sizeof *x);
     x->comm = comm;
     x->me = me_rank;
     x->owner = owner;
+    x->downer = downer;
     x->leaders = leaders;
     x->pc = pc;
     x->npc = npc;
@@ -89,11 +106,12 @@ int gsc_wan_start_owned(gsc_wan_xchg_t *x, MPI_Comm comm, int me_rank, const int
         const gsc_wan_piece_t *q = &pc[hops[i].p];
         int h = hops[i].h;
         x->rindex[hops[i].p * GSC_WAN_MAX_PATH + h] = i;
-        if (leaders[q->path[h + 1]] != me_rank) continue;
+        if (hop_to(x, q, h) != me_rank) continue;
         int cnt = (int)q->len * unit_elems;
         char *buf;
         if (h + 2 == q->n) {
-            buf = recv[q->flow] + (MPI_Aint)q->off * unit_elems * x->ext;
+            buf = unit_buf ? unit_buf(ctx, q->flow, q->off, 1)
+                           : recv[q->flow] + (MPI_Aint)q->off * unit_elems * x->ext;
         } else {
             x->relay[hops[i].p] = gsc_typed_alloc(cnt, dt, &x->origin[hops[i].p]);
             if (!x->origin[hops[i].p]) return MPI_ERR_NO_MEM;
@@ -106,8 +124,10 @@ int gsc_wan_start_owned(gsc_wan_xchg_t *x, MPI_Comm comm, int me_rank, const int
     for (int i = 0; i < nh && hops[i].h == 0; i++) {
         const gsc_wan_piece_t *q = &pc[hops[i].p];
         if (hop_from(x, q, 0) != me_rank) continue;
-        const char *buf = owner ? own : send[q->flow] + (MPI_Aint)q->off * unit_elems * x->ext;
-        PMPI_Isend(buf, (int)q->len * unit_elems, dt, leaders[q->path[1]], tag, comm, &x->sreq[i]);
+        const char *buf = unit_buf ? unit_buf(ctx, q->flow, q->off, 0)
+                          : owner  ? own
+                                   : send[q->flow] + (MPI_Aint)q->off * unit_elems * x->ext;
+        PMPI_Isend(buf, (int)q->len * unit_elems, dt, hop_to(x, q, 0), tag, comm, &x->sreq[i]);
     }
     return MPI_SUCCESS;
 }
@@ -123,7 +143,7 @@ int gsc_wan_finish(gsc_wan_xchg_t *x)
             PMPI_Wait(&x->rreq[x->rindex[x->hops[i].p * GSC_WAN_MAX_PATH + h - 1]],
                       MPI_STATUS_IGNORE);
             PMPI_Isend(x->relay[x->hops[i].p], (int)q->len * x->unit_elems, x->dt,
-                       x->leaders[q->path[h + 1]], x->tag, x->comm, &x->sreq[i]);
+                       hop_to(x, q, h), x->tag, x->comm, &x->sreq[i]);
         }
         PMPI_Waitall(x->nh, x->rreq, MPI_STATUSES_IGNORE);
         rc = PMPI_Waitall(x->nh, x->sreq, MPI_STATUSES_IGNORE);
