@@ -252,8 +252,9 @@ int gsc_alltoall_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     /* LG's WAN messages take the direct links; when the WAN graph has quicker ways (every
      * rank decides alike: same sizes, same graph), a short buffer goes through the leaders
      * (few messages, latency-bound), a long one block by block along the routed plan */
-    if (t->wan && gsc_alltoall_route(t, bsz) > 0)
-        return (size_t)n * bsz <= ROUTED_MAX_BYTES
+    int shortbuf = (size_t)n * bsz <= ROUTED_MAX_BYTES;
+    if (t->wan && gsc_alltoall_route_ex(t, bsz, !shortbuf) > 0)
+        return shortbuf
                    ? gsc_alltoall_hier(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                        recvtype, comm, t)
                    : gsc_alltoall_units(sendbuf, sendcount, sendtype, recvbuf, recvcount,

@@ -23,11 +23,11 @@ static int alltoall_flows(const gsc_topo_t *t, gsc_wan_flow_t *fl)
     return nf;
 }
 
-int gsc_alltoall_route(const gsc_topo_t *t, size_t bsz)
+int gsc_alltoall_route_ex(const gsc_topo_t *t, size_t bsz, int pipelined)
 {
     gsc_wan_flow_t *fl = malloc(sizeof(gsc_wan_flow_t) * (size_t)(t->nmeta * t->nmeta));
     gsc_wan_piece_t *route = NULL;
-    int n = fl ? gsc_wan_route(t, fl, alltoall_flows(t, fl), bsz, &route) : 0;
+    int n = fl ? gsc_wan_route_ex(t, fl, alltoall_flows(t, fl), bsz, pipelined, &route) : 0;
     free(fl);
     free(route);
     return n;
@@ -243,7 +243,7 @@ int gsc_alltoall_units(const void *sendbuf, int sendcount, MPI_Datatype sendtype
         int max = gsc_wan_max_pieces(nm, nf);
         plan = malloc(sizeof(gsc_wan_piece_t) * (size_t)(max + 1));
         np = !plan ? -1
-             : t->wan ? gsc_wan_plan(t->wan, fl, nf, bsz, plan, max, NULL)
+             : t->wan ? gsc_wan_plan_ex(t->wan, fl, nf, bsz, 1, plan, max, NULL)
                       : gsc_wan_plan_direct(NULL, fl, nf, bsz, plan, max, NULL);
         unit = np >= 0 ? gsc_wan_unit_pieces(plan, np, &nu) : NULL;
         if (!unit) rc = MPI_ERR_NO_MEM;

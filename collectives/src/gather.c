@@ -105,7 +105,7 @@ int gsc_gather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     f[nf++] = (gsc_wan_flow_t){m, root_meta,
                                                (size_t)(t->meta_start[m + 1] - t->meta_start[m])};
             }
-            np = gsc_wan_route(t, f, nf, bsz, &plan);
+            np = gsc_wan_route_ex(t, f, nf, bsz, 1, &plan); /* sent unit by unit */
         }
         if (np > 0)
             rc = gather_routed(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,

@@ -66,6 +66,10 @@ gsc_topo_t *gsc_topo_get(MPI_Comm comm);
  * direct exchange). */
 int gsc_wan_route(const gsc_topo_t *t, const gsc_wan_flow_t *flows, int nflows,
                   size_t unit_bytes, gsc_wan_piece_t **pieces);
+/* The same for a plan that will run unit by unit (gsc_wan_plan_ex's pipelined). */
+int gsc_wan_route_ex(const gsc_topo_t *t, const gsc_wan_flow_t *flows, int nflows,
+                     size_t unit_bytes, int pipelined, gsc_wan_piece_t **pieces);
+int gsc_alltoall_route_ex(const gsc_topo_t *t, size_t bsz, int pipelined);
 /* Runs such a plan; called by the leaders of all metahosts (leaders[m]: m's leader, me_site:
  * the caller's metahost). A unit is unit_elems elements of dt; send[f] holds flow f at its
  * source, recv[f] receives it at its destination (other entries unused). */
@@ -233,7 +237,6 @@ int gsc_lg_relay(int nS, int nD, int i, int j);
  * exchange of bsz-byte blocks differently from the direct links (plan pieces, or 0). */
 int gsc_alltoall_hier(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                       gsc_topo_t *);
-int gsc_alltoall_route(const gsc_topo_t *t, size_t bsz);
 /* Block-by-block routed alltoall (long buffers; alltoall_hier.c). */
 int gsc_alltoall_units(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                        gsc_topo_t *);

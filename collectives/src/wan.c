@@ -140,21 +140,28 @@ static double path_latency(const gsc_wan_t *w, const path_t *p)
     return l;
 }
 
-/* Time to clear the bytes queued on every link of p (store and forward). */
-static double path_queue(const gsc_wan_t *w, const double *load, const path_t *p)
+/* Time to clear the bytes queued on the links of p: every link in turn (store and forward:
+ * a relay sends a piece once it has all of it), or the busiest link (pipelined: pieces of
+ * one unit each, which relays forward unit by unit). */
+static double path_queue(const gsc_wan_t *w, const double *load, const path_t *p, int pipelined)
 {
     double q = 0;
     for (int i = 0; i + 1 < p->n; i++) {
         int l = p->site[i] * w->k + p->site[i + 1];
-        q += load[l] / w->bw[l];
+        double t = load[l] / w->bw[l];
+        q = pipelined ? (t > q ? t : q) : q + t;
     }
     return q;
 }
 
-static double path_inv_rate(const gsc_wan_t *w, const path_t *p)
+/* Seconds per byte along p: every link in turn, or the narrowest one when pipelined. */
+static double path_inv_rate(const gsc_wan_t *w, const path_t *p, int pipelined)
 {
     double r = 0;
-    for (int i = 0; i + 1 < p->n; i++) r += 1.0 / w->bw[p->site[i] * w->k + p->site[i + 1]];
+    for (int i = 0; i + 1 < p->n; i++) {
+        double t = 1.0 / w->bw[p->site[i] * w->k + p->site[i + 1]];
+        r = pipelined ? (t > r ? t : r) : r + t;
+    }
     return r;
 }
 
@@ -165,7 +172,8 @@ static void add_load(const gsc_wan_t *w, double *load, const path_t *p, double b
 
 /* Modelled completion time of a plan: each piece arrives after its path's latency plus the
  * time its links need for everything planned on them. */
-static double plan_time(const gsc_wan_t *w, const gsc_wan_piece_t *pc, int npc, size_t unit)
+static double plan_time(const gsc_wan_t *w, const gsc_wan_piece_t *pc, int npc, size_t unit,
+                        int pipelined)
 {
     int k = w->k;
     double *load = calloc((size_t)k * k, sizeof(double)), worst = 0;
@@ -178,7 +186,7 @@ static double plan_time(const gsc_wan_t *w, const gsc_wan_piece_t *pc, int npc, 
     for (int i = 0; i < npc; i++) {
         path_t p = {pc[i].n, {0}};
         memcpy(p.site, pc[i].path, sizeof(int) * (size_t)pc[i].n);
-        double t = path_latency(w, &p) + (pc[i].len ? path_queue(w, load, &p) : 0.0);
+        double t = path_latency(w, &p) + (pc[i].len ? path_queue(w, load, &p, pipelined) : 0.0);
         if (t > worst) worst = t;
     }
     free(load);
@@ -207,7 +215,7 @@ int gsc_wan_plan_direct(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nfl
         npc = put_piece(pieces, npc, max_pieces, f, 0, flows[f].units, &p);
         if (npc < 0) return -1;
     }
-    if (estimate) *estimate = plan_time(w, pieces, npc, unit_bytes);
+    if (estimate) *estimate = plan_time(w, pieces, npc, unit_bytes, 0);
     return npc;
 }
 
@@ -251,7 +259,7 @@ static double fill_level(int n, const double *base, const double *inv, double V)
 }
 
 static int plan_split(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflows,
-                      size_t unit, gsc_wan_piece_t *pc, int max)
+                      size_t unit, gsc_wan_piece_t *pc, int max, int pipelined)
 {
     int k = w->k, npc = 0;
     double *dist = malloc(sizeof(double) * (size_t)k * k);
@@ -272,8 +280,9 @@ static int plan_split(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflow
         double V = (double)flows[f].units * (double)unit;
         int best = 0;
         for (int c = 0; c < nc; c++) {
-            base[c] = path_latency(w, &cand[c]) + (V > 0 ? path_queue(w, load, &cand[c]) : 0);
-            inv[c] = path_inv_rate(w, &cand[c]);
+            base[c] = path_latency(w, &cand[c]) +
+                      (V > 0 ? path_queue(w, load, &cand[c], pipelined) : 0);
+            inv[c] = path_inv_rate(w, &cand[c], pipelined);
             if (base[c] < base[best] - 1e-12) best = c;
         }
         if (flows[f].units == 0) { /* an empty message: the quickest path */
@@ -325,13 +334,20 @@ out:
 int gsc_wan_plan(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflows, size_t unit_bytes,
                  gsc_wan_piece_t *pieces, int max_pieces, double *estimate)
 {
+    return gsc_wan_plan_ex(w, flows, nflows, unit_bytes, 0, pieces, max_pieces, estimate);
+}
+
+int gsc_wan_plan_ex(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflows,
+                    size_t unit_bytes, int pipelined, gsc_wan_piece_t *pieces, int max_pieces,
+                    double *estimate)
+{
     double t_direct = 0;
     int nd = gsc_wan_plan_direct(w, flows, nflows, unit_bytes, pieces, max_pieces, &t_direct);
     if (nd < 0) return -1;
     gsc_wan_piece_t *split = malloc(sizeof(gsc_wan_piece_t) * (size_t)(max_pieces + 1));
     if (!split) return nd;
-    int ns = plan_split(w, flows, nflows, unit_bytes, split, max_pieces);
-    double t_split = ns >= 0 ? plan_time(w, split, ns, unit_bytes) : INFINITY;
+    int ns = plan_split(w, flows, nflows, unit_bytes, split, max_pieces, pipelined);
+    double t_split = ns >= 0 ? plan_time(w, split, ns, unit_bytes, pipelined) : INFINITY;
     if (ns >= 0 && t_split < SPLIT_GAIN * t_direct) {
         memcpy(pieces, split, sizeof(gsc_wan_piece_t) * (size_t)ns);
         nd = ns;

@@ -56,6 +56,11 @@ void gsc_wan_shortest(const gsc_wan_t *w, double *dist, int *next);
  * *estimate (if not NULL) is the plan's modelled completion time in seconds. */
 int gsc_wan_plan(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflows, size_t unit_bytes,
                  gsc_wan_piece_t *pieces, int max_pieces, double *estimate);
+/* The same; pipelined: the pieces will be cut into units that relays forward one by one,
+ * so a path moves bytes at its narrowest link's rate instead of paying every link in turn. */
+int gsc_wan_plan_ex(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflows,
+                    size_t unit_bytes, int pipelined, gsc_wan_piece_t *pieces, int max_pieces,
+                    double *estimate);
 /* The plan that sends every flow whole over its direct link, and its modelled time. */
 int gsc_wan_plan_direct(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflows,
                         size_t unit_bytes, gsc_wan_piece_t *pieces, int max_pieces,

@@ -14,12 +14,18 @@
 int gsc_wan_route(const gsc_topo_t *t, const gsc_wan_flow_t *flows, int nflows,
                   size_t unit_bytes, gsc_wan_piece_t **pieces)
 {
+    return gsc_wan_route_ex(t, flows, nflows, unit_bytes, 0, pieces);
+}
+
+int gsc_wan_route_ex(const gsc_topo_t *t, const gsc_wan_flow_t *flows, int nflows,
+                     size_t unit_bytes, int pipelined, gsc_wan_piece_t **pieces)
+{
     *pieces = NULL;
     if (!t->wan) return 0;
     int max = gsc_wan_max_pieces(t->wan->k, nflows);
     gsc_wan_piece_t *pc = malloc(sizeof(gsc_wan_piece_t) * (size_t)(max + 1));
     if (!pc) return 0;
-    int n = gsc_wan_plan(t->wan, flows, nflows, unit_bytes, pc, max, NULL);
+    int n = gsc_wan_plan_ex(t->wan, flows, nflows, unit_bytes, pipelined, pc, max, NULL);
     if (n <= 0 || gsc_wan_plan_is_direct(pc, n, flows)) {
         free(pc);
         return 0;

@@ -283,6 +283,24 @@ static void test_wan_plan(void)
     /* modelled: direct 53.94 ms; relayed 24 ms + 13 blocks through 37.5 and 125 MB/s =
      * 53.54 ms; the plan ends with the later */
     CHECK(est > 0.0539 && est < 0.0540, "estimate %g s", est);
+    /* the same forwarded block by block (pipelined): the relayed path moves 37.5 MB/s, its
+     * narrowest link; water level (1376256 + 0.012 * 12.5e6 + 0.024 * 37.5e6) / 50e6 =
+     * 48.53 ms (the bound of docs/perf-collectives.md): 456564 B direct (6.97 blocks),
+     * 919692 B relayed (14.03); 6 + 14, the last block direct (48.70 ms against 50.22) */
+    g.units = 21;
+    n = gsc_wan_plan_ex(&w, &g, 1, 65536, 1, pc, gsc_wan_max_pieces(3, 1), &est);
+    CHECK(n == 2 && pc[0].n == 2 && pc[0].len == 7 && pc[1].n == 3 && pc[1].len == 14,
+          "pipelined gather split: %d pieces, %zu + %zu", n, n > 0 ? pc[0].len : 0,
+          n > 1 ? pc[1].len : 0);
+    /* modelled: direct 12 ms + 7 blocks at 12.5 MB/s = 48.70 ms; relayed 24 ms + 14 blocks
+     * at 37.5 MB/s = 48.47 ms */
+    CHECK(est > 0.04869 && est < 0.04871, "pipelined estimate %g s", est);
+    int nu = 0;
+    gsc_wan_piece_t *units = gsc_wan_unit_pieces(pc, n, &nu);
+    CHECK(nu == 21 && units[6].n == 2 && units[6].off == 6 && units[7].n == 3 &&
+              units[7].off == 7 && units[20].off == 20 && units[20].len == 1,
+          "unit pieces: %d", nu);
+    free(units);
     /* one block: 12 ms + 5.2 ms direct beats 24 ms + 2.3 ms relayed: not split */
     g.units = 1;
     n = gsc_wan_plan(&w, &g, 1, 65536, pc, gsc_wan_max_pieces(3, 1), NULL);
