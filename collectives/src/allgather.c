@@ -16,8 +16,8 @@ typedef struct {
     int region; /* metahost whose blocks these bytes are */
 } piece_t;
 
-int gsc_allgather_route(const gsc_topo_t *t, size_t bsz, gsc_wan_flow_t *fl, int *nf,
-                        gsc_wan_piece_t **route)
+int gsc_allgather_route(const gsc_topo_t *t, size_t bsz, int pipelined, gsc_wan_flow_t *fl,
+                        int *nf, gsc_wan_piece_t **route)
 {
     int nm = t->nmeta;
     *nf = 0;
@@ -25,7 +25,7 @@ int gsc_allgather_route(const gsc_topo_t *t, size_t bsz, gsc_wan_flow_t *fl, int
         for (int b = 0; b < nm; b++)
             if (a != b)
                 fl[(*nf)++] = (gsc_wan_flow_t){a, b, (size_t)(t->meta_start[a + 1] - t->meta_start[a])};
-    return gsc_wan_route(t, fl, *nf, bsz, route);
+    return gsc_wan_route_ex(t, fl, *nf, bsz, pipelined, route);
 }
 
 int gsc_allgather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -124,7 +124,7 @@ int gsc_allgather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     char **snd = calloc((size_t)(nm * nm), sizeof(char *)), **rcv = calloc((size_t)(nm * nm), sizeof(char *));
     int nroute = 0, nf = 0;
     gsc_wan_xchg_t wx;
-    if (leader) nroute = gsc_allgather_route(t, bsz, fl, &nf, &route);
+    if (leader) nroute = gsc_allgather_route(t, bsz, 0, fl, &nf, &route);
     if (leader && nroute) {
         for (int f = 0; f < nf; f++) {
             if (fl[f].src == my_meta) snd[f] = F + regoff[my_meta];

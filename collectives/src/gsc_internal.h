@@ -224,10 +224,11 @@ int gsc_gather_hier(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, 
                    gsc_topo_t *);
 int gsc_allgather_hier(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                       gsc_topo_t *);
-/* The leaders' routed plan for an allgather of bsz-byte blocks (fl: nmeta^2 flows): its
- * piece count, 0 when the direct exchange is as good. */
-int gsc_allgather_route(const gsc_topo_t *t, size_t bsz, gsc_wan_flow_t *fl, int *nf,
-                        gsc_wan_piece_t **route);
+/* The routed plan for an allgather of bsz-byte blocks (fl: nmeta^2 flows S -> D of nS
+ * blocks; pipelined as in gsc_wan_route_ex): its piece count, 0 when the direct exchange is
+ * as good. */
+int gsc_allgather_route(const gsc_topo_t *t, size_t bsz, int pipelined, gsc_wan_flow_t *fl,
+                        int *nf, gsc_wan_piece_t **route);
 int gsc_allgather_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                     gsc_topo_t *);
 int gsc_barrier_hier(MPI_Comm, gsc_topo_t *);
