@@ -198,6 +198,12 @@ int run(const Options& o, gs::Transport& t) {
   gs::LocalData data;
   data.timeline.enabled = root_causes;
   gs::read_locations(*archive, mine, data);
+  // threads that call MPI (read with their ranks) and root causes, which follow the master
+  // locations only, exclude each other: then no root causes, and meta.json says why
+  uint64_t threads[2] = {data.thread_locations, data.thread_events};
+  t.sum(threads, 2);
+  const bool rc_threads = root_causes && threads[0] > 0;
+  if (rc_threads) data.timeline = gs::Timeline{};
   double read_s = seconds_since(t0);
   gs::ClcStats clc;
   if (o.time_correct) clc = gs::correct_clocks(defs, data, t, o.clc);
@@ -208,7 +214,7 @@ int run(const Options& o, gs::Transport& t) {
   double replay_s = seconds_since(t0) - read_s;
   gs::RootCauseResult rc;
   double rc_s = 0;
-  if (root_causes) {
+  if (root_causes && !rc_threads) {
     rc = gs::root_causes(defs, data, res, t, mine);
     rc_s = seconds_since(t0) - read_s - replay_s;
     for (auto& [k, v] : rc.severities) res.severities[k] += v;
@@ -244,8 +250,9 @@ int run(const Options& o, gs::Transport& t) {
       << ",\n  \"unmatched_sends\": " << totals[3] << ",\n  \"unmatched_receives\": " << totals[4]
       << ",\n  \"incomplete_collectives\": " << totals[5] << ",\n  \"clock_offset_locations\": " << totals[6]
       << ",\n  \"messages\": " << totals[7] << ",\n  \"collectives\": " << totals[8]
-      << ",\n  \"unanalysed_locations\": " << defs.other_locations
-      << ",\n  \"unanalysed_location_events\": " << defs.other_location_events
+      << ",\n  \"thread_locations\": " << threads[0] << ",\n  \"thread_location_events\": " << threads[1]
+      << ",\n  \"unanalysed_locations\": " << defs.other_locations - threads[0]
+      << ",\n  \"unanalysed_location_events\": " << defs.other_location_events - std::min(threads[1], defs.other_location_events)
       << ",\n  \"time_correction\": {\"enabled\": " << (o.time_correct ? "true" : "false")
       << ", \"corrected_receives\": " << clc.corrected_receives
       << ", \"corrected_collectives\": " << clc.corrected_collectives
@@ -254,7 +261,8 @@ int run(const Options& o, gs::Transport& t) {
       << ", \"latency_grid_s\": " << seconds_or_null(o.clc.latency_grid_s);
     if (o.time_correct) j << ", \"latencies\": " << latencies_json(clc.latencies, defs);
     j << "}"
-      << ",\n  \"root_causes\": {\"enabled\": " << (root_causes ? "true" : "false") << ", \"mode\": \""
+      << ",\n  \"root_causes\": {\"enabled\": " << (root_causes && !rc_threads ? "true" : "false")
+      << ", \"skipped_for_threads\": " << (rc_threads ? "true" : "false") << ", \"mode\": \""
       << (o.root_causes == Options::RootCauses::Auto ? "auto" : o.root_causes == Options::RootCauses::On ? "on" : "off")
       << "\", \"auto_limit_events\": " << kRootCauseAutoEvents
       << ", \"wait_states\": " << rc.wait_states << ", \"with_delayer\": " << rc.with_delayer

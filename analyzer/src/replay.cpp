@@ -36,10 +36,10 @@ struct ResMsg {
 class Accumulator {
  public:
   Accumulator(const Defs& d, ReplayResult& r) : d_(d), r_(r) {}
-  void add(uint16_t metric, bool grid, uint32_t cp, uint32_t rank, int64_t start, int64_t ticks) {
+  void add(uint16_t metric, bool grid, uint32_t cp, uint32_t rank, Thread thread, int64_t start, int64_t ticks) {
     if (ticks <= 0) return;
     double res = double(d_.resolution);
-    SevKey key{metric, uint8_t(grid ? CLS_GRID : CLS_LOCAL), cp, rank};
+    SevKey key{metric, uint8_t(grid ? CLS_GRID : CLS_LOCAL), thread, cp, rank};
     // consecutive instances usually share their key: skip the hash lookup then
     // (references into an unordered_map stay valid when it grows)
     if (!last_ || !(key == last_key_)) { last_ = &r_.severities[key]; last_key_ = key; }
@@ -74,7 +74,7 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
   }
   // Late Sender instances wait in a window of the receiver's last 100 before they are
   // charged: a later receive may still turn one into Messages in Wrong Order.
-  struct Instance { uint32_t dst, src, cp, recv, send; int64_t start, value, send_enter; };
+  struct Instance { uint32_t dst, src, cp, recv, send; Thread thread; int64_t start, value, send_enter; };
   const bool rc = data.timeline.enabled;
   if (rc) res.recv_transfer.assign(data.recvs.size(), -1);
   std::deque<Instance> pending;
@@ -86,7 +86,7 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
   auto charge = [&](const Instance& in, bool wrong_order) {
     const uint16_t metric = wrong_order ? M_WRONG_ORDER : M_LATE_SENDER;
     const bool grid = d.rank_metahost[in.src] != d.rank_metahost[in.dst];
-    acc.add(metric, grid, in.cp, in.dst, in.start, in.value);
+    acc.add(metric, grid, in.cp, in.dst, in.thread, in.start, in.value);
     if (rc)
       res.rc_waits.push_back({data.timeline.recv_call[in.recv], metric, uint8_t(grid ? CLS_GRID : CLS_LOCAL), REF_SEND,
                               in.src, in.send, in.value});
@@ -102,7 +102,9 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
   for (size_t i = 0; i < recvs.size();) {
     // One receive-completing region instance (a Waitall may complete several receives).
     size_t j = i;
-    while (j < recvs.size() && recvs[j].dst == recvs[i].dst && recvs[j].instance == recvs[i].instance) ++j;
+    while (j < recvs.size() && recvs[j].dst == recvs[i].dst && recvs[j].thread == recvs[i].thread &&
+           recvs[j].instance == recvs[i].instance)
+      ++j;
     if (recvs[i].dst != current_dst) { flush(); current_dst = recvs[i].dst; }
     int64_t best = 0;
     size_t best_k = j;
@@ -138,7 +140,8 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
     if (best_k < j) {
       const RecvRec& r = recvs[best_k];
       int64_t e = sends[partner[best_k]].enter;
-      pending.push_back({r.dst, r.src, r.cp, uint32_t(best_k), send_index(sends, partner[best_k]), r.enter, best, e});
+      pending.push_back({r.dst, r.src, r.cp, uint32_t(best_k), send_index(sends, partner[best_k]), Thread(r.thread),
+                         r.enter, best, e});
       pending_max = std::max(pending_max, e);
       if (pending.size() > kWindow) {
         bool was_max = pending.front().send_enter == pending_max;
@@ -164,7 +167,7 @@ void sender_side(const Defs& d, const LocalData& data, const std::vector<int64_t
     if (posted[k] == kUnposted || !s.lr_ok || !s.complete) continue;
     int64_t lr = late_receiver(posted[k], s.c_enter, s.c_leave);
     const bool grid = d.rank_metahost[s.src] != d.rank_metahost[s.dst];
-    acc.add(M_LATE_RECEIVER, grid, s.cp_complete, s.src, s.c_enter, lr);
+    acc.add(M_LATE_RECEIVER, grid, s.cp_complete, s.src, s.thread, s.c_enter, lr);
     if (lr > 0 && data.timeline.enabled && data.timeline.send_done_call[k] != kNone)
       res.rc_waits.push_back({data.timeline.send_done_call[k], M_LATE_RECEIVER, uint8_t(grid ? CLS_GRID : CLS_LOCAL),
                               REF_RECV_POST, s.dst, post_recv[k], lr});
@@ -379,6 +382,7 @@ struct CollOrder {
   std::vector<uint32_t> colls, nbcs;
   std::vector<uint32_t> call;  // per position: the completing call of a non-blocking record, else kNone
   std::vector<int64_t> duration;  // per position: that completing call's duration (non-blocking only)
+  std::vector<Thread> thread;     // per position: the record's location
 };
 CollOrder collective_order(const LocalData& data) {
   CollOrder o;
@@ -386,14 +390,22 @@ CollOrder collective_order(const LocalData& data) {
   o.nbcs.resize(data.nbcs.size());
   o.call.assign(data.colls.size() + data.nbcs.size(), kNone);
   o.duration.assign(o.call.size(), 0);
+  o.thread.assign(o.call.size(), 0);
   uint32_t m = 0, b = 0;
+  auto blocking_until = [&](uint32_t end) {
+    for (; b < end; ++b) {
+      o.thread[m] = data.colls[b].thread;
+      o.colls[b] = m++;
+    }
+  };
   for (size_t k = 0; k < data.nbcs.size(); ++k) {
-    while (b < data.nbcs[k].after_colls) o.colls[b++] = m++;
+    blocking_until(data.nbcs[k].after_colls);
     o.call[m] = data.nbcs[k].call;
     o.duration[m] = data.nbcs[k].leave - data.nbcs[k].enter;
+    o.thread[m] = data.nbcs[k].thread;
     o.nbcs[k] = m++;
   }
-  while (b < data.colls.size()) o.colls[b++] = m++;
+  blocking_until(uint32_t(data.colls.size()));
   return o;
 }
 
@@ -450,7 +462,8 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
     const ResMsg& first = results[order[k]];
     const uint32_t call = order_of.call[first.index];
     if (call == kNone) {
-      acc.add(first.metric, first.cls == CLS_GRID, first.cp, first.rank, first.start, first.value);
+      acc.add(first.metric, first.cls == CLS_GRID, first.cp, first.rank, order_of.thread[first.index], first.start,
+              first.value);
       if (rc && first.delayer != kNone && first.value > 0)
         res.rc_waits.push_back({res.coll_position_call[first.index], first.metric, first.cls, REF_COLL, first.delayer,
                                 first.delayer_index, first.value});
@@ -468,13 +481,15 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
     }
     int64_t waited = 0;
     if (wait) {
-      acc.add(wait->metric, wait->cls == CLS_GRID, wait->cp, wait->rank, wait->start, wait->value);
+      acc.add(wait->metric, wait->cls == CLS_GRID, wait->cp, wait->rank, order_of.thread[wait->index], wait->start,
+              wait->value);
       waited = wait->value;
     }
     if (done) {
       const int64_t leave = done->start + done->value;
       const int64_t value = std::min(done->value, order_of.duration[done->index] - waited);
-      acc.add(done->metric, done->cls == CLS_GRID, done->cp, done->rank, leave - value, value);
+      acc.add(done->metric, done->cls == CLS_GRID, done->cp, done->rank, order_of.thread[done->index], leave - value,
+              value);
     }
     k = next;
   }
@@ -601,16 +616,17 @@ void write_engine_files(const std::string& dir, const Defs& defs, const LocalDat
   std::vector<SevRow> rows;
   rows.reserve(4 * data.cp_stats.size() + res.severities.size());
   for (const CallPathStats& c : data.cp_stats) {
-    rows.push_back({M_TIME, CLS_NONE, 0, c.cp, c.rank, 0, double(c.time) / defs.resolution});
-    rows.push_back({M_VISITS, CLS_NONE, 0, c.cp, c.rank, 0, double(c.visits)});
-    if (c.bytes_sent) rows.push_back({M_BYTES_SENT, CLS_NONE, 0, c.cp, c.rank, 0, double(c.bytes_sent)});
-    if (c.bytes_received) rows.push_back({M_BYTES_RECEIVED, CLS_NONE, 0, c.cp, c.rank, 0, double(c.bytes_received)});
+    const uint8_t th = uint8_t(c.thread);
+    rows.push_back({M_TIME, CLS_NONE, th, c.cp, c.rank, 0, double(c.time) / defs.resolution});
+    rows.push_back({M_VISITS, CLS_NONE, th, c.cp, c.rank, 0, double(c.visits)});
+    if (c.bytes_sent) rows.push_back({M_BYTES_SENT, CLS_NONE, th, c.cp, c.rank, 0, double(c.bytes_sent)});
+    if (c.bytes_received) rows.push_back({M_BYTES_RECEIVED, CLS_NONE, th, c.cp, c.rank, 0, double(c.bytes_received)});
   }
   // in key order, not the hash table's (which depends on how many keys this process has)
   size_t first_wait = rows.size();
-  for (auto& [k, v] : res.severities) rows.push_back({k.metric, k.cls, 0, k.cp, k.rank, 0, v});
+  for (auto& [k, v] : res.severities) rows.push_back({k.metric, k.cls, k.thread, k.cp, k.rank, 0, v});
   std::sort(rows.begin() + first_wait, rows.end(), [](const SevRow& a, const SevRow& b) {
-    return std::tie(a.metric, a.cls, a.cp, a.rank) < std::tie(b.metric, b.cls, b.cp, b.rank);
+    return std::tie(a.metric, a.cls, a.cp, a.rank, a.thread) < std::tie(b.metric, b.cls, b.cp, b.rank, b.thread);
   });
   write_file(dir + "/severities" + suffix + ".bin", rows.data(), rows.size() * sizeof(SevRow));
   write_file(dir + "/pairs" + suffix + ".bin", res.pairs.data(), res.pairs.size() * sizeof(PairRow));

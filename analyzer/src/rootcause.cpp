@@ -479,7 +479,7 @@ class Analysis {
   // grows): most updates hit a key a recent one used.
   void add_sev(uint16_t metric, uint8_t cls, uint32_t cp, uint32_t rank, double v) {
     if (v == 0) return;
-    const SevKey key{metric, cls, cp, rank};
+    const SevKey key{metric, cls, 0, cp, rank};  // root causes: master locations only
     SevSlot& s = sev_cache_[SevKeyHash()(key) % kSevCache];
     if (!s.value || !(s.key == key)) s = {key, &out_.severities[key]};
     *s.value += v;

@@ -8,21 +8,23 @@
 
 namespace gs {
 
+// `thread`: the rank's location the value belongs to (Thread, records.hpp; 0: its master).
 struct SevKey {
-  uint16_t metric; uint8_t cls; uint32_t cp, rank;
+  uint16_t metric; uint8_t cls, thread; uint32_t cp, rank;
   bool operator==(const SevKey& o) const {
-    return metric == o.metric && cls == o.cls && cp == o.cp && rank == o.rank;
+    return metric == o.metric && cls == o.cls && thread == o.thread && cp == o.cp && rank == o.rank;
   }
 };
 struct SevKeyHash {
   size_t operator()(const SevKey& k) const {
-    return (uint64_t(k.cp) * 0x9E3779B97F4A7C15ull) ^ (uint64_t(k.rank) << 20) ^ (uint64_t(k.metric) << 8) ^ k.cls;
+    return (uint64_t(k.cp) * 0x9E3779B97F4A7C15ull) ^ (uint64_t(k.rank) << 20) ^ (uint64_t(k.metric) << 8) ^ k.cls ^
+           (uint64_t(k.thread) << 56);
   }
 };
 
 // Output rows (written as raw binary; layout mirrored in gridscope/analysis/engine_files.py).
 enum : uint8_t { CLS_LOCAL = 0, CLS_GRID = 1, CLS_NONE = 2 };
-struct SevRow { uint16_t metric; uint8_t cls; uint8_t pad; uint32_t cp; uint32_t rank; uint32_t pad2; double value; };
+struct SevRow { uint16_t metric; uint8_t cls; uint8_t thread; uint32_t cp; uint32_t rank; uint32_t pad; double value; };
 struct WaitRow { uint16_t metric; uint8_t cls; uint8_t pad; uint32_t cp; uint32_t rank; uint32_t pad2; double start, end; };
 struct PairRow { uint32_t from, to; uint64_t bytes, messages; double max_rate, min_duration; };
 static_assert(sizeof(SevRow) == 24 && sizeof(WaitRow) == 32 && sizeof(PairRow) == 40, "row layout");

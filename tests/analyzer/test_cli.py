@@ -37,6 +37,7 @@ def test_terminal_summary_prints_names_with_brackets_as_they_are():
 
     summary = {"ranks": 2, "metahosts": {"site[1]": 2}, "events": 10, "total_time_s": 1.0, "mpi_time_s": 0.5,
                "clock_violations": 0, "time_correction": {"enabled": False},
+               "thread_locations": {"locations": 0, "events": 0},
                "unanalysed_locations": {"locations": 0, "events": 0},
                "patterns": {"late_sender": {"grid": 0.0, "local": 0.25}},
                "by_callpath": [{"pattern": "late_sender", "class": "local", "seconds": 0.25,

@@ -78,6 +78,11 @@ def assert_root_causes_written(out: Path) -> None:
     summary = json.loads((out / N.SUMMARY_FILE).read_text())
     for key in ROOT_CAUSE_KEYS:
         assert key in summary, f"summary.json has no {key}"
+    if summary["thread_locations"]["locations"]:  # threads that call MPI: no root causes, said so
+        assert summary[N.ROOT_CAUSE_ANALYSIS]["skipped_for_threads"] is True
+        assert summary["critical_path"] == []
+        return
+    assert summary[N.ROOT_CAUSE_ANALYSIS]["skipped_for_threads"] is False
     assert summary["critical_path"], "empty critical path"
     assert sum(row["seconds"] for row in summary["critical_path"]) > 0
 

@@ -24,7 +24,7 @@ def output(*more: Severity) -> EngineOutput:
     pairs = (Pair("A", "B", 10, 2, 5.0, 0.5),)
     meta = {"ranks": 2, "events": 9, "clock_violations": 0, "unmatched_sends": 0, "unmatched_receives": 0,
             "incomplete_collectives": 0, "messages": 2, "collectives": 0, "time_correction": {"enabled": False},
-            "unanalysed_locations": 0, "unanalysed_location_events": 0,
+            "thread_locations": 0, "thread_location_events": 0, "unanalysed_locations": 0, "unanalysed_location_events": 0,
             "repaired_regions": {"misnested": 0, "unclosed": 0, "stray_leave": 0}, "repair_warnings": [],
             "rank_node": ["n0", "n1"]}
     return EngineOutput(meta, CALLPATHS, frozenset({RECV}), SeverityColumns.from_rows(sev, CALLPATHS), pairs)

@@ -226,9 +226,22 @@ def test_two_threads_per_rank_doing_point_to_point(record_app, tmp_path):
         assert locs[thread]["Type"] == "CPU_THREAD"
         assert locs[thread]["Group"] == locs[me]["Group"] == f'"MPI Rank {me}" <{me}>'
     s = analyses(anchor, tmp_path)
-    # the engine analyses the ranks' master threads: their rings match among themselves;
-    # the Pthreads' locations are counted, not analysed (docs/analyzer.md)
-    assert s["unanalysed_locations"] == {"locations": N,
-                                         "events": sum(len(evts[1 << 32 | r]) for r in range(N))}
+    # the engine analyses every location that calls MPI: the Pthreads' rings match per rank
+    # (tag 1, thread to thread) beside the masters' (tag 0), docs/analyzer.md
+    assert s["thread_locations"] == {"locations": N, "events": sum(len(evts[1 << 32 | r]) for r in range(N))}
+    assert s["unanalysed_locations"] == {"locations": 0, "events": 0}
     assert s["unmatched_messages"] == {"sends": 0, "receives": 0}
-    assert sum(r["messages"] for r in s["p2p"]) == N * iterations
+    assert sum(r["messages"] for r in s["p2p"]) == 2 * N * iterations
+    assert s["messages"] == 2 * N * iterations
+    # each Pthread's own row: its time is its "worker" region (first to last event, ticks of
+    # the trace's timer), its MPI time the ring's calls inside it
+    clock = otf2text.otf2_print("-G", anchor).split("Ticks per Seconds: ", 1)[1]
+    resolution = int(clock.split(",", 1)[0])
+    rows = {(t["rank"], t["thread"]): t for t in s["threads"]}
+    assert set(rows) == {(r, 1) for r in range(N)}
+    for me in range(N):
+        row = rows[(me, 1)]
+        assert 0 < row["mpi_s"] < row["time_s"]
+        assert row["waiting_s"] <= row["mpi_s"]
+        span = (evts[1 << 32 | me][-1].time - evts[1 << 32 | me][0].time) / resolution
+        assert row["time_s"] == pytest.approx(span, rel=1e-9)

@@ -75,7 +75,7 @@ def test_runs_without_root_causes_say_so(tmp_path):
     process.severities = [r for r in process.severities if not r[0].startswith(("delay", "critical"))]
     analysis_folder(tmp_path / "off", str(trace), HOSTS, [process], root_causes=False)
     out, _ = write_report([tmp_path / "off"], tmp_path / "r.html")
-    assert "analysed with --no-root-causes" in text(section(out.read_text(), "why"))
+    assert "Root causes not analysed (--no-root-causes)." in text(section(out.read_text(), "why"))
 
 
 def test_pair_kinds_and_followed_causes():

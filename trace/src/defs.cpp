@@ -3,6 +3,7 @@
 #include <map>
 
 #include "gridscope/trace/error.hpp"
+#include "gridscope/trace/records.hpp"
 
 namespace gs {
 namespace {
@@ -152,6 +153,16 @@ Defs read_definitions(OTF2_Reader* reader, const std::string& anchor, bool requi
       d.other_locations++;
       d.other_location_events += events;
     }
+  // a rank's threads: the CPU threads of its master location's group (Score-P's layout)
+  std::unordered_map<uint32_t, uint32_t> group_rank;
+  for (uint32_t r = 0; r < d.ranks(); ++r) group_rank.emplace(raw.location_group[d.rank_location[r]], r);
+  d.rank_threads.assign(d.ranks(), {});
+  for (const RawLocation& l : raw.locations) {
+    auto g = group_rank.find(l.group);
+    if (g != group_rank.end() && l.type == OTF2_LOCATION_TYPE_CPU_THREAD && !d.location_rank.count(l.id) &&
+        d.rank_threads[g->second].size() + 1 < kMaxThreads)
+      d.rank_threads[g->second].push_back(l.id);
+  }
   for (const RawLocation& l : raw.locations) {
     auto r = d.location_rank.find(l.id);
     d.locations.push_back({l.id, str(raw, l.name), uint8_t(l.type), l.events, l.group,

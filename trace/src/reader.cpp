@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 #include <string>
 
 #include "gridscope/trace/error.hpp"
@@ -112,6 +113,7 @@ class ProgramRegions {
 };
 
 enum : uint8_t { PEND_SEND = 0, PEND_RECV = 1, PEND_NBC = 2 };
+constexpr uint32_t kInstanceMask = 0xffffff;  // region instances as records keep them (they wrap)
 
 // `sync`: the frame's synchronisation call once it holds a communication event (timeline);
 // `seg_mark`: the timeline's segment entries when an MPI call was entered.
@@ -126,8 +128,9 @@ struct NbcPosted { int64_t enter; uint32_t ordinal; uint8_t cls; };
 // stack and per-call-path accumulators, communication events become compact records.
 class RecordBuilder {
  public:
-  RecordBuilder(const Defs& d, LocalData& out, Prefaults& prefault, ProgramRegions& programs, uint32_t rank)
-      : d_(d), out_(out), prefault_(prefault), programs_(programs), rank_(rank) {}
+  RecordBuilder(const Defs& d, LocalData& out, Prefaults& prefault, ProgramRegions& programs, uint32_t rank,
+                Thread thread)
+      : d_(d), out_(out), prefault_(prefault), programs_(programs), rank_(rank), thread_(thread) {}
   const std::string& error() const { return error_; }
 
   static constexpr bool kProgramRoot = true;
@@ -324,6 +327,7 @@ class RecordBuilder {
   Prefaults& prefault_;
   ProgramRegions& programs_;
   uint32_t rank_;
+  Thread thread_;
   std::vector<Frame> stack_;
   int64_t last_ = 0;
   std::vector<int64_t> time_;
@@ -363,7 +367,7 @@ OTF2_CallbackCode RecordBuilder::add_send(uint64_t t, uint32_t receiver, OTF2_Co
   const RegionDef& reg = d_.regions[out_.tree.nodes[f.cp].region];
   SendRec r{};
   r.src = rank_; r.dst = dst; r.comm = comm; r.tag = tag;
-  r.enter = f.enter; r.evt = ts(t); r.lr_ok = reg.lr_send;
+  r.enter = f.enter; r.evt = ts(t); r.lr_ok = reg.lr_send; r.thread = thread_;
   r.c_enter = f.enter; r.c_leave = r.evt; r.cp_complete = f.cp;
   uint32_t idx = out_.sends.size();
   if (blocking) {
@@ -394,7 +398,7 @@ OTF2_CallbackCode RecordBuilder::add_recv(uint64_t t, uint32_t sender, OTF2_Comm
   RecvRec r{};
   r.src = src; r.dst = rank_; r.comm = comm; r.tag = tag;
   r.cp = f.cp; r.enter = f.enter; r.leave = ts(t); r.evt = r.leave; r.req_enter = f.enter;
-  r.bytes = len; r.instance = f.instance & 0x7fffffffu;
+  r.bytes = len; r.instance = f.instance & kInstanceMask; r.thread = thread_;
   r.is_test = d_.regions[out_.tree.nodes[f.cp].region].is_test;
   Posted posted;
   uint32_t seq;
@@ -448,7 +452,7 @@ OTF2_CallbackCode RecordBuilder::coll_end(uint64_t t, OTF2_CollectiveOp op, OTF2
   CollClass cls = reg.coll != CollClass::None ? reg.coll : collective_class(op);
   if (cls == CollClass::None || cls == CollClass::Skipped) return OTF2_CALLBACK_SUCCESS;
   CollRec r{};
-  r.comm = comm; r.seq = seq; r.rank = rank_; r.pos = pos; r.cp = f.cp;
+  r.comm = comm; r.seq = seq; r.rank = rank_; r.pos = pos; r.cp = f.cp; r.thread = thread_;
   r.root = root == OTF2_UNDEFINED_UINT32 ? kNone : d_.world_rank(comm, root, rank_);
   r.cls = uint8_t(cls); r.sent = sent; r.received = received;
   r.begin = f.coll_begin != INT64_MIN ? f.coll_begin : f.enter;
@@ -478,7 +482,8 @@ OTF2_CallbackCode RecordBuilder::nbc_complete(uint64_t t, OTF2_CollectiveOp op, 
   NbcRec r{};
   r.comm = comm; r.rank = rank_; r.pos = pos;
   r.root = root == OTF2_UNDEFINED_UINT32 ? kNone : d_.world_rank(comm, root, rank_);
-  r.cp = f.cp; r.call = f.instance; r.after_colls = uint32_t(out_.colls.size());
+  r.cp = f.cp; r.call = (f.instance & kInstanceMask) | uint32_t(thread_) << 24;  // (unique among the rank's threads)
+  r.after_colls = uint32_t(out_.colls.size()); r.thread = thread_;
   CollClass cls = CollClass(posted.cls) != CollClass::None ? CollClass(posted.cls) : collective_class(op);
   r.cls = uint8_t(cls);
   r.is_test = d_.regions[out_.tree.nodes[f.cp].region].is_test;
@@ -540,7 +545,137 @@ void RecordBuilder::finish_location(size_t first_recv, size_t first_nbc) {
     tl_.calls.push_back(c);
   }
   for (uint32_t cp = 0; cp < visits_.size(); ++cp)
-    if (visits_[cp]) out_.cp_stats.push_back({cp, rank_, time_[cp], visits_[cp], bsent_[cp], brecv_[cp]});
+    if (visits_[cp]) out_.cp_stats.push_back({cp, rank_, thread_, time_[cp], visits_[cp], bsent_[cp], brecv_[cp]});
+}
+
+// ---- A rank's threads: their records merged into the rank's ----
+
+// Where each of one rank's locations begins in the record vectors (the rank's master
+// location first, its threads after it), and each receive's place in the posting order of
+// its own location.
+struct RankParts {
+  std::vector<size_t> sends, recvs, colls, nbcs;
+  std::vector<uint32_t> recv_post;
+  void start(const LocalData& out) {
+    sends.assign(1, out.sends.size()); recvs.assign(1, out.recvs.size());
+    colls.assign(1, out.colls.size()); nbcs.assign(1, out.nbcs.size());
+    recv_post.clear();
+  }
+  bool threads() const { return sends.size() > 1; }
+  void next(const LocalData& out) {
+    sends.push_back(out.sends.size()); recvs.push_back(out.recvs.size());
+    colls.push_back(out.colls.size()); nbcs.push_back(out.nbcs.size());
+  }
+  // the posting index of receives [first, first + n) of a location whose posting order is
+  // `order` (positions from `first`; empty: the stored order)
+  void add_posting(const Order& order, size_t first, size_t n) {
+    size_t base = recv_post.size();
+    recv_post.resize(base + n);
+    for (size_t p = 0; p < n; ++p) recv_post[base + (order.size() > first ? order[first + p] - first : p)] = uint32_t(p);
+  }
+};
+
+// Positions of v's records in [begin.front(), begin.back()), location by location in
+// `begin`, merged by `key`: each location keeps its own order; on equal keys the lower
+// location comes first. (A rank has a handful of locations: a linear pick per record.)
+template <class T, class Key>
+std::vector<uint32_t> merged_order(const std::vector<T>& v, const std::vector<size_t>& begin, Key key) {
+  std::vector<size_t> head(begin.begin(), begin.end() - 1);
+  std::vector<uint32_t> order;
+  order.reserve(begin.back() - begin.front());
+  for (;;) {
+    int best = -1;
+    for (size_t k = 0; k < head.size(); ++k)
+      if (head[k] < begin[k + 1] && (best < 0 || key(v[head[k]]) < key(v[head[best]]))) best = int(k);
+    if (best < 0) return order;
+    order.push_back(uint32_t(head[best]++));
+  }
+}
+
+template <class T>
+void permute(std::vector<T>& v, size_t from, const std::vector<uint32_t>& order, size_t base) {
+  std::vector<T> moved;
+  moved.reserve(order.size());
+  for (uint32_t i : order) moved.push_back(v[i - base]);
+  std::copy(moved.begin(), moved.end(), v.begin() + (from - base));
+}
+
+// Collective instance numbers where several of the rank's locations call collectives on one
+// communicator: each location numbered its own calls (counting the ones it did not keep);
+// in the order the calls were made (`key`) they become the rank's, each location's numbers
+// it did not keep staying in front of its next call.
+template <class T, class Key>
+void renumber_shared(std::vector<T>& v, size_t from, Key key) {
+  std::unordered_map<uint32_t, std::vector<uint32_t>> by_comm;
+  for (size_t i = from; i < v.size(); ++i) by_comm[v[i].comm].push_back(uint32_t(i));
+  for (auto& [comm, idx] : by_comm) {
+    if (std::all_of(idx.begin(), idx.end(), [&](uint32_t i) { return v[i].thread == v[idx[0]].thread; })) continue;
+    std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+      return std::make_tuple(key(v[a]), v[a].thread, v[a].seq) < std::make_tuple(key(v[b]), v[b].thread, v[b].seq);
+    });
+    std::unordered_map<Thread, int64_t> last;
+    uint32_t next = 0;
+    for (uint32_t i : idx) {
+      auto it = last.try_emplace(v[i].thread, -1).first;
+      const int64_t own = v[i].seq;
+      next += uint32_t(own - it->second - 1);
+      it->second = own;
+      v[i].seq = next++;
+    }
+  }
+}
+
+// Merges the records of the rank whose locations `parts` lists (all read into `out`).
+void merge_rank(LocalData& out, RankParts& parts) {
+  parts.next(out);
+  auto by = [](auto field) { return [field](const auto& r) { return r.*field; }; };
+  permute(out.sends, parts.sends.front(), merged_order(out.sends, parts.sends, by(&SendRec::evt)), 0);
+  // receives: in completion order (a Waitall's stay together: one location, one time) ...
+  const size_t first_recv = parts.recvs.front();
+  std::vector<uint32_t> done = merged_order(out.recvs, parts.recvs, by(&RecvRec::leave));
+  permute(out.recvs, first_recv, done, 0);
+  permute(parts.recv_post, first_recv, done, first_recv);
+  // ... and in posting order, by the posting call's time
+  Order& order = out.recv_order;
+  order.resize(std::min(order.size(), first_recv));
+  for (size_t i = order.size(); i < first_recv; ++i) order.push_back(uint32_t(i));
+  for (size_t i = first_recv; i < out.recvs.size(); ++i) order.push_back(uint32_t(i));
+  std::sort(order.begin() + first_recv, order.end(), [&](uint32_t a, uint32_t b) {
+    const RecvRec &x = out.recvs[a], &y = out.recvs[b];
+    return std::make_tuple(x.req_enter, uint32_t(x.thread), parts.recv_post[a - first_recv]) <
+           std::make_tuple(y.req_enter, uint32_t(y.thread), parts.recv_post[b - first_recv]);
+  });
+  const size_t first_coll = parts.colls.front();
+  permute(out.colls, first_coll, merged_order(out.colls, parts.colls, by(&CollRec::begin)), 0);
+  renumber_shared(out.colls, first_coll, by(&CollRec::begin));
+  const size_t first_nbc = parts.nbcs.front();
+  renumber_shared(out.nbcs, first_nbc, by(&NbcRec::join));
+  permute(out.nbcs, first_nbc, merged_order(out.nbcs, parts.nbcs, by(&NbcRec::enter)), 0);
+  // the blocking collectives before each non-blocking one's completion: those that ended
+  // before its completing call
+  size_t before = first_coll;
+  for (size_t k = first_nbc; k < out.nbcs.size(); ++k) {
+    while (before < out.colls.size() && out.colls[before].end <= out.nbcs[k].enter) ++before;
+    out.nbcs[k].after_colls = uint32_t(before);
+  }
+}
+
+// Appends a thread's records (read into `part`, with its own call tree) to `out`, its call
+// paths mapped into out's tree.
+void graft(LocalData& part, LocalData& out, RankParts& parts) {
+  parts.next(out);
+  std::vector<uint32_t> cp(part.tree.nodes.size());
+  for (size_t i = 0; i < cp.size(); ++i) {  // (a node's parent comes before it)
+    const CallTree::Node& n = part.tree.nodes[i];
+    cp[i] = out.tree.child(n.parent == kNone ? kNone : cp[n.parent], n.region);
+  }
+  for (SendRec r : part.sends) { r.cp_complete = cp[r.cp_complete]; out.sends.push_back(r); }
+  for (RecvRec r : part.recvs) { r.cp = cp[r.cp]; out.recvs.push_back(r); }
+  for (CollRec r : part.colls) { r.cp = cp[r.cp]; out.colls.push_back(r); }
+  for (NbcRec r : part.nbcs) { r.cp = cp[r.cp]; out.nbcs.push_back(r); }
+  for (CallPathStats c : part.cp_stats) { c.cp = cp[c.cp]; out.cp_stats.push_back(c); }
+  parts.add_posting(part.recv_order, 0, part.recvs.size());
+  out.mpi_events += part.mpi_events;
 }
 
 }  // namespace
@@ -549,10 +684,17 @@ void read_locations(Archive& archive, const std::vector<uint32_t>& ranks, LocalD
   const Defs& defs = archive.defs();
   ProgramRegions programs(archive.defs());
   uint64_t announced = 0;
+  // each owned rank's master location, then its threads
   std::vector<uint64_t> locations;
+  std::vector<std::pair<uint32_t, Thread>> whose;
   for (uint32_t r : ranks) {
     locations.push_back(defs.rank_location[r]);
+    whose.push_back({r, 0});
     announced += defs.rank_events[r];
+    for (size_t k = 0; k < defs.rank_threads[r].size(); ++k) {
+      locations.push_back(defs.rank_threads[r][k]);
+      whose.push_back({r, Thread(k + 1)});
+    }
   }
   // Reserving address space (not memory: pages are touched only when written) saves the
   // copies of repeated growth; a message costs at least 3 events (Enter, MpiSend, Leave).
@@ -562,25 +704,44 @@ void read_locations(Archive& archive, const std::vector<uint32_t>& ranks, LocalD
     out.timeline.calls.reserve(announced / 3 + ranks.size());
     out.timeline.seg.reserve(announced / 2);
   }
-  Prefaults prefault;
+  Prefaults prefault, part_prefault;
   std::optional<RecordBuilder> builder;
+  std::optional<LocalData> part;  // the thread being read
+  RankParts parts;
   size_t first_recv = 0, first_nbc = 0;
   read_balanced<RecordBuilder>(
       archive, locations, out.repairs,
       [&](size_t i) -> RecordBuilder& {
+        const auto [rank, thread] = whose[i];
+        if (thread) {
+          part.emplace();
+          return builder.emplace(defs, *part, part_prefault, programs, rank, thread);
+        }
         first_recv = out.recvs.size();
         first_nbc = out.nbcs.size();
+        parts.start(out);
         if (out.timeline.enabled) {
           out.timeline.rank_first.push_back(uint32_t(out.timeline.calls.size()));
           out.timeline.rank_init.push_back(kNone);
           out.timeline.rank_finalize.push_back(kNone);
         }
-        return builder.emplace(defs, out, prefault, programs, ranks[i]);
+        return builder.emplace(defs, out, prefault, programs, rank, 0);
       },
-      [&](size_t, uint64_t events, const Archive::LocationInfo& info) {
+      [&](size_t i, uint64_t events, const Archive::LocationInfo& info) {
+        if (!whose[i].second) {
+          builder->finish_location(first_recv, first_nbc);
+          if (!defs.rank_threads[whose[i].first].empty())
+            parts.add_posting(out.recv_order, first_recv, out.recvs.size() - first_recv);
+        } else {
+          builder->finish_location(0, 0);
+          if (part->mpi_events == 0) return;  // a thread without MPI: not analysed
+          graft(*part, out, parts);
+          out.thread_locations++;
+          out.thread_events += events;
+        }
         out.events += events;
         out.clock_offsets_applied += info.clock_offsets_applied;
-        builder->finish_location(first_recv, first_nbc);
+        if ((i + 1 == locations.size() || !whose[i + 1].second) && parts.threads()) merge_rank(out, parts);
       });
 }
 

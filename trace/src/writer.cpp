@@ -69,6 +69,15 @@ uint32_t TraceWriter::add_rank(uint32_t node) {
   return ranks_.size() - 1;
 }
 
+uint32_t TraceWriter::add_thread(uint32_t rank, uint32_t k) {
+  if (rank >= ranks_.size()) undeclared(rank);
+  if (k == 0 || k >= 256) throw Error(dir_, "thread " + std::to_string(k) + " of rank " + std::to_string(rank) + ": threads are 1 to 255");
+  OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive_, uint64_t(k) << 32 | rank);
+  if (!w) throw Error(dir_, "cannot create the event writer of thread " + std::to_string(k) + " of rank " + std::to_string(rank));
+  threads_.push_back({rank, k, w});
+  return kFirstThread + uint32_t(threads_.size() - 1);
+}
+
 uint32_t TraceWriter::add_rank(const std::string& metahost, const std::string& node) {
   auto find_or_add = [&](const std::string& name, const std::string& cls, uint32_t parent) {
     std::string key = std::to_string(parent) + "/" + name;
@@ -161,6 +170,12 @@ uint64_t TraceWriter::finish() {
     total += counts[r];
     check(OTF2_Archive_CloseEvtWriter(archive_, ranks_[r].events), "cannot close an event file");
   }
+  for (Thread& th : threads_) {
+    thread_events_.push_back(0);
+    check(OTF2_EvtWriter_GetNumberOfEvents(th.events, &thread_events_.back()), "event count");
+    total += thread_events_.back();
+    check(OTF2_Archive_CloseEvtWriter(archive_, th.events), "cannot close an event file");
+  }
   check(OTF2_Archive_CloseEvtFiles(archive_), "cannot close the event files");
   check(OTF2_Archive_OpenDefFiles(archive_), "cannot open the definition files");
   for (size_t r = 0; r < ranks_.size(); ++r) {
@@ -170,6 +185,11 @@ uint64_t TraceWriter::finish() {
     if (it != offsets_.end())
       for (const Offset& o : it->second)
         check(OTF2_DefWriter_WriteClockOffset(dw, o.time, o.offset, o.stddev), "clock offset");
+    check(OTF2_Archive_CloseDefWriter(archive_, dw), "cannot close a definition file");
+  }
+  for (const Thread& th : threads_) {
+    OTF2_DefWriter* dw = OTF2_Archive_GetDefWriter(archive_, uint64_t(th.k) << 32 | th.rank);
+    if (!dw) throw Error(dir_, "cannot create a definition writer");
     check(OTF2_Archive_CloseDefWriter(archive_, dw), "cannot close a definition file");
   }
   check(OTF2_Archive_CloseDefFiles(archive_), "cannot close the definition files");
@@ -194,6 +214,8 @@ void TraceWriter::write_global() {
   for (size_t i = 0; i < ranks_.size(); ++i) rank_name.push_back(str("MPI Rank " + std::to_string(i)));
   uint32_t master = str("Master thread"), mpi = str("MPI"), empty = str(""), world = str("MPI_COMM_WORLD"),
            self = str("MPI_COMM_SELF");
+  std::vector<uint32_t> thread_name;
+  for (const Thread& th : threads_) thread_name.push_back(str("Pthread thread " + std::to_string(th.k)));
   std::vector<uint32_t> region_name, region_file;
   for (const std::string& n : region_names_) region_name.push_back(str(n));
   std::vector<uint32_t> comm_name;
@@ -218,6 +240,10 @@ void TraceWriter::write_global() {
           "location group");
   for (size_t i = 0; i < ranks_.size(); ++i)
     check(OTF2_GlobalDefWriter_WriteLocation(g, i, master, OTF2_LOCATION_TYPE_CPU_THREAD, location_events_[i], i),
+          "location");
+  for (size_t i = 0; i < threads_.size(); ++i)
+    check(OTF2_GlobalDefWriter_WriteLocation(g, uint64_t(threads_[i].k) << 32 | threads_[i].rank, thread_name[i],
+                                             OTF2_LOCATION_TYPE_CPU_THREAD, thread_events_[i], threads_[i].rank),
           "location");
   for (size_t i = 0; i < region_names_.size(); ++i) {
     const std::string& n = region_names_[i];

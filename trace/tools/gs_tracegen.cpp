@@ -9,6 +9,8 @@
 //   rank R METAHOST NODE                  (ranks 0..n-1, in order)
 //   comm NAME R0 R1 ...                   (extra communicator over world ranks; MPI_COMM_WORLD implicit)
 //   offset R TIME OFFSET                  (ClockOffset definition for rank R)
+//   thread R K                            (thread K >= 1 of rank R: a location in R's group;
+//                                          its events are written as rank "R.K")
 //   R T enter REGION | R T leave [REGION]   (a named Leave may break the nesting: repair tests)
 //   R T0 T1 region NAME                   (Enter/Leave)
 //   R T0 T1 send NAME DST TAG BYTES [COMM]          (MpiSend at T0)
@@ -98,6 +100,7 @@ int run_spec(const std::string& spec_path, const std::string& out) {
   opt.scorep_layout = layout == "scorep";
   TraceWriter w(out, opt);
   std::map<uint32_t, std::vector<uint32_t>> stack;
+  std::map<std::string, uint32_t> threads;  // "R.K" -> the writer's id
   for (size_t i = 0; i < lines.size(); ++i) {
     auto& t = lines[i];
     std::string where = spec_path + ":" + std::to_string(lineno[i]);
@@ -116,11 +119,16 @@ int run_spec(const std::string& spec_path, const std::string& out) {
       w.add_comm(arg(1), members);
       continue;
     }
+    if (t[0] == "thread") {
+      threads[arg(1) + "." + arg(2)] = w.add_thread(num(1), num(2));
+      continue;
+    }
     if (t[0] == "offset") {
       w.clock_offset(num(1), num(2), signed_number(arg(3), where));
       continue;
     }
-    uint32_t r = num(0);
+    auto thread = threads.find(t[0]);
+    uint32_t r = thread != threads.end() ? thread->second : num(0);
     uint64_t t0 = num(1);
     if (arg(2) == "enter") {
       stack[r].push_back(w.region(arg(3)));

@@ -25,8 +25,9 @@ from gridscope.errors import GridscopeError
 if TYPE_CHECKING:
     from gridscope.analysis.root_causes import CauseColumns
 
-SEV_DTYPE = np.dtype([("metric", "<u2"), ("cls", "u1"), ("pad", "u1"), ("cp", "<u4"), ("rank", "<u4"),
-                      ("pad2", "<u4"), ("value", "<f8")])
+# `thread`: which of the rank's locations (0: its master; k: its k-th thread, docs/analyzer.md)
+SEV_DTYPE = np.dtype([("metric", "<u2"), ("cls", "u1"), ("thread", "u1"), ("cp", "<u4"), ("rank", "<u4"),
+                      ("pad", "<u4"), ("value", "<f8")])
 PAIR_DTYPE = np.dtype([("from", "<u4"), ("to", "<u4"), ("bytes", "<u8"), ("messages", "<u8"),
                        ("max_rate", "<f8"), ("min_duration", "<f8")])
 CLASSES_BY_CODE = tuple(N.CLASS_BY_CODE[c] for c in range(len(N.CLASS_BY_CODE)))  # local, grid, ""
@@ -51,6 +52,7 @@ class Severity(NamedTuple):
     callpath: str
     rank: int
     value: float
+    thread: int = 0  # 0: the rank's master location
 
 
 class Pair(NamedTuple):
@@ -64,7 +66,7 @@ class Pair(NamedTuple):
     min_transfer_s: float  # NaN when no transfer time was measured
 
 
-SEVERITY_FIELDS = ("metric", "cls", "callpath", "rank", "value")
+SEVERITY_FIELDS = ("metric", "cls", "callpath", "rank", "value", "thread")
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class SeverityColumns:
     callpath: np.ndarray  # index into EngineOutput.callpaths
     rank: np.ndarray      # int32
     value: np.ndarray     # float64
+    thread: np.ndarray    # uint8: the rank's location (0: master thread); every view sums a rank's threads
 
     def __len__(self) -> int:
         return len(self.value)
@@ -83,7 +86,7 @@ class SeverityColumns:
     def take(self, rows: np.ndarray) -> "SeverityColumns":
         """The rows selected by a boolean mask or positions, in their order."""
         return SeverityColumns(self.metric[rows], self.cls[rows], self.callpath[rows], self.rank[rows],
-                               self.value[rows])
+                               self.value[rows], self.thread[rows])
 
     @staticmethod
     def from_rows(rows: Iterable[Severity], callpaths: tuple[str, ...]) -> "SeverityColumns":
@@ -95,16 +98,17 @@ class SeverityColumns:
             np.asarray([code[r.cls] for r in rows], dtype=np.uint8),
             np.asarray([index[r.callpath] for r in rows], dtype=np.int32),
             np.asarray([r.rank for r in rows], dtype=np.int32),
-            np.asarray([r.value for r in rows], dtype=np.float64)), callpaths)
+            np.asarray([r.value for r in rows], dtype=np.float64),
+            np.asarray([r.thread for r in rows], dtype=np.uint8)), callpaths)
 
 
 def sorted_by_severity(sev: SeverityColumns, callpaths: tuple[str, ...]) -> SeverityColumns:
     """SEV in severity order: metric name, class in engine code order, call path (as a
-    string), rank, and the value: two engine call paths with the same region-name path
+    string), rank, thread, and the value: two engine call paths with the same region-name path
     (regions of equal names) give two rows of one key, whose engine ids, and so file order,
     depend on -j. A stable sort, so equal rows keep their order (they are indistinguishable).
     (A NaN value sorts last here; the Cube writer refuses it, so no output depends on that.)"""
-    order = np.lexsort((sev.value, sev.rank, string_order(callpaths)[sev.callpath], sev.cls,
+    order = np.lexsort((sev.value, sev.thread, sev.rank, string_order(callpaths)[sev.callpath], sev.cls,
                         METRIC_ORDER[sev.metric]))
     return sev.take(order)
 
@@ -223,7 +227,7 @@ def read_profile(folder: Path, head: EngineHead) -> EngineOutput:
         callpaths = _checked_callpaths(sev["cp"], remap, sev_file)
         parts.append(SeverityColumns(_checked_codes(sev["metric"], len(ENGINE_METRICS), sev_file),
                                      _checked_codes(sev["cls"], len(CLASSES_BY_CODE), sev_file),
-                                     callpaths, sev["rank"].astype(np.int32), sev["value"]))
+                                     callpaths, sev["rank"].astype(np.int32), sev["value"], sev["thread"]))
         pairs.append(np.fromfile(folder / f"pairs.{p}.bin", dtype=PAIR_DTYPE))
     merged = (SeverityColumns(*(np.concatenate([getattr(part, f) for part in parts]) for f in SEVERITY_FIELDS))
               if parts else SeverityColumns.from_rows((), head.callpaths))

@@ -131,6 +131,27 @@ def _by(sev: SeverityColumns, where: np.ndarray, labels: Sequence[str], name: st
                                   where[first[ordered]].tolist(), sums[ordered].tolist())]
 
 
+def thread_rows(out: EngineOutput) -> list[dict]:
+    """Per analysed thread location (a rank's thread that calls MPI; its master is thread 0
+    and is not listed): its time, MPI time and waiting, seconds. Every other view sums a
+    rank's threads into the rank."""
+    sev = out.severities
+    rows = np.flatnonzero(sev.thread > 0)
+    if not len(rows):
+        return []
+    sev = sev.take(rows)
+    is_time = sev.metric == TIME_CODE
+    kinds = {"time_s": is_time, "mpi_s": is_time & out.is_mpi_callpath[sev.callpath],
+             "waiting_s": IS_PATTERN[sev.metric]}
+    threads = sorted(set(zip(sev.rank.tolist(), sev.thread.tolist())))
+    table = {key: {N.RANK: key[0], "thread": key[1], **{k: 0.0 for k in kinds}} for key in threads}
+    for kind, mask in kinds.items():
+        first, sums = group_sums((sev.rank[mask], sev.thread[mask]), sev.value[mask])
+        for r, t, v in zip(sev.rank[mask][first].tolist(), sev.thread[mask][first].tolist(), sums.tolist()):
+            table[(r, t)][kind] = v
+    return [table[key] for key in threads]
+
+
 def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> dict:
     from gridscope.analysis import critical_path, root_causes
 
@@ -169,7 +190,11 @@ def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> di
         "incomplete_collectives": int(meta["incomplete_collectives"]),
         "messages": int(meta["messages"]),
         "collectives": int(meta["collectives"]),
-        # threads besides the ranks' master threads: counted, not analysed
+        # the ranks' threads that call MPI, analysed with their ranks (docs/analyzer.md) ...
+        "thread_locations": {"locations": int(meta["thread_locations"]),
+                             "events": int(meta["thread_location_events"])},
+        "threads": thread_rows(out),
+        # ... and the other locations besides the ranks' master threads: counted, not analysed
         "unanalysed_locations": {"locations": int(meta["unanalysed_locations"]),
                                  "events": int(meta["unanalysed_location_events"])},
         # user regions repaired while reading (mis-nested, never left, stray Leaves): docs/analyzer.md

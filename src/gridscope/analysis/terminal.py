@@ -40,10 +40,14 @@ def print_summary(summary: dict, console: Console | None = None, top: int = 8) -
     tc = summary["time_correction"]
     if tc["enabled"]:
         console.print(escape(_time_correction_line(tc)))
+    threads = summary["thread_locations"]
+    if threads["locations"]:
+        console.print(f"Analysed with their ranks: {threads['locations']} thread locations that call MPI "
+                      f"({threads['events']:,} events).")
     skipped = summary["unanalysed_locations"]
     if skipped["locations"]:
-        console.print(f"[yellow]Not analysed: {skipped['locations']} thread locations besides the ranks' "
-                      f"master threads ({skipped['events']:,} events).[/]")
+        console.print(f"[yellow]Not analysed: {skipped['locations']} locations without MPI events besides the "
+                      f"ranks' master threads ({skipped['events']:,} events).[/]")
     display = {m.id: m.display for m in METRICS}
     table = Table(title="Wait states (seconds summed over ranks; % of total time)")
     for col in ("pattern", "grid", "local", "% time"):

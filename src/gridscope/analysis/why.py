@@ -83,6 +83,9 @@ def enabled(summary: dict) -> bool | None:
 def not_analysed_reason(summary: dict) -> str:
     """Why the root causes are missing, in one line for the terminal."""
     block = summary.get(N.ROOT_CAUSE_ANALYSIS) or {}
+    if block.get("skipped_for_threads"):
+        return ("not analysed: the ranks call MPI from several threads, and root causes follow "
+                "each rank's master thread only (docs/root-causes.md).")
     if block.get("mode") == "auto":
         return (f"not analysed: {summary.get('events', 0):,} events, more than the "
                 f"{block.get('auto_limit_events', 0):,} they are computed for by default "

@@ -131,7 +131,7 @@ def _run_entry(name: str, run: AnalysisRun) -> dict:
             "pattern_pct": {p["display"]: p["pct"] for p in patterns},
             "figures": fig, "patterns": patterns, "callpaths": callpaths,
             "callpath_chart": charts.callpath_chart(callpaths),
-            "by_metahost": by_metahost(s)[:12], "p2p": p2p_matrices(s),
+            "by_metahost": by_metahost(s)[:12], "p2p": p2p_matrices(s), "threads": s.get("threads") or [],
             "messages": messages, "clock_extra": clock_extra,
             "violation_pct": (100 * fig.clock_violations / messages) if messages else None,
             "findings": findings}

@@ -5,7 +5,7 @@ largest causes of the first run followed across runs."""
 from __future__ import annotations
 
 from gridscope.analysis import names as N
-from gridscope.analysis.why import KIND_LABELS, enabled, path_length, waiting_by_metahost
+from gridscope.analysis.why import KIND_LABELS, enabled, not_analysed_reason, path_length, waiting_by_metahost
 from gridscope.report.figures import pct, significant
 from gridscope.report.pattern_info import display
 
@@ -74,7 +74,8 @@ def why_entry(summary: dict) -> dict | None:
     if on is None:
         return None
     classes = summary.get(N.WAIT_CLASSES) or {}
-    return {"enabled": on, "causes": cause_rows(summary), "path": path_rows(summary),
+    return {"enabled": on, "reason": None if on else "Root causes " + not_analysed_reason(summary),
+            "causes": cause_rows(summary), "path": path_rows(summary),
             "path_length": path_length(summary), "pairs": pair_kinds(summary),
             "sentences": [w.sentence() for w in waiting_by_metahost(summary)[:3]],
             "classes": [{"name": name, **{c: float((classes.get(name) or {}).get(c, 0.0)) for c in N.CLASSES}}

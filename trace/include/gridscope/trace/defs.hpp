@@ -76,7 +76,12 @@ struct Defs {
   std::vector<std::string> rank_node, rank_metahost_name;
   std::vector<uint32_t> rank_metahost;           // rank -> index into metahosts
   std::vector<std::string> metahosts;
-  // Locations that are not MPI ranks (the ranks' other threads): not analysed, only counted.
+  // The other locations of each rank's location group (its threads), in definition order:
+  // rank_threads[r][k - 1] is the rank's thread k (Thread, records.hpp). The reader
+  // analyses those that hold MPI events.
+  std::vector<std::vector<uint64_t>> rank_threads;
+  // Locations that are not MPI ranks' master locations (threads, other kinds of location),
+  // as the definitions announce them; the analysis reports how many it did not analyse.
   uint64_t other_locations = 0, other_location_events = 0;
   std::unordered_map<uint32_t, std::string> strings;  // String definitions (ProgramBegin's program name)
 

@@ -24,12 +24,20 @@ struct LocalData {
   std::vector<CallPathStats> cp_stats;  // per (call path, rank) with visits
   uint64_t events = 0;
   uint64_t mpi_events = 0;
+  // The ranks' other locations (threads) that hold MPI events: read, and merged into their
+  // rank's records (the others are read, found without MPI, and left out).
+  uint64_t thread_locations = 0, thread_events = 0;
   uint64_t clock_offsets_applied = 0;
   RepairLog repairs;              // user regions repaired while reading
   Timeline timeline;              // filled when timeline.enabled is set before reading
 };
 
-// Reads the owned ranks' events (in `ranks` order) into `out`; throws gs::Error.
+// Reads the owned ranks' events (in `ranks` order) into `out`; throws gs::Error. A rank's
+// threads (Defs::rank_threads) that call MPI are analysed with it: their records join the
+// rank's in time order (sends by their send event, receives by completion and by posting,
+// collectives by their calls), so messages and collective instances match per rank, as MPI
+// matches them; call-path statistics and severities keep the thread (records.hpp). The
+// timeline is the master locations' only: root causes need a trace without such threads.
 void read_locations(Archive& archive, const std::vector<uint32_t>& ranks, LocalData& out);
 
 }  // namespace gs

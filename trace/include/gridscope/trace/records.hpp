@@ -13,10 +13,17 @@ constexpr uint32_t kNone = UINT32_MAX;
 // Record indices in posting order; an empty vector stands for the stored order.
 using Order = std::vector<uint32_t>;
 
+// Which of its rank's locations a record comes from: 0 for the rank's master location,
+// k for the k-th other location of its location group (Defs::rank_threads). Severities are
+// charged to (rank, thread); messages and collectives match per rank.
+using Thread = uint8_t;
+constexpr uint32_t kMaxThreads = 128;  // RecvRec keeps 7 bits
+
 struct SendRec {
   uint32_t src, dst, comm, tag;
   uint32_t cp_complete;          // call path of the region completing the send
   uint8_t lr_ok, complete;
+  Thread thread;
   int64_t enter, evt;            // send region enter, MpiSend/MpiIsend time
   int64_t c_enter, c_leave;      // completion region (MPI_Send itself or the wait)
 };  // (no byte count: the receive's counts for the message statistics)
@@ -25,8 +32,8 @@ struct RecvRec {
   uint32_t src, dst, comm, tag;
   uint32_t cp;                   // call path of the receive-completing region
   // region instance (a Waitall groups several receives; wraps, only neighbours are
-  // compared); the flag shares its word so the record stays 64 bytes
-  uint32_t instance : 31, is_test : 1;
+  // compared); the thread and the flag share its word so the record stays 64 bytes
+  uint32_t instance : 24, thread : 7, is_test : 1;
   int64_t enter, leave, evt, req_enter;
   uint64_t bytes;
 };
@@ -34,6 +41,7 @@ struct RecvRec {
 struct CollRec {
   uint32_t comm, seq, rank, pos, cp, root;
   uint8_t cls;
+  Thread thread;
   uint64_t sent, received;
   int64_t begin, end;
 };
@@ -48,14 +56,15 @@ struct NbcRec {
   uint32_t call;                 // that call's instance on its location (a Waitall completes several)
   uint32_t after_colls;          // blocking collective records (LocalData::colls) before this one
   uint8_t cls, is_test;          // CollClass; completed by an MPI_Test*
+  Thread thread;
   uint64_t sent, received;
   int64_t join;                  // enter of the initiating MPI_I* call
   int64_t enter, leave;          // the completing call's enter and leave
 };
 
-// Time, visits and bytes of one call path on one rank (times in ticks, exclusive).
+// Time, visits and bytes of one call path on one location (times in ticks, exclusive).
 struct CallPathStats {
-  uint32_t cp, rank;
+  uint32_t cp, rank, thread;
   int64_t time;
   uint64_t visits, bytes_sent, bytes_received;
 };
@@ -92,6 +101,6 @@ struct CallTree {
   uint32_t roots = kNone;
 };
 
-static_assert(sizeof(SendRec) == 56 && sizeof(RecvRec) == 64, "compact records");
+static_assert(sizeof(SendRec) == 56 && sizeof(RecvRec) == 64 && sizeof(CollRec) == 64, "compact records");
 
 }  // namespace gs

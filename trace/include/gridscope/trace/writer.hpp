@@ -53,6 +53,11 @@ class TraceWriter {
   // The next MPI rank on NODE of METAHOST, tree nodes made as the layout says.
   uint32_t add_rank(const std::string& metahost, const std::string& node);
   uint32_t ranks() const { return ranks_.size(); }
+  // Thread K (1, 2, ...) of RANK: one more location in the rank's group (Score-P's id
+  // K << 32 | RANK, a CPU thread named "Pthread thread K"). Returns the id that the event
+  // calls take in place of a rank to write on that location.
+  uint32_t add_thread(uint32_t rank, uint32_t k);
+  static constexpr uint32_t kFirstThread = 1u << 24;  // ids of threads start here
   // Region id by name, defined on first use. Names MPI_* are MPI regions (paradigm MPI,
   // source file "MPI", Score-P's role); others are user functions in `source_file`.
   uint32_t region(const std::string& name, const std::string& source_file = "");
@@ -89,10 +94,12 @@ class TraceWriter {
   struct Comm { std::string name; std::vector<uint64_t> members; };
   struct Offset { uint64_t time; int64_t offset; double stddev; };
 
+  struct Thread { uint32_t rank, k; OTF2_EvtWriter* events; };
   OTF2_EvtWriter* events(uint32_t rank, uint64_t t) {
-    if (rank >= ranks_.size()) undeclared(rank);
     if (t < tmin_) tmin_ = t;
     if (t > tmax_) tmax_ = t;
+    if (rank >= kFirstThread && rank - kFirstThread < threads_.size()) return threads_[rank - kFirstThread].events;
+    if (rank >= ranks_.size()) undeclared(rank);
     return ranks_[rank].events;
   }
   [[noreturn]] void undeclared(uint32_t rank) const;
@@ -104,6 +111,8 @@ class TraceWriter {
   OTF2_Archive* archive_ = nullptr;
   bool finished_ = false;
   std::vector<Rank> ranks_;
+  std::vector<Thread> threads_;
+  std::vector<uint64_t> thread_events_;  // per thread, known at finish()
   std::vector<TreeNode> tree_;
   std::map<std::string, uint32_t> tree_index_;  // "parent/name" -> node
   uint32_t layout_root_ = kNoNode;
