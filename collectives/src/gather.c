@@ -18,7 +18,7 @@ static int gather_routed(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          int nf, const gsc_wan_piece_t *route, int nroute, const int *leaders)
 {
     int me = t->rank, rc = MPI_SUCCESS, root_meta = t->group[0][root];
-    int nm = t->nmeta, nu = 0;
+    int nu = 0;
     gsc_wan_piece_t *unit = gsc_wan_unit_pieces(route, nroute, &nu);
     const int **owner = calloc((size_t)nf + 1, sizeof(int *));
     char **rcv = calloc((size_t)nf + 1, sizeof(char *));
@@ -79,7 +79,6 @@ out:
     free(unit);
     free(own);
     free(req);
-    (void)nm;
     return rc;
 }
 

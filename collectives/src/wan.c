@@ -119,8 +119,7 @@ typedef struct {
 
 /* Candidate paths s -> d: direct, through each other metahost, and the shortest-latency
  * path when it has more relays than that. */
-static int candidates(const gsc_wan_t *w, const double *dist, const int *next, int s, int d,
-                      path_t *out)
+static int candidates(const gsc_wan_t *w, const int *next, int s, int d, path_t *out)
 {
     int k = w->k, n = 0;
     out[n++] = (path_t){2, {s, d}};
@@ -128,7 +127,6 @@ static int candidates(const gsc_wan_t *w, const double *dist, const int *next, i
         if (m != s && m != d) out[n++] = (path_t){3, {s, m, d}};
     path_t sp = {1, {s}};
     for (int a = s; a != d && sp.n < GSC_WAN_MAX_PATH;) sp.site[sp.n++] = a = next[a * k + d];
-    (void)dist;
     if (sp.n > 3 && sp.site[sp.n - 1] == d) out[n++] = sp;
     return n;
 }
@@ -276,7 +274,7 @@ static int plan_split(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflow
     flow_order(flows, nflows, ord);
     for (int i = 0; i < nflows && npc >= 0; i++) {
         int f = ord[i];
-        int nc = candidates(w, dist, next, flows[f].src, flows[f].dst, cand);
+        int nc = candidates(w, next, flows[f].src, flows[f].dst, cand);
         double V = (double)flows[f].units * (double)unit;
         int best = 0;
         for (int c = 0; c < nc; c++) {

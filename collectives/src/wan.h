@@ -61,7 +61,8 @@ int gsc_wan_plan(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflows, si
 int gsc_wan_plan_ex(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflows,
                     size_t unit_bytes, int pipelined, gsc_wan_piece_t *pieces, int max_pieces,
                     double *estimate);
-/* The plan that sends every flow whole over its direct link, and its modelled time. */
+/* The plan that sends every flow whole over its direct link, and its modelled time (w may
+ * be NULL, no graph known, when estimate is NULL). */
 int gsc_wan_plan_direct(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflows,
                         size_t unit_bytes, gsc_wan_piece_t *pieces, int max_pieces,
                         double *estimate);
