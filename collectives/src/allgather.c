@@ -3,7 +3,9 @@
  * (aggregated per subtree); the leaders exchange their metahost's blocks over the WAN, all
  * at once, in segments; each leader streams the full buffer down its metahost's tree while
  * remote segments are still arriving (its own metahost's region first). Blocks travel packed
- * in "metahost order" (own metahost, then the others) and are unpacked at the end. */
+ * in "metahost order" (own metahost, then the others) and are unpacked at the end. When the
+ * WAN graph (wan.h) makes it quicker, the leaders exchange their regions along the routed
+ * plan instead (relayed, split over several paths); the own region streams down meanwhile. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,16 +16,32 @@ typedef struct {
     int region; /* metahost whose blocks these bytes are */
 } piece_t;
 
+int gsc_allgather_route(const gsc_topo_t *t, size_t bsz, int pipelined, gsc_wan_flow_t *fl,
+                        int *nf, gsc_wan_piece_t **route)
+{
+    int nm = t->nmeta;
+    *nf = 0;
+    for (int a = 0; a < nm; a++)
+        for (int b = 0; b < nm; b++)
+            if (a != b)
+                fl[(*nf)++] = (gsc_wan_flow_t){a, b, (size_t)(t->meta_start[a + 1] - t->meta_start[a])};
+    return gsc_wan_route_ex(t, fl, *nf, bsz, pipelined, route);
+}
+
 int gsc_allgather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, gsc_topo_t *t)
 {
-    /* chains between the nodes of a metahost: a pipelined chain moves a long message at the
-     * full link rate (a binary tree would halve it) */
-    static const gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_CHAIN,
-                                                        GS_SHAPE_FLAT, GS_SHAPE_FLAT};
+    /* between the nodes of a metahost (gsc_local_shape): a pipelined chain moves a long
+     * message at the full link rate (a binary tree would halve it) */
     int me = t->rank, n = t->size, nm = t->nmeta, rc = MPI_SUCCESS;
     size_t bsz = gsc_type_bytes(recvcount, recvtype);
     if (bsz == 0) return MPI_SUCCESS;
+    /* a short buffer goes flat or by a binomial tree: a chain's depth (one LAN latency per
+     * node, twice) would cost more than the WAN latency a routed exchange saves */
+    size_t seg0 = gsc_segsize((size_t)n * bsz);
+    gsc_shape_t local = gsc_local_shape(t, (size_t)n * bsz, (int)(((size_t)n * bsz + seg0 - 1) / seg0));
+    const gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, local, GS_SHAPE_FLAT,
+                                                  GS_SHAPE_FLAT};
     MPI_Aint lb, rext;
     PMPI_Type_get_extent(recvtype, &lb, &rext);
     gsc_tree_t tr;
@@ -99,9 +117,22 @@ int gsc_allgather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     gsc_sendq_t *dq = calloc((size_t)nch + 1, sizeof(gsc_sendq_t));
     for (int p = 0; p < npc; p++) ready[p] = MPI_REQUEST_NULL;
     for (int c = 0; c < nch; c++) gsc_sendq_init(&dq[c], npc, gsc_window(t, me, ch[c], seg));
-    if (leader) {
-        int *leaders = malloc(sizeof(int) * (size_t)nm);
-        for (int m = 0; m < nm; m++) leaders[m] = gsc_meta_leader(t, m, -1);
+    int *leaders = malloc(sizeof(int) * (size_t)nm);
+    for (int m = 0; m < nm; m++) leaders[m] = gsc_meta_leader(t, m, -1);
+    gsc_wan_piece_t *route = NULL;
+    gsc_wan_flow_t *fl = malloc(sizeof(gsc_wan_flow_t) * (size_t)(nm * nm));
+    char **snd = calloc((size_t)(nm * nm), sizeof(char *)), **rcv = calloc((size_t)(nm * nm), sizeof(char *));
+    int nroute = 0, nf = 0;
+    gsc_wan_xchg_t wx;
+    if (leader) nroute = gsc_allgather_route(t, bsz, 0, fl, &nf, &route);
+    if (leader && nroute) {
+        for (int f = 0; f < nf; f++) {
+            if (fl[f].src == my_meta) snd[f] = F + regoff[my_meta];
+            if (fl[f].dst == my_meta) rcv[f] = F + regoff[fl[f].src];
+        }
+        gsc_wan_start(&wx, comm, my_meta, leaders, route, nroute, MPI_BYTE, (int)bsz, snd, rcv,
+                      GS_TAG_WAN_ROUTE);
+    } else if (leader) {
         for (int p = 0; p < npc; p++) {
             if (pc[p].region != my_meta)
                 PMPI_Irecv(F + pc[p].off, (int)pc[p].len, MPI_BYTE, leaders[pc[p].region],
@@ -116,13 +147,16 @@ int gsc_allgather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                     if (m != my_meta)
                         gsc_sendq_isend(&xq[m], F + pc[p].off, (int)pc[p].len, MPI_BYTE,
                                        leaders[m], GS_TAG_ALLGATHER_X, comm);
-        free(leaders);
     } else {
         for (int p = 0; p < npc; p++)
             PMPI_Irecv(F + pc[p].off, (int)pc[p].len, MPI_BYTE, tr.parent[me],
                       GS_TAG_ALLGATHER_DOWN, comm, &ready[p]);
     }
     for (int p = 0; p < npc; p++) {
+        if (leader && nroute && pc[p].region != my_meta && wx.hops) {
+            int r = gsc_wan_finish(&wx); /* own region on its way down: now the others */
+            if (r != MPI_SUCCESS) rc = r;
+        }
         if (ready[p] != MPI_REQUEST_NULL) PMPI_Wait(&ready[p], MPI_STATUS_IGNORE);
         for (int c = 0; c < nch; c++)
             gsc_sendq_isend(&dq[c], F + pc[p].off, (int)pc[p].len, MPI_BYTE, ch[c],
@@ -134,8 +168,17 @@ int gsc_allgather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype
         int r = gsc_sendq_drain(&dq[c]);
         if (r != MPI_SUCCESS) rc = r;
     }
+    if (leader && nroute && wx.hops) { /* one metahost only had blocks: nothing left */
+        int r = gsc_wan_finish(&wx);
+        if (r != MPI_SUCCESS) rc = r;
+    }
     free(xq);
     free(dq);
+    free(leaders);
+    free(fl);
+    free(snd);
+    free(rcv);
+    free(route);
 
     /* 4. unpack into rank order */
     for (int i = 0; i < n; i++)

@@ -2,7 +2,10 @@
  * leaders exchange their partial results segment by segment over the WAN, all at once (one
  * WAN latency, each direction carries one copy of the data); every leader combines the
  * partials in metahost order, so all get bit-identical results; then each metahost
- * broadcasts down its tree, segment by segment. */
+ * broadcasts down its tree, segment by segment. When the WAN graph (wan.h) makes relaying
+ * or splitting the partials quicker than the direct links (a relay through a third metahost
+ * with a shorter latency, a narrow link bypassed), the leaders exchange whole partials along
+ * the routed plan instead, after the up-phase. */
 #include <stdlib.h>
 
 #include "reduce_up.h"
@@ -51,6 +54,9 @@ int gsc_allreduce_hier(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
     MPI_Aint lb, extent;
     PMPI_Type_get_extent(dt, &lb, &extent);
 
+    gsc_wan_piece_t *route = NULL;
+    gsc_wan_flow_t *fl = NULL;
+    int nroute = 0, nf = 0;
     void *acc_origin = NULL;
     char *acc = gsc_typed_alloc(count, dt, &acc_origin);
     int *leaders = malloc(sizeof(int) * (size_t)nm);
@@ -67,7 +73,15 @@ int gsc_allreduce_hier(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
     int my_meta = t->group[0][me];
     int leader = leaders[my_meta] == me;
     xchg_t x = {t, my_meta, nm, leaders, acc, remote, extent, dt, comm, xq};
-    if (leader)
+    /* routed exchange of the partials (every leader computes the same plan) */
+    if (leader) fl = malloc(sizeof(gsc_wan_flow_t) * (size_t)(nm * nm));
+    if (fl) {
+        for (int a = 0; a < nm; a++)
+            for (int b = 0; b < nm; b++)
+                if (a != b) fl[nf++] = (gsc_wan_flow_t){a, b, (size_t)count};
+        nroute = gsc_wan_route(t, fl, nf, (size_t)size, &route);
+    }
+    if (leader && !nroute)
         for (int m = 0; m < nm; m++)
             if (m != my_meta)
                 gsc_sendq_init(&xq[m], nseg,
@@ -83,14 +97,30 @@ int gsc_allreduce_hier(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
             }
             for (int s = 0; s < nseg; s++) {
                 int off = s * seg_elems, cnt = count - off < seg_elems ? count - off : seg_elems;
-                PMPI_Irecv(remote[m] + (MPI_Aint)off * extent, cnt, dt, leaders[m],
-                          GS_TAG_REDUCE_X, comm, &rreq[m * nseg + s]);
+                rreq[m * nseg + s] = MPI_REQUEST_NULL;
+                if (!nroute)
+                    PMPI_Irecv(remote[m] + (MPI_Aint)off * extent, cnt, dt, leaders[m],
+                              GS_TAG_REDUCE_X, comm, &rreq[m * nseg + s]);
             }
         }
     }
     rc = gsc_reduce_up(acc, count, dt, op, &tr, me, seg_elems, GS_TAG_REDUCE_UP, comm,
-                      leader ? send_partial : NULL, &x, t);
+                      leader && !nroute ? send_partial : NULL, &x, t);
     if (rc != MPI_SUCCESS) goto out;
+    if (nroute) {
+        char **snd = calloc((size_t)nf, sizeof(char *)), **rcv = calloc((size_t)nf, sizeof(char *));
+        if (!snd || !rcv) rc = MPI_ERR_NO_MEM;
+        for (int f = 0; f < nf && snd && rcv; f++) {
+            if (fl[f].src == my_meta) snd[f] = acc;
+            if (fl[f].dst == my_meta) rcv[f] = remote[fl[f].src];
+        }
+        if (rc == MPI_SUCCESS)
+            rc = gsc_wan_run(comm, my_meta, leaders, route, nroute, dt, 1, snd, rcv,
+                             GS_TAG_WAN_ROUTE);
+        free(snd);
+        free(rcv);
+        if (rc != MPI_SUCCESS) goto out;
+    }
 
     if (leader) {
         /* result = P_0 op (P_1 op (... P_{nm-1})), the same on every leader */
@@ -125,6 +155,8 @@ int gsc_allreduce_hier(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
         rc = gsc_stream_run(&s, 1, comm);
     }
 out:
+    free(route);
+    free(fl);
     for (int m = 0; m < nm && rorigin; m++) free(rorigin[m]);
     free(rorigin);
     free(remote);

@@ -237,12 +237,32 @@ static int alltoall_lg_rounds(const char *P, void *recvbuf, int recvcount,
     return rc;
 }
 
+/* Largest send buffer per rank for which LG hands over to the leader-routed alltoall when
+ * the WAN graph has quicker routes: the leader moves its metahost's buffers twice through
+ * its link, which a relay's saved latency (asym-3: 4 ms) pays for only for short ones;
+ * longer buffers go block by block (gsc_alltoall_units). */
+#define ROUTED_MAX_BYTES 8192
+
+/* The routed form when the WAN graph has quicker ways than the direct links (every rank
+ * decides alike: same sizes, same graph): a short buffer goes through the leaders (few
+ * messages, latency-bound), a long one block by block along the routed plan; NULL when the
+ * direct links are the best routes. */
+gsc_alltoall_fn gsc_alltoall_routed(gsc_topo_t *t, size_t bsz)
+{
+    int shortbuf = (size_t)t->size * bsz <= ROUTED_MAX_BYTES;
+    if (!t->wan || gsc_alltoall_route_ex(t, bsz, !shortbuf) <= 0) return NULL;
+    return shortbuf ? gsc_alltoall_hier : gsc_alltoall_units;
+}
+
 int gsc_alltoall_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, gsc_topo_t *t)
 {
     int n = t->size, me = t->rank, nm = t->nmeta, rc = MPI_SUCCESS;
     size_t bsz = gsc_type_bytes(recvcount, recvtype);
     if (bsz == 0) return MPI_SUCCESS;
+    /* LG's WAN messages take the direct links: the routed form where they are not the best */
+    gsc_alltoall_fn routed = gsc_alltoall_routed(t, bsz);
+    if (routed) return routed(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, t);
     MPI_Aint lb, sext, rext;
     PMPI_Type_get_extent(recvtype, &lb, &rext);
     const char *src = sendbuf;

@@ -68,6 +68,9 @@ int gsc_alltoall_topo(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, gsc_topo_t *t)
 {
     size_t bsz = gsc_type_bytes(recvcount, recvtype), out = 0;
+    /* where the WAN graph routes around the direct links, its routed form (gsc_alltoall_routed) */
+    gsc_alltoall_fn routed = bsz ? gsc_alltoall_routed(t, bsz) : NULL;
+    if (routed) return routed(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, t);
     for (int m = 0; m < t->nmeta; m++) {
         size_t nm = (size_t)(t->meta_start[m + 1] - t->meta_start[m]);
         if (nm * ((size_t)t->size - nm) > out) out = nm * ((size_t)t->size - nm);

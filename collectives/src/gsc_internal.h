@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "gridscope/coll.h"
+#include "wan.h"
 
 /* Tags of the algorithms' messages (on the communicator's private duplicate, topo->coll_comm;
  * below the MPI minimum MPI_TAG_UB, 32767). Every receive names its source, so FIFO
@@ -25,6 +26,7 @@ enum {
     GS_TAG_BARRIER_DOWN,
     GS_TAG_ALLTOALL_LOCAL,
     GS_TAG_ALLTOALL_WAN,
+    GS_TAG_WAN_ROUTE, /* pieces of a routed leader exchange (wanx.c) */
 };
 
 #define GS_MAX_LEVELS 4 /* metahost, node (+ room for more keys) */
@@ -49,10 +51,75 @@ typedef struct gsc_topo {
     MPI_Comm coll_comm;      /* PMPI_Comm_dup of the communicator (when nmeta >= 2): the
                               * algorithms' messages travel there, in their own context as
                               * inside an MPI library, so no user receive can match them */
+    gsc_wan_t *wan;          /* WAN graph between metahosts 0..nmeta (GRIDSCOPE_COLL_WAN), or
+                              * NULL: unknown, every leader talks over the direct link */
 } gsc_topo_t;
 
 /* The cached hierarchy of comm (built on first use, collectively). NULL on error. */
 gsc_topo_t *gsc_topo_get(MPI_Comm comm);
+
+/* ---------------------------------------------------------------- WAN routes (wanx.c) */
+
+/* Plan for flows between metahost leaders (metahost indices of t): the number of pieces
+ * (*pieces malloc'ed) when routing over the WAN graph beats sending each flow whole over
+ * its direct link, else 0 (no graph, or the direct plan is as good: callers keep their
+ * direct exchange). */
+int gsc_wan_route(const gsc_topo_t *t, const gsc_wan_flow_t *flows, int nflows,
+                  size_t unit_bytes, gsc_wan_piece_t **pieces);
+/* The same for a plan that will run unit by unit (gsc_wan_plan_ex's pipelined). */
+int gsc_wan_route_ex(const gsc_topo_t *t, const gsc_wan_flow_t *flows, int nflows,
+                     size_t unit_bytes, int pipelined, gsc_wan_piece_t **pieces);
+int gsc_alltoall_route_ex(const gsc_topo_t *t, size_t bsz, int pipelined);
+/* Runs such a plan; called by the leaders of all metahosts (leaders[m]: m's leader, me_site:
+ * the caller's metahost). A unit is unit_elems elements of dt; send[f] holds flow f at its
+ * source, recv[f] receives it at its destination (other entries unused). */
+/* The same in two steps: start posts the receives and the first hops of the caller's own
+ * pieces; finish forwards what the caller relays and waits for everything. */
+typedef struct {
+    int h, p;
+} gsc_wan_hop_t;
+typedef struct {
+    MPI_Comm comm;
+    int me, npc, nh, unit_elems, tag;
+    const int *leaders;
+    const gsc_wan_piece_t *pc;
+    MPI_Datatype dt;
+    MPI_Aint ext;
+    char *const *send;
+    gsc_wan_hop_t *hops;
+    MPI_Request *rreq, *sreq;
+    void **origin;
+    char **relay;
+    int *rindex;
+    const int *const *owner, *const *downer;
+} gsc_wan_xchg_t;
+/* Where unit u of flow f is sent from (at_dest 0, at its owner) or lands (1, at its
+ * destination rank), for gsc_wan_start_units. */
+typedef char *(*gsc_wan_unit_buf_fn)(void *ctx, int flow, size_t unit, int at_dest);
+int gsc_wan_start(gsc_wan_xchg_t *x, MPI_Comm comm, int me_site, const int *leaders,
+                  const gsc_wan_piece_t *pc, int npc, MPI_Datatype dt, int unit_elems,
+                  char *const *send, char *const *recv, int tag);
+int gsc_wan_finish(gsc_wan_xchg_t *x);
+/* The same where the first hop of every piece (one unit each) is sent by the rank owning that
+ * unit, owner[f][u], from its buffer own, instead of by its metahost's leader; every rank
+ * taking part calls it (me_rank: the caller). Relays and destinations are leaders. */
+int gsc_wan_start_owned(gsc_wan_xchg_t *x, MPI_Comm comm, int me_rank, const int *leaders,
+                        const gsc_wan_piece_t *pc, int npc, MPI_Datatype dt, int unit_elems,
+                        const int *const *owner, const char *own, char *const *send,
+                        char *const *recv, int tag);
+/* The most general form: one-unit pieces that start at their owner rank (owner[f][u]) and
+ * end at their destination rank (downer[f][u], or NULL: the destination's leader), buffers
+ * given per unit by unit_buf (or NULL: own, send, recv as above). */
+int gsc_wan_start_units(gsc_wan_xchg_t *x, MPI_Comm comm, int me_rank, const int *leaders,
+                        const gsc_wan_piece_t *pc, int npc, MPI_Datatype dt, int unit_elems,
+                        const int *const *owner, const int *const *downer,
+                        gsc_wan_unit_buf_fn unit_buf, void *ctx, const char *own,
+                        char *const *send, char *const *recv, int tag);
+/* Cuts every piece of a plan into one-unit pieces (for gsc_wan_start_owned); NULL: no memory. */
+gsc_wan_piece_t *gsc_wan_unit_pieces(const gsc_wan_piece_t *pc, int npc, int *nout);
+int gsc_wan_run(MPI_Comm comm, int me_site, const int *leaders, const gsc_wan_piece_t *pc,
+                int npc, MPI_Datatype dt, int unit_elems, char *const *send, char *const *recv,
+                int tag);
 
 /* ---------------------------------------------------------------- trees (tree.c) */
 
@@ -165,6 +232,11 @@ int gsc_gather_hier(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, 
                    gsc_topo_t *);
 int gsc_allgather_hier(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                       gsc_topo_t *);
+/* The routed plan for an allgather of bsz-byte blocks (fl: nmeta^2 flows S -> D of nS
+ * blocks; pipelined as in gsc_wan_route_ex): its piece count, 0 when the direct exchange is
+ * as good. */
+int gsc_allgather_route(const gsc_topo_t *t, size_t bsz, int pipelined, gsc_wan_flow_t *fl,
+                        int *nf, gsc_wan_piece_t **route);
 int gsc_allgather_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                     gsc_topo_t *);
 int gsc_barrier_hier(MPI_Comm, gsc_topo_t *);
@@ -176,6 +248,17 @@ int gsc_alltoall_direct(const void *, int, MPI_Datatype, void *, int, MPI_Dataty
                         gsc_topo_t *);
 int gsc_alltoall_topo(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                       gsc_topo_t *);
+/* Leader-routed alltoall (alltoall_hier.c), and whether the WAN graph routes its leaders'
+ * exchange of bsz-byte blocks differently from the direct links (plan pieces, or 0). */
+int gsc_alltoall_hier(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                      gsc_topo_t *);
+/* Block-by-block routed alltoall (long buffers; alltoall_hier.c). */
+int gsc_alltoall_units(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                       gsc_topo_t *);
+typedef int (*gsc_alltoall_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                               gsc_topo_t *);
+/* hier or units where the WAN graph has quicker routes for bsz-byte blocks, else NULL (alltoall.c). */
+gsc_alltoall_fn gsc_alltoall_routed(gsc_topo_t *t, size_t bsz);
 int gsc_alltoall_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                    gsc_topo_t *);
 

@@ -38,6 +38,8 @@ static const gsc_algo_t alltoall[] = {{"vanilla", NULL, 0, 0},
                                      {"default", (void *)gsc_alltoall_topo, 0, 0},
                                      {"lg", (void *)gsc_alltoall_lg, 0, 0},
                                      {"direct", (void *)gsc_alltoall_direct, 0, 0},
+                                     {"hier", (void *)gsc_alltoall_hier, 0, 0},
+                                     {"units", (void *)gsc_alltoall_units, 0, 0},
                                      END};
 
 static const gsc_algo_t *const tables[GSCOLL_NOPS] = {bcast,     reduce,  allreduce, gather,

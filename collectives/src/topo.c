@@ -3,6 +3,7 @@
  * every rank is inside the same first topology-aware call) and cached with a keyval,
  * in the spirit of Open MPI coll/han's sub-communicators (coll_han_subcomms.c), but with a
  * list of levels instead of two fixed ones. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@ static void topo_free(gsc_topo_t *t)
     free(t->meta_start);
     free(t->meta_ranks);
     free(t->meta_index);
+    if (t->wan) gsc_wan_free(t->wan);
+    free(t->wan);
     free(t);
 }
 
@@ -57,6 +60,44 @@ static int resolve_keys(MPI_Comm comm)
     snprintf(my_keys + GS_KEY_LEN, GS_KEY_LEN, "%.*s", GS_KEY_LEN - 1, host);
     my_keys_ready = 1;
     return 0;
+}
+
+/* The WAN graph between the communicator's metahosts from GRIDSCOPE_COLL_WAN (wan.h), named
+ * after the first rank of each metahost. Unset: NULL (direct links only). A bad file stops
+ * the program with one line. Every rank reads the same file, so all agree on the plans. */
+static gsc_wan_t *load_wan(MPI_Comm comm, const char *keys, const gsc_topo_t *t)
+{
+    const char *path = getenv("GRIDSCOPE_COLL_WAN");
+    if (!path || !*path || t->nmeta < 2) return NULL;
+    char err[768] = "";
+    const char **names = malloc(sizeof(char *) * (size_t)t->nmeta);
+    gsc_wan_t *w = calloc(1, sizeof *w);
+    char *text = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, sizeof err, "%s: cannot read the WAN graph (GRIDSCOPE_COLL_WAN): %s", path,
+                 strerror(errno));
+    } else {
+        size_t cap = 1 << 20, got = 0;
+        text = malloc(cap);
+        if (text) got = fread(text, 1, cap - 1, f);
+        fclose(f);
+        if (text) text[got] = '\0';
+    }
+    if (!err[0] && names && w && text) {
+        for (int m = 0; m < t->nmeta; m++)
+            names[m] = keys + (size_t)t->meta_ranks[t->meta_start[m]] * 2 * GS_KEY_LEN;
+        gsc_wan_parse(text, path, names, t->nmeta, w, err, sizeof err);
+    }
+    free(names);
+    free(text);
+    if (err[0]) {
+        fprintf(stderr, "gridscope-coll: %s\n", err);
+        free(w);
+        PMPI_Abort(comm, 2);
+        return NULL;
+    }
+    return w;
 }
 
 /* Dense group ids, numbered by first appearance in rank order, of a key prefix. */
@@ -132,6 +173,7 @@ static gsc_topo_t *topo_build(MPI_Comm comm)
         PMPI_Comm_split(comm, t->group[l][t->rank], t->rank, &t->level_comm[l]);
     int me_leader = t->meta_ranks[t->meta_start[tmp[t->rank]]] == t->rank;
     PMPI_Comm_split(comm, me_leader ? 0 : MPI_UNDEFINED, t->rank, &t->leader_comm);
+    t->wan = load_wan(comm, keys, t);
     /* nmeta is the same on every rank, so all or none take part in the dup */
     if (t->nmeta >= 2) PMPI_Comm_dup(comm, &t->coll_comm);
     free(keys);

@@ -178,11 +178,158 @@ static void test_rules(void)
               strstr(err, "layout"), "bad layout: %s", err);
 }
 
+
+/* ---------------------------------------------------------------- WAN graph and routes */
+
+/* asym-3 (benchmarks/collectives/asym-3.toml): lyon-nancy 4 ms 1 Gb/s, lyon-sophia 12 ms
+ * 100 Mb/s, nancy-sophia 20 ms 300 Mb/s, both directions alike */
+static const char *ASYM =
+    "# from to latency bandwidth\n"
+    "lyon nancy 0.004 125000000\nnancy lyon 0.004 125000000\n"
+    "lyon sophia 0.012 12500000\nsophia lyon 0.012 12500000\n"
+    "nancy sophia 0.020 37500000\nsophia nancy 0.020 37500000\n"
+    "lyon paris 0.001 1e9   # a metahost the communicator does not have\n";
+static const char *const ASYM_NAMES[] = {"lyon", "nancy", "sophia"};
+enum { LYON, NANCY, SOPHIA };
+
+static void test_wan_parse(void)
+{
+    gsc_wan_t w;
+    char err[512] = "";
+    CHECK(gsc_wan_parse(ASYM, "asym", ASYM_NAMES, 3, &w, err, sizeof err) == 0, "%s", err);
+    CHECK(w.k == 3 && w.lat[NANCY * 3 + SOPHIA] == 0.020 && w.bw[SOPHIA * 3 + LYON] == 12500000,
+          "figures of the links");
+    gsc_wan_free(&w);
+    err[0] = '\0';
+    CHECK(gsc_wan_parse("lyon nancy 0.004 1e8\n", "f", ASYM_NAMES, 3, &w, err, sizeof err) < 0 &&
+              strcmp(err, "f: no link from metahost lyon to sophia") == 0,
+          "missing link: '%s'", err);
+    err[0] = '\0';
+    CHECK(gsc_wan_parse("lyon nancy 4ms 1e8\n", "f", ASYM_NAMES, 3, &w, err, sizeof err) < 0 &&
+              strncmp(err, "f:1: want", 9) == 0,
+          "unit in a figure: '%s'", err);
+    err[0] = '\0';
+    CHECK(gsc_wan_parse("\n\nlyon nancy 0.004 0\n", "f", ASYM_NAMES, 3, &w, err, sizeof err) < 0 &&
+              strncmp(err, "f:3: want", 9) == 0,
+          "zero bandwidth: '%s'", err);
+}
+
+static void test_wan_shortest(void)
+{
+    gsc_wan_t w;
+    char err[512];
+    gsc_wan_parse(ASYM, "asym", ASYM_NAMES, 3, &w, err, sizeof err);
+    double d[9];
+    int nx[9];
+    gsc_wan_shortest(&w, d, nx);
+    /* nancy -> sophia: 4 + 12 = 16 ms through lyon beats the direct 20 ms */
+    CHECK(nx[NANCY * 3 + SOPHIA] == LYON && d[NANCY * 3 + SOPHIA] > 0.01599 &&
+              d[NANCY * 3 + SOPHIA] < 0.01601,
+          "nancy->sophia via %d, %g s", nx[NANCY * 3 + SOPHIA], d[NANCY * 3 + SOPHIA]);
+    CHECK(nx[LYON * 3 + SOPHIA] == SOPHIA, "lyon->sophia is direct");
+    gsc_wan_free(&w);
+
+    /* four metahosts in a line 0-1-2-3 (1 ms hops), every other pair 100 ms: 0 -> 3
+     * takes two relays */
+    const char *const names[] = {"a", "b", "c", "d"};
+    char text[1024] = "";
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            if (a != b)
+                snprintf(text + strlen(text), sizeof text - strlen(text), "%s %s %s 1e8\n",
+                         names[a], names[b], abs(a - b) == 1 ? "0.001" : "0.1");
+    gsc_wan_parse(text, "line", names, 4, &w, err, sizeof err);
+    gsc_wan_flow_t f = {0, 3, 0};
+    gsc_wan_piece_t pc[16];
+    int n = gsc_wan_plan(&w, &f, 1, 1, pc, gsc_wan_max_pieces(4, 1), NULL);
+    CHECK(n == 1 && pc[0].n == 4 && pc[0].path[1] == 1 && pc[0].path[2] == 2 && pc[0].path[3] == 3,
+          "empty message 0->3 along the line: %d pieces, %d sites", n, n > 0 ? pc[0].n : 0);
+    gsc_wan_free(&w);
+}
+
+static void test_wan_plan(void)
+{
+    gsc_wan_t w;
+    char err[512];
+    gsc_wan_piece_t pc[32];
+    gsc_wan_parse(ASYM, "asym", ASYM_NAMES, 3, &w, err, sizeof err);
+
+    /* the barrier's empty messages between all leaders: only nancy <-> sophia is relayed */
+    gsc_wan_flow_t all[6];
+    int nf = 0;
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            if (a != b) all[nf++] = (gsc_wan_flow_t){a, b, 0};
+    int n = gsc_wan_plan(&w, all, nf, 1, pc, gsc_wan_max_pieces(3, nf), NULL);
+    CHECK(n == 6 && !gsc_wan_plan_is_direct(pc, n, all), "6 pieces, not direct: %d", n);
+    for (int i = 0; i < n; i++) {
+        const gsc_wan_flow_t *f = &all[pc[i].flow];
+        int relayed = (f->src == NANCY && f->dst == SOPHIA) || (f->src == SOPHIA && f->dst == NANCY);
+        CHECK(pc[i].n == (relayed ? 3 : 2) && (!relayed || pc[i].path[1] == LYON),
+              "flow %d->%d: %d sites", f->src, f->dst, pc[i].n);
+    }
+
+    /* sophia's 21 blocks of 64 KiB to lyon (a gather): the water level T where
+     * direct (12 ms, 8e-8 s/B) and relayed via nancy (24 ms, 1/37.5e6 + 1/125e6 s/B) carry
+     * 1376256 B together is 53.66 ms: 520725 B direct (7.9 blocks), 855524 B relayed (13.1);
+     * whole blocks 7 + 13, the one left over to the path that then ends first (direct:
+     * 12 ms + 8 blocks at 12.5 MB/s = 53.94 ms; relayed: 24 + 14 blocks = 55.81 ms) */
+    gsc_wan_flow_t g = {SOPHIA, LYON, 21};
+    double est = 0;
+    n = gsc_wan_plan(&w, &g, 1, 65536, pc, gsc_wan_max_pieces(3, 1), &est);
+    CHECK(n == 2 && pc[0].n == 2 && pc[0].off == 0 && pc[0].len == 8 && pc[1].n == 3 &&
+              pc[1].path[1] == NANCY && pc[1].off == 8 && pc[1].len == 13,
+          "gather split: %d pieces, %zu + %zu", n, n > 0 ? pc[0].len : 0, n > 1 ? pc[1].len : 0);
+    /* modelled: direct 53.94 ms; relayed 24 ms + 13 blocks through 37.5 and 125 MB/s =
+     * 53.54 ms; the plan ends with the later */
+    CHECK(est > 0.0539 && est < 0.0540, "estimate %g s", est);
+    /* the same forwarded block by block (pipelined): the relayed path moves 37.5 MB/s, its
+     * narrowest link; water level (1376256 + 0.012 * 12.5e6 + 0.024 * 37.5e6) / 50e6 =
+     * 48.53 ms (the bound of docs/perf-collectives.md): 456564 B direct (6.97 blocks),
+     * 919692 B relayed (14.03); 6 + 14, the last block direct (48.70 ms against 50.22) */
+    g.units = 21;
+    n = gsc_wan_plan_ex(&w, &g, 1, 65536, 1, pc, gsc_wan_max_pieces(3, 1), &est);
+    CHECK(n == 2 && pc[0].n == 2 && pc[0].len == 7 && pc[1].n == 3 && pc[1].len == 14,
+          "pipelined gather split: %d pieces, %zu + %zu", n, n > 0 ? pc[0].len : 0,
+          n > 1 ? pc[1].len : 0);
+    /* modelled: direct 12 ms + 7 blocks at 12.5 MB/s = 48.70 ms; relayed 24 ms + 14 blocks
+     * at 37.5 MB/s = 48.47 ms */
+    CHECK(est > 0.04869 && est < 0.04871, "pipelined estimate %g s", est);
+    int nu = 0;
+    gsc_wan_piece_t *units = gsc_wan_unit_pieces(pc, n, &nu);
+    CHECK(nu == 21 && units[6].n == 2 && units[6].off == 6 && units[7].n == 3 &&
+              units[7].off == 7 && units[20].off == 20 && units[20].len == 1,
+          "unit pieces: %d", nu);
+    free(units);
+    /* one block: 12 ms + 5.2 ms direct beats 24 ms + 2.3 ms relayed: not split */
+    g.units = 1;
+    n = gsc_wan_plan(&w, &g, 1, 65536, pc, gsc_wan_max_pieces(3, 1), NULL);
+    CHECK(gsc_wan_plan_is_direct(pc, n, &g), "one block goes direct");
+    gsc_wan_free(&w);
+
+    /* a symmetric triangle (grid5000-3: 7.8 ms, 17 MB/s every way): an allgather's six equal
+     * flows gain nothing from relays, which would double the bytes on the links */
+    const char *sym = "a b 0.0078 17010000\nb a 0.0078 17010000\na c 0.0078 17010000\n"
+                      "c a 0.0078 17010000\nb c 0.0078 17010000\nc b 0.0078 17010000\n";
+    const char *const abc[] = {"a", "b", "c"};
+    gsc_wan_parse(sym, "sym", abc, 3, &w, err, sizeof err);
+    for (int i = 0; i < nf; i++) all[i].units = 21;
+    n = gsc_wan_plan(&w, all, nf, 65536, pc, gsc_wan_max_pieces(3, nf), NULL);
+    CHECK(gsc_wan_plan_is_direct(pc, n, all), "symmetric allgather stays direct");
+    for (int i = 0; i < nf; i++) all[i].units = 0;
+    n = gsc_wan_plan(&w, all, nf, 1, pc, gsc_wan_max_pieces(3, nf), NULL);
+    CHECK(gsc_wan_plan_is_direct(pc, n, all), "symmetric barrier stays direct");
+    gsc_wan_free(&w);
+}
+
 int main(void)
 {
     test_trees();
     test_lg();
     test_rules();
+    test_wan_parse();
+    test_wan_shortest();
+    test_wan_plan();
     if (failures) {
         fprintf(stderr, "%d failures\n", failures);
         return 1;

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -58,6 +59,22 @@ def test_every_preset_runs_a_program(preset, binaries, tmp_path):
     assert (out / "traces.otf2").is_file()
     xml = (out / "platform.xml").read_text()
     assert xml.count("<cluster ") == n
+
+
+def test_wan_graph_beside_the_trace(binaries, tmp_path):
+    """The WAN graph the collectives route over: every direction of asym-3's pairs with its
+    own figures, end to end, in seconds and bytes per second."""
+    out = tmp_path / "trace"
+    asym = Path(__file__).resolve().parents[2] / "benchmarks" / "collectives" / "asym-3.toml"
+    run_gridscope("record", "--platform", asym, "-np", 3, "-o", out, "--", binaries["heldout"])
+    links = {tuple(line.split()[:2]): tuple(float(x) for x in line.split()[2:4])
+             for line in (out / "wan.txt").read_text().splitlines()
+             if line and not line.startswith("#")}
+    assert links == {("lyon", "nancy"): (4e-3, 1e9 / 8), ("nancy", "lyon"): (4e-3, 1e9 / 8),
+                     ("lyon", "sophia"): (12e-3, 100e6 / 8), ("sophia", "lyon"): (12e-3, 100e6 / 8),
+                     ("nancy", "sophia"): (20e-3, 300e6 / 8),
+                     ("sophia", "nancy"): (20e-3, 300e6 / 8)}
+    assert json.loads((out / "record.json").read_text())["np"] == 3
 
 
 @pytest.mark.parametrize("layout,latency,bandwidth", [

@@ -2,7 +2,8 @@
 SimGrid's smpirun on the platform and leave DIR/traces.otf2.
 
 DIR also keeps what is needed to repeat the run: platform.xml, hostfile (one line per
-rank), smpirun.log (SimGrid's messages), record.json (the settings).
+rank), wan.txt (the WAN graph the topology-aware collectives route over, named by
+GRIDSCOPE_COLL_WAN), smpirun.log (SimGrid's messages), record.json (the settings).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from gridscope.errors import GridscopeError
 from gridscope.testbed import placement as placement_mod
 from gridscope.testbed.platform import Platform, load_platform
 from gridscope.testbed.simgrid_xml import model_config, platform_xml
+from gridscope.testbed.wan_graph import WAN_FILE, WAN_VAR, wan_graph_text
 
 SMPIRUN = "smpirun"
 TRACE_ANCHOR = "traces.otf2"
@@ -129,6 +131,8 @@ def prepare(command: list[str], platform: str, np: int | None, layout: str | Non
         env.pop(var, None)
     env.update({"GRIDSCOPE_TRACE_DIR": str(out), "GRIDSCOPE_BUFFER": buffer,
                 "GRIDSCOPE_COLL": coll})
+    if len(plat.metahosts) > 1:  # the WAN graph the collectives route over, from the platform
+        env[WAN_VAR] = str(out / WAN_FILE)
     return SimulatedRun(plat, program, hosts, out, argv, env)
 
 
@@ -136,6 +140,8 @@ def _write_inputs(run: SimulatedRun, command: list[str], layout: str | None,
                   placement: str, coll: str) -> None:
     (run.output / "platform.xml").write_text(platform_xml(run.platform))
     (run.output / "hostfile").write_text("".join(h + "\n" for h in run.hosts))
+    if WAN_VAR in run.env:
+        (run.output / WAN_FILE).write_text(wan_graph_text(run.platform))
     settings = {"command": command, "platform": run.platform.source, "np": len(run.hosts),
                 "layout": layout, "placement": placement, "coll": coll, "hosts": run.hosts,
                 "smpirun": run.argv}

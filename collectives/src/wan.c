@@ -1,0 +1,364 @@
+/* WAN graph and routes (see wan.h). */
+#include "wan.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* a path that would carry less than this share of a flow is not worth a message */
+#define MIN_SHARE 0.02
+/* a split plan is used only when the model says it beats the direct one by this much */
+#define SPLIT_GAIN 0.95
+
+void gsc_wan_free(gsc_wan_t *w)
+{
+    free(w->lat);
+    free(w->bw);
+    w->lat = w->bw = NULL;
+    w->k = 0;
+}
+
+static int site_index(const char *const *names, int k, const char *name)
+{
+    for (int i = 0; i < k; i++)
+        if (strcmp(names[i], name) == 0) return i;
+    return -1;
+}
+
+int gsc_wan_parse(const char *text, const char *source, const char *const *names, int k,
+                  gsc_wan_t *w, char *err, size_t err_len)
+{
+    memset(w, 0, sizeof *w);
+    if (k < 1 || k > GSC_WAN_MAX_SITES) {
+        snprintf(err, err_len, "%s: %d metahosts (at most %d)", source, k, GSC_WAN_MAX_SITES);
+        return -1;
+    }
+    w->k = k;
+    w->lat = calloc((size_t)k * k, sizeof(double));
+    w->bw = calloc((size_t)k * k, sizeof(double));
+    if (!w->lat || !w->bw) {
+        snprintf(err, err_len, "%s: out of memory", source);
+        gsc_wan_free(w);
+        return -1;
+    }
+    for (int i = 0; i < k * k; i++) w->lat[i] = -1.0;
+    int line = 0;
+    for (const char *p = text; *p;) {
+        line++;
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        char buf[512], a[256], b[256], ls[64], bs[64], extra[8];
+        if (len >= sizeof buf) len = sizeof buf - 1;
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+        char *hash = strchr(buf, '#');
+        if (hash) *hash = '\0';
+        int got = sscanf(buf, "%255s %255s %63s %63s %7s", a, b, ls, bs, extra);
+        if (got > 0) {
+            char *e1, *e2;
+            errno = 0;
+            double lat = got == 4 ? strtod(ls, &e1) : 0, bw = got == 4 ? strtod(bs, &e2) : 0;
+            if (got != 4 || *e1 || *e2 || errno || !(lat >= 0) || !(bw > 0) || isinf(lat) ||
+                isinf(bw)) {
+                snprintf(err, err_len,
+                         "%s:%d: want '<from> <to> <latency-s> <bandwidth-B/s>' with latency "
+                         ">= 0 and bandwidth > 0",
+                         source, line);
+                gsc_wan_free(w);
+                return -1;
+            }
+            int ia = site_index(names, k, a), ib = site_index(names, k, b);
+            if (ia >= 0 && ib >= 0 && ia != ib) {
+                w->lat[ia * k + ib] = lat;
+                w->bw[ia * k + ib] = bw;
+            }
+        }
+        if (!eol) break;
+        p = eol + 1;
+    }
+    for (int a = 0; a < k; a++)
+        for (int b = 0; b < k; b++)
+            if (a != b && w->lat[a * k + b] < 0) {
+                snprintf(err, err_len, "%s: no link from metahost %s to %s", source, names[a],
+                         names[b]);
+                gsc_wan_free(w);
+                return -1;
+            }
+    for (int a = 0; a < k; a++) w->lat[a * k + a] = 0.0;
+    return 0;
+}
+
+void gsc_wan_shortest(const gsc_wan_t *w, double *dist, int *next)
+{
+    int k = w->k;
+    for (int a = 0; a < k; a++)
+        for (int b = 0; b < k; b++) {
+            dist[a * k + b] = a == b ? 0.0 : w->lat[a * k + b];
+            next[a * k + b] = b;
+        }
+    for (int m = 0; m < k; m++)
+        for (int a = 0; a < k; a++)
+            for (int b = 0; b < k; b++)
+                if (dist[a * k + m] + dist[m * k + b] < dist[a * k + b]) {
+                    dist[a * k + b] = dist[a * k + m] + dist[m * k + b];
+                    next[a * k + b] = next[a * k + m];
+                }
+}
+
+int gsc_wan_max_pieces(int k, int nflows)
+{
+    return nflows * (k > 2 ? k : 2);
+}
+
+typedef struct {
+    int n;
+    int site[GSC_WAN_MAX_PATH];
+} path_t;
+
+/* Candidate paths s -> d: direct, through each other metahost, and the shortest-latency
+ * path when it has more relays than that. */
+static int candidates(const gsc_wan_t *w, const int *next, int s, int d, path_t *out)
+{
+    int k = w->k, n = 0;
+    out[n++] = (path_t){2, {s, d}};
+    for (int m = 0; m < k; m++)
+        if (m != s && m != d) out[n++] = (path_t){3, {s, m, d}};
+    path_t sp = {1, {s}};
+    for (int a = s; a != d && sp.n < GSC_WAN_MAX_PATH;) sp.site[sp.n++] = a = next[a * k + d];
+    if (sp.n > 3 && sp.site[sp.n - 1] == d) out[n++] = sp;
+    return n;
+}
+
+static double path_latency(const gsc_wan_t *w, const path_t *p)
+{
+    double l = 0;
+    for (int i = 0; i + 1 < p->n; i++) l += w->lat[p->site[i] * w->k + p->site[i + 1]];
+    return l;
+}
+
+/* Time to clear the bytes queued on the links of p: every link in turn (store and forward:
+ * a relay sends a piece once it has all of it), or the busiest link (pipelined: pieces of
+ * one unit each, which relays forward unit by unit). */
+static double path_queue(const gsc_wan_t *w, const double *load, const path_t *p, int pipelined)
+{
+    double q = 0;
+    for (int i = 0; i + 1 < p->n; i++) {
+        int l = p->site[i] * w->k + p->site[i + 1];
+        double t = load[l] / w->bw[l];
+        q = pipelined ? (t > q ? t : q) : q + t;
+    }
+    return q;
+}
+
+/* Seconds per byte along p: every link in turn, or the narrowest one when pipelined. */
+static double path_inv_rate(const gsc_wan_t *w, const path_t *p, int pipelined)
+{
+    double r = 0;
+    for (int i = 0; i + 1 < p->n; i++) {
+        double t = 1.0 / w->bw[p->site[i] * w->k + p->site[i + 1]];
+        r = pipelined ? (t > r ? t : r) : r + t;
+    }
+    return r;
+}
+
+static void add_load(const gsc_wan_t *w, double *load, const path_t *p, double bytes)
+{
+    for (int i = 0; i + 1 < p->n; i++) load[p->site[i] * w->k + p->site[i + 1]] += bytes;
+}
+
+/* Modelled completion time of a plan: each piece arrives after its path's latency plus the
+ * time its links need for everything planned on them. */
+static double plan_time(const gsc_wan_t *w, const gsc_wan_piece_t *pc, int npc, size_t unit,
+                        int pipelined)
+{
+    int k = w->k;
+    double *load = calloc((size_t)k * k, sizeof(double)), worst = 0;
+    if (!load) return INFINITY;
+    for (int i = 0; i < npc; i++) {
+        path_t p = {pc[i].n, {0}};
+        memcpy(p.site, pc[i].path, sizeof(int) * (size_t)pc[i].n);
+        add_load(w, load, &p, (double)pc[i].len * (double)unit);
+    }
+    for (int i = 0; i < npc; i++) {
+        path_t p = {pc[i].n, {0}};
+        memcpy(p.site, pc[i].path, sizeof(int) * (size_t)pc[i].n);
+        double t = path_latency(w, &p) + (pc[i].len ? path_queue(w, load, &p, pipelined) : 0.0);
+        if (t > worst) worst = t;
+    }
+    free(load);
+    return worst;
+}
+
+static int put_piece(gsc_wan_piece_t *pc, int npc, int max, int flow, size_t off, size_t len,
+                     const path_t *p)
+{
+    if (npc >= max) return -1;
+    pc[npc].flow = flow;
+    pc[npc].off = off;
+    pc[npc].len = len;
+    pc[npc].n = p->n;
+    memcpy(pc[npc].path, p->site, sizeof(int) * (size_t)p->n);
+    return npc + 1;
+}
+
+int gsc_wan_plan_direct(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflows,
+                        size_t unit_bytes, gsc_wan_piece_t *pieces, int max_pieces,
+                        double *estimate)
+{
+    int npc = 0;
+    for (int f = 0; f < nflows; f++) {
+        path_t p = {2, {flows[f].src, flows[f].dst}};
+        npc = put_piece(pieces, npc, max_pieces, f, 0, flows[f].units, &p);
+        if (npc < 0) return -1;
+    }
+    if (estimate) *estimate = plan_time(w, pieces, npc, unit_bytes, 0);
+    return npc;
+}
+
+/* Flow indices, largest first (ties: lower index first). */
+static void flow_order(const gsc_wan_flow_t *flows, int nflows, int *ord)
+{
+    for (int i = 0; i < nflows; i++) ord[i] = i;
+    for (int i = 1; i < nflows; i++)
+        for (int j = i; j > 0; j--) {
+            int a = ord[j - 1], b = ord[j];
+            if (flows[b].units > flows[a].units) {
+                ord[j - 1] = b;
+                ord[j] = a;
+            } else
+                break;
+        }
+}
+
+/* Water filling: finish time T at which the paths, path p taking (T - base[p]) / inv[p]
+ * bytes once T passes base[p], carry V bytes together. */
+static double fill_level(int n, const double *base, const double *inv, double V)
+{
+    int *ord = malloc(sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++) ord[i] = i;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && base[ord[j]] < base[ord[j - 1]]; j--) {
+            int x = ord[j];
+            ord[j] = ord[j - 1];
+            ord[j - 1] = x;
+        }
+    double sum_b = 0, sum_r = 0, T = base[ord[0]];
+    for (int j = 0; j < n; j++) {
+        int p = ord[j];
+        sum_b += base[p] / inv[p];
+        sum_r += 1.0 / inv[p];
+        T = (V + sum_b) / sum_r;
+        if (j + 1 == n || T <= base[ord[j + 1]]) break;
+    }
+    free(ord);
+    return T;
+}
+
+static int plan_split(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflows,
+                      size_t unit, gsc_wan_piece_t *pc, int max, int pipelined)
+{
+    int k = w->k, npc = 0;
+    double *dist = malloc(sizeof(double) * (size_t)k * k);
+    int *next = malloc(sizeof(int) * (size_t)k * k);
+    double *load = calloc((size_t)k * k, sizeof(double));
+    int *ord = malloc(sizeof(int) * (size_t)(nflows + 1));
+    path_t cand[GSC_WAN_MAX_SITES + 1];
+    double base[GSC_WAN_MAX_SITES + 1], inv[GSC_WAN_MAX_SITES + 1], x[GSC_WAN_MAX_SITES + 1];
+    if (!dist || !next || !load || !ord) {
+        npc = -1;
+        goto out;
+    }
+    gsc_wan_shortest(w, dist, next);
+    flow_order(flows, nflows, ord);
+    for (int i = 0; i < nflows && npc >= 0; i++) {
+        int f = ord[i];
+        int nc = candidates(w, next, flows[f].src, flows[f].dst, cand);
+        double V = (double)flows[f].units * (double)unit;
+        int best = 0;
+        for (int c = 0; c < nc; c++) {
+            base[c] = path_latency(w, &cand[c]) +
+                      (V > 0 ? path_queue(w, load, &cand[c], pipelined) : 0);
+            inv[c] = path_inv_rate(w, &cand[c], pipelined);
+            if (base[c] < base[best] - 1e-12) best = c;
+        }
+        if (flows[f].units == 0) { /* an empty message: the quickest path */
+            npc = put_piece(pc, npc, max, f, 0, 0, &cand[best]);
+            continue;
+        }
+        double T = fill_level(nc, base, inv, V);
+        int top = 0;
+        for (int c = 0; c < nc; c++) {
+            x[c] = T > base[c] ? (T - base[c]) / inv[c] : 0;
+            if (x[c] < MIN_SHARE * V) x[c] = 0;
+            if (x[c] > x[top]) top = c;
+        }
+        size_t given = 0, u[GSC_WAN_MAX_SITES + 1];
+        for (int c = 0; c < nc; c++) given += u[c] = (size_t)floor(x[c] / (double)unit);
+        if (given > flows[f].units) { /* rounding cannot overshoot, but keep it safe */
+            for (int c = 0; c < nc; c++) u[c] = 0;
+            given = 0;
+        }
+        /* whole units left by the rounding: each to the used path that then ends first */
+        for (; given < flows[f].units; given++) {
+            int to = top;
+            double end = INFINITY;
+            for (int c = 0; c < nc; c++) {
+                double e = base[c] + (double)(u[c] + 1) * (double)unit * inv[c];
+                if (x[c] > 0 && e < end) {
+                    end = e;
+                    to = c;
+                }
+            }
+            u[to]++;
+        }
+        size_t off = 0;
+        for (int c = 0; c < nc && npc >= 0; c++) {
+            if (!u[c]) continue;
+            npc = put_piece(pc, npc, max, f, off, u[c], &cand[c]);
+            off += u[c];
+            add_load(w, load, &cand[c], (double)u[c] * (double)unit);
+        }
+    }
+out:
+    free(dist);
+    free(next);
+    free(load);
+    free(ord);
+    return npc;
+}
+
+int gsc_wan_plan(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflows, size_t unit_bytes,
+                 gsc_wan_piece_t *pieces, int max_pieces, double *estimate)
+{
+    return gsc_wan_plan_ex(w, flows, nflows, unit_bytes, 0, pieces, max_pieces, estimate);
+}
+
+int gsc_wan_plan_ex(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflows,
+                    size_t unit_bytes, int pipelined, gsc_wan_piece_t *pieces, int max_pieces,
+                    double *estimate)
+{
+    double t_direct = 0;
+    int nd = gsc_wan_plan_direct(w, flows, nflows, unit_bytes, pieces, max_pieces, &t_direct);
+    if (nd < 0) return -1;
+    gsc_wan_piece_t *split = malloc(sizeof(gsc_wan_piece_t) * (size_t)(max_pieces + 1));
+    if (!split) return nd;
+    int ns = plan_split(w, flows, nflows, unit_bytes, split, max_pieces, pipelined);
+    double t_split = ns >= 0 ? plan_time(w, split, ns, unit_bytes, pipelined) : INFINITY;
+    if (ns >= 0 && t_split < SPLIT_GAIN * t_direct) {
+        memcpy(pieces, split, sizeof(gsc_wan_piece_t) * (size_t)ns);
+        nd = ns;
+        t_direct = t_split;
+    }
+    free(split);
+    if (estimate) *estimate = t_direct;
+    return nd;
+}
+
+int gsc_wan_plan_is_direct(const gsc_wan_piece_t *pieces, int npieces, const gsc_wan_flow_t *flows)
+{
+    for (int i = 0; i < npieces; i++)
+        if (pieces[i].n != 2 || pieces[i].len != flows[pieces[i].flow].units) return 0;
+    return 1;
+}
