@@ -63,12 +63,16 @@ def test_collbench_arguments_cover_every_row(tmp_path):
     lo, hi = int(args[args.index("--min") + 1]), int(args[args.index("--max") + 1])
     assert lo == 1 and hi == 1 << 20
     assert args[args.index("--json") + 1] == str(tmp_path / "o.json")
+    # every call from a common start, far enough ahead of the barrier's release spread
+    assert "--common-start" in args and float(args[args.index("--late-guard") + 1]) >= 0.5
 
 
 def test_collbench_parse(tmp_path):
+    """A call's time is what it adds after the last arrival, not the slowest rank's own."""
     out = tmp_path / "c.json"
     out.write_text(json.dumps({"results": [
-        {"op": "bcast", "bytes": 8, "min_us": 1.0, "avg_us": 2.0, "max_us": 8000.0}]}))
+        {"op": "bcast", "bytes": 8, "min_us": 1.0, "avg_us": 2.0, "max_us": 9000.0,
+         "after_last_us": 8000.0}]}))
     timings = collbench.parse(out)
     assert collbench.lookup(timings, "bcast", 8) == pytest.approx(8e-3)
     assert collbench.lookup(timings, "bcast", 16) is None

@@ -133,7 +133,7 @@ def _record_collbench(opts: Options, program: list[str], pl: str, mode: str, fol
                                            bench_json, iterations=opts.iterations, late=late)]
     say(f"recording {mode} ({pl}{'' if late else ', on time'})")
     trace = runs.record(cfg, argv, rules_path if mode == "auto" else None)
-    return trace, collbench.parse(bench_json, late=late is not None)
+    return trace, collbench.parse(bench_json)
 
 
 def _on_time_rules(opts: Options, program: list[str], out: Path, say) -> Path:  # noqa: ANN001
@@ -164,8 +164,7 @@ def run(opts: Options, progress=None) -> Result:  # noqa: ANN001 - callback(str)
         "platform": opts.platform, "ranks": opts.ranks, "placements": list(opts.placements),
         "modes": list(opts.modes), "app": opts.app, "sizes": list(opts.sizes),
         "ops": list(opts.ops), "vanilla": f"SimGrid SMPI collectives, selector '{SELECTOR}'",
-        "timing": ("collbench mean over calls of last leaving - last arriving rank"
-                   if opts.late else "collbench max over ranks of each rank's mean time per call"),
+        "timing": "collbench, common start: mean over calls of last leaving - last arriving rank",
         "late": {"site": opts.late.site, "seconds": opts.late.seconds} if opts.late else None},
         indent=2) + "\n")
     say = progress or (lambda _msg: None)

@@ -8,15 +8,18 @@
  * (Gather, Allgather, Alltoall); they run over powers of two from --min to --max.
  * Output: one JSON document, on standard output or in --json FILE.
  *
- * Late arrivals (--late SITE=SECONDS, repeatable): every timed call starts at a common
- * instant, then the ranks of metahost SITE spend SECONDS computing (simulated time under
- * SMPI) before they call the collective. A rank's site is GRIDSCOPE_METAHOST when set, else
+ * Common start (--common-start, implied by --late): every timed call starts at a common
+ * instant instead of at each rank's exit from the barrier before it (a barrier releases
+ * ranks up to a WAN latency apart, by an amount that depends on the barrier's algorithm).
+ * Late arrivals (--late SITE=SECONDS, repeatable): from that instant the ranks of metahost
+ * SITE spend SECONDS computing (simulated time under SMPI) before they call the collective. A rank's site is GRIDSCOPE_METAHOST when set, else
  * its processor name without the testbed's "-<index>" host suffix. The common instant: after
  * the barrier rank 0 broadcasts t0 = its clock + --late-guard (0.1 s), and every rank waits
  * until t0 on the common clock (MPI_Wtime: simulated time under SMPI), so the arrivals do not
  * inherit the barrier's exit spread, which differs between collective algorithms. A rank's
  * own time then includes waiting for the late site, so every call is also timed by what the
- * collective adds once everyone is there:
+ * collective adds once everyone is there (with a common start and no late site: the time
+ * from the common instant to the last rank leaving):
  *   after_last = last rank leaving - last rank arriving   (>= 0: every rank leaves after it
  *                arrives; the offset itself, the same in every algorithm, is not counted)
  *   skew       = last arrival - first arrival (SECONDS when every rank started at t0)
@@ -48,6 +51,7 @@ typedef struct {
   int iterations, warmup, root;
   const char *json;
   int nlate;
+  int common;   /* --common-start, or any --late */
   char late_site[MAX_LATE][SITE_LEN];
   double late_s[MAX_LATE];
   double guard;
@@ -58,7 +62,7 @@ static void usage(const char *prog)
   fprintf(stderr,
           "usage: %s [--ops bcast,reduce,allreduce,gather,allgather,alltoall,barrier] "
           "[--min BYTES] [--max BYTES] [--iterations N] [--warmup N] [--root R] [--json FILE] "
-          "[--late SITE=SECONDS ...] [--late-guard SECONDS]\n",
+          "[--common-start] [--late SITE=SECONDS ...] [--late-guard SECONDS]\n",
           prog);
 }
 
@@ -109,6 +113,7 @@ static int parse(int argc, char **argv, options *o)
   o->root = 0;
   o->json = NULL;
   o->nlate = 0;
+  o->common = 0;
   o->guard = 0.1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -119,7 +124,8 @@ static int parse(int argc, char **argv, options *o)
     else if (!strcmp(a, "--warmup") && v) { o->warmup = atoi(v); i++; }
     else if (!strcmp(a, "--root") && v) { o->root = atoi(v); i++; }
     else if (!strcmp(a, "--json") && v) { o->json = v; i++; }
-    else if (!strcmp(a, "--late") && v) { if (!add_late(v, o)) return 0; i++; }
+    else if (!strcmp(a, "--late") && v) { if (!add_late(v, o)) return 0; o->common = 1; i++; }
+    else if (!strcmp(a, "--common-start")) o->common = 1;
     else if (!strcmp(a, "--late-guard") && v) { o->guard = atof(v); i++; }
     else return 0;
   }
@@ -281,7 +287,7 @@ int main(int argc, char **argv)
       double sum = 0.0;
       for (int i = 0; i < o.iterations; i++) {
         MPI_Barrier(MPI_COMM_WORLD);
-        if (o.nlate) { /* a common start (see the header) */
+        if (o.common) { /* a common start (see the header) */
           double t0 = app_now() + o.guard;
           MPI_Bcast(&t0, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
           start[i] = app_now();
@@ -299,7 +305,7 @@ int main(int argc, char **argv)
       }
       double after_last = 0.0, skew = 0.0, spread = 0.0;
       long starts_missed = 0;
-      if (o.nlate) {
+      if (o.common) {
         skew_figures(arrive, leave, start, o.iterations, &after_last, &skew, &spread);
         MPI_Reduce(&late_starts, &starts_missed, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
         late_starts = 0;
@@ -312,7 +318,7 @@ int main(int argc, char **argv)
         fprintf(out, "%s\n  {\"op\": \"%s\", \"bytes\": %ld, \"min_us\": %.3f, "
                      "\"avg_us\": %.3f, \"max_us\": %.3f",
                 first ? "" : ",", OP_NAMES[op], b, lo * 1e6, avg / size * 1e6, hi * 1e6);
-        if (o.nlate)
+        if (o.common)
           fprintf(out, ", \"after_last_us\": %.3f, \"skew_us\": %.3f, \"start_spread_us\": %.3f, "
                        "\"late_starts\": %ld}",
                   after_last * 1e6, skew * 1e6, spread * 1e6, starts_missed);
