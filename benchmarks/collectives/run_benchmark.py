@@ -54,7 +54,8 @@ def compare_section(out: Path, reuse: bool) -> list[str]:
         gridscope("compare", "--platform", "grid5000-2", "-np", "32", "-o", str(folder), "--force")
     doc = json.loads((folder / "compare.json").read_text())
     lines = [f"Command: `gridscope compare --platform grid5000-2 -np 32 -o {folder.name}` "
-             "(collbench, 2 timed calls after 1 warm-up, slowest rank's mean; vanilla = "
+             "(collbench, 2 timed calls after 1 warm-up, each from a common start to the last rank "
+             "leaving; vanilla = "
              "SimGrid's `ompi` selector; auto's rules derived from this run's vanilla and "
              "topo timings).", "",
              "| op | bytes | placement | vanilla ms | topo ms | auto ms | bound ms | topo/bound "
