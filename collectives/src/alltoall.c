@@ -254,6 +254,29 @@ gsc_alltoall_fn gsc_alltoall_routed(gsc_topo_t *t, size_t bsz)
     return shortbuf ? gsc_alltoall_hier : gsc_alltoall_units;
 }
 
+/* This rank's n send blocks of bsz bytes, packed in destination rank order into P (the
+ * receive buffer's blocks with MPI_IN_PLACE). */
+void gsc_alltoall_pack_mine(const void *sendbuf, int sendcount, MPI_Datatype sendtype, const void *recvbuf,
+                            int recvcount, MPI_Datatype recvtype, int n, size_t bsz, char *P)
+{
+    const char *src = sendbuf;
+    int scount = sendcount;
+    MPI_Datatype stype = sendtype;
+    if (sendbuf == MPI_IN_PLACE) {
+        src = recvbuf;
+        scount = recvcount;
+        stype = recvtype;
+    }
+    MPI_Aint lb, sext;
+    PMPI_Type_get_extent(stype, &lb, &sext);
+    for (int d = 0; d < n; d++) {
+        size_t b = 0;
+        char *pk = gsc_pack(src + (MPI_Aint)d * scount * sext, scount, stype, &b);
+        memcpy(P + (size_t)d * bsz, pk, bsz);
+        free(pk);
+    }
+}
+
 int gsc_alltoall_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, gsc_topo_t *t)
 {
@@ -263,25 +286,11 @@ int gsc_alltoall_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     /* LG's WAN messages take the direct links: the routed form where they are not the best */
     gsc_alltoall_fn routed = gsc_alltoall_routed(t, bsz);
     if (routed) return routed(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, t);
-    MPI_Aint lb, sext, rext;
+    MPI_Aint lb, rext;
     PMPI_Type_get_extent(recvtype, &lb, &rext);
-    const char *src = sendbuf;
-    int scount = sendcount;
-    MPI_Datatype stype = sendtype;
-    if (sendbuf == MPI_IN_PLACE) {
-        src = recvbuf;
-        scount = recvcount;
-        stype = recvtype;
-    }
-    PMPI_Type_get_extent(stype, &lb, &sext);
     /* P: my blocks, packed, in destination rank order */
     char *P = malloc((size_t)n * bsz);
-    for (int d = 0; d < n; d++) {
-        size_t b = 0;
-        char *pk = gsc_pack(src + (MPI_Aint)d * scount * sext, scount, stype, &b);
-        memcpy(P + (size_t)d * bsz, pk, bsz);
-        free(pk);
-    }
+    gsc_alltoall_pack_mine(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, n, bsz, P);
     int A = t->group[0][me], my = t->meta_index[me];
     int nA = t->meta_start[A + 1] - t->meta_start[A];
     const int *MA = t->meta_ranks + t->meta_start[A];

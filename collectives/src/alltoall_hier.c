@@ -39,17 +39,8 @@ int gsc_alltoall_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     int n = t->size, me = t->rank, nm = t->nmeta, rc = MPI_SUCCESS;
     size_t bsz = gsc_type_bytes(recvcount, recvtype);
     if (bsz == 0) return MPI_SUCCESS;
-    MPI_Aint lb, sext, rext;
+    MPI_Aint lb, rext;
     PMPI_Type_get_extent(recvtype, &lb, &rext);
-    const char *src = sendbuf;
-    int scount = sendcount;
-    MPI_Datatype stype = sendtype;
-    if (sendbuf == MPI_IN_PLACE) {
-        src = recvbuf;
-        scount = recvcount;
-        stype = recvtype;
-    }
-    PMPI_Type_get_extent(stype, &lb, &sext);
     int A = t->group[0][me], my = t->meta_index[me];
     int nA = t->meta_start[A + 1] - t->meta_start[A];
     const int *MA = t->meta_ranks + t->meta_start[A];
@@ -61,12 +52,7 @@ int gsc_alltoall_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
         free(R);
         return MPI_ERR_NO_MEM;
     }
-    for (int d = 0; d < n; d++) {
-        size_t b = 0;
-        char *pk = gsc_pack(src + (MPI_Aint)d * scount * sext, scount, stype, &b);
-        memcpy(P + (size_t)d * bsz, pk, bsz);
-        free(pk);
-    }
+    gsc_alltoall_pack_mine(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, n, bsz, P);
     if (!leader) {
         PMPI_Send(P, (int)((size_t)n * bsz), MPI_BYTE, MA[0], GS_TAG_ALLTOALL_LOCAL, comm);
         rc = PMPI_Recv(R, (int)((size_t)n * bsz), MPI_BYTE, MA[0], GS_TAG_ALLTOALL_LOCAL, comm,
@@ -183,17 +169,8 @@ int gsc_alltoall_units(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     int n = t->size, me = t->rank, nm = t->nmeta, rc = MPI_SUCCESS;
     size_t bsz = gsc_type_bytes(recvcount, recvtype);
     if (bsz == 0) return MPI_SUCCESS;
-    MPI_Aint lb, sext, rext;
+    MPI_Aint lb, rext;
     PMPI_Type_get_extent(recvtype, &lb, &rext);
-    const char *src = sendbuf;
-    int scount = sendcount;
-    MPI_Datatype stype = sendtype;
-    if (sendbuf == MPI_IN_PLACE) {
-        src = recvbuf;
-        scount = recvcount;
-        stype = recvtype;
-    }
-    PMPI_Type_get_extent(stype, &lb, &sext);
     int A = t->group[0][me], nA = t->meta_start[A + 1] - t->meta_start[A];
     const int *MA = t->meta_ranks + t->meta_start[A];
     char *P = malloc((size_t)n * bsz), *R = malloc((size_t)n * bsz);
@@ -207,12 +184,7 @@ int gsc_alltoall_units(const void *sendbuf, int sendcount, MPI_Datatype sendtype
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
-    for (int d = 0; d < n; d++) {
-        size_t b = 0;
-        char *pk = gsc_pack(src + (MPI_Aint)d * scount * sext, scount, stype, &b);
-        memcpy(P + (size_t)d * bsz, pk, bsz);
-        free(pk);
-    }
+    gsc_alltoall_pack_mine(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, n, bsz, P);
     /* inside my metahost: straight */
     for (int i = 0; i < nA; i++) {
         int q = MA[i];

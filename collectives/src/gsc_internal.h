@@ -257,6 +257,9 @@ int gsc_alltoall_units(const void *, int, MPI_Datatype, void *, int, MPI_Datatyp
                        gsc_topo_t *);
 typedef int (*gsc_alltoall_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                                gsc_topo_t *);
+/* This rank's n send blocks of bsz bytes packed in destination order into P (alltoall.c). */
+void gsc_alltoall_pack_mine(const void *sendbuf, int sendcount, MPI_Datatype sendtype, const void *recvbuf,
+                            int recvcount, MPI_Datatype recvtype, int n, size_t bsz, char *P);
 /* hier or units where the WAN graph has quicker routes for bsz-byte blocks, else NULL (alltoall.c). */
 gsc_alltoall_fn gsc_alltoall_routed(gsc_topo_t *t, size_t bsz);
 int gsc_alltoall_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
