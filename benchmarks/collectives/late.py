@@ -23,6 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from figures import ms, size
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 DOC = REPO / "docs" / "perf-collectives.md"
@@ -66,15 +68,6 @@ def bench_bytes(op: str, row_bytes: int) -> int:
     return row_bytes // RANKS if op == "alltoall" else row_bytes
 
 
-def size(n: int) -> str:
-    for unit, s in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= s and n % s == 0:
-            return f"{n // s} {unit}"
-    return f"{n} B"
-
-
-def ms(x: float | None) -> str:
-    return "–" if x is None else f"{x * 1e3:.2f}"
 
 
 def table(platform: str, placement: str, late_ms: float, runs: list[tuple[str, str, Path]],

@@ -22,6 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from figures import ms, size
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 DOC = REPO / "docs" / "perf-collectives.md"
@@ -37,15 +39,6 @@ def gridscope(*args: str, env: dict | None = None) -> None:
     subprocess.run(cmd, check=True, env={**os.environ, **(env or {})})
 
 
-def size(n: int) -> str:
-    for unit, s in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= s and n % s == 0:
-            return f"{n // s} {unit}"
-    return f"{n} B"
-
-
-def ms(x: float | None) -> str:
-    return "–" if x is None else f"{x * 1e3:.2f}"
 
 
 def compare_section(out: Path, reuse: bool) -> list[str]:
