@@ -250,52 +250,40 @@ def render(mpi_h: Path, smpi_h: Path | None, mpich_h: Path, ompi_lib: Path,
         f"apis.json) that {mpi_h.name} at {mpi_h.parent} declares with the same parameter types.",
         '"""',
         "",
-        "# name -> parameters as the standard writes them (names and C types)",
-        "SIGNATURES: dict[str, str] = {",
     ]
-    lines += [f"    {n!r}: {s!r}," for n, s in kept.items()]
-    lines += ["}", "",
-              "# in the standard, not in the library's mpi.h (never wrapped)",
-              "NOT_IN_LIBRARY: tuple[str, ...] = ("]
-    lines += [f"    {n!r}," for n in lacking]
-    lines += [")", "",
-              "# declared by mpi.h with other parameter types than the standard's (never wrapped)",
-              "TYPES_DIFFER: tuple[str, ...] = ("]
-    lines += [f"    {d!r}," for d in differ]
-    lines += [")", "",
-              "# wrapped for Open MPI but missing from SimGrid SMPI's mpi.h (left out of that build)",
-              "NOT_IN_SMPI: frozenset[str] = frozenset({"]
-    lines += [f"    {n!r}," for n in not_in_smpi]
-    lines += ["})", "",
-              f"# wrapped for Open MPI but missing from MPICH's {mpich_h.name} and {MPICH_MPIO_H.name} or declared",
-              "# there with other parameter types (left out of that build)",
-              "NOT_IN_MPICH: frozenset[str] = frozenset({"]
-    lines += [f"    {n!r}," for n in not_in_mpich]
-    lines += ["})", "",
-              "# name -> parameters of the mpif.h / `use mpi` binding (name, Fortran type), IERROR",
-              "# left out; CHARACTER parameters come with a hidden length after IERROR",
-              "FORTRAN: dict[str, tuple[tuple[str, str], ...]] = {"]
-    lines += [f"    {n!r}: {fortran[n]!r}," for n in kept if n in fortran]
-    lines += ["}", "",
-              "# without an Open MPI Fortran binding ompi_<name>_f (never wrapped for Fortran)",
-              "NO_OMPI_FORTRAN: frozenset[str] = frozenset({"]
-    lines += [f"    {n!r}," for n in no_ompi_fortran]
-    lines += ["})", "",
-              "# Open MPI's mpi_f08 binding calls pmpi_<name>_ (the mpif.h binding) directly, not",
-              "# ompi_<name>_f: its f08 entry point mpi_<name>_f08_ is wrapped as well",
-              "OMPI_F08_DIRECT: frozenset[str] = frozenset({"]
-    lines += [f"    {n!r}," for n in ompi_f08_direct]
-    lines += ["})", "",
-              "# MPICH's mpi_f08 binding (libmpichfort.so) reaches PMPI_<Name> without MPI_<Name>:",
-              "# name -> (its entry point, the binding's parameters (name, f08 type), ierror left",
-              "# out); the MPICH build wraps these entry points",
-              "MPICH_F08_DIRECT: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {"]
-    lines += [f"    {n!r}: ({s!r}, {f08[n]!r})," for n, s in mpich_direct.items() if n in f08]
-    lines += ["}", "",
-              "# MPICH's mpi_f08 binding calls MPI_<Name>: the C wrapper records these",
-              "MPICH_F08_VIA_C: frozenset[str] = frozenset({"]
-    lines += [f"    {n!r}," for n in mpich_via_c]
-    lines += ["})", ""]
+
+    def listing(comment: list[str], header: str, rows: list[str], close: str) -> None:
+        lines.extend([*comment, header, *rows, close, ""])
+
+    def names(comment: list[str], name: str, items, kind: str = "frozenset") -> None:
+        opening, close = ("frozenset[str] = frozenset({", "})") if kind == "frozenset" else ("tuple[str, ...] = (", ")")
+        listing(comment, f"{name}: {opening}", [f"    {n!r}," for n in items], close)
+
+    listing(["# name -> parameters as the standard writes them (names and C types)"],
+            "SIGNATURES: dict[str, str] = {", [f"    {n!r}: {s!r}," for n, s in kept.items()], "}")
+    names(["# in the standard, not in the library's mpi.h (never wrapped)"], "NOT_IN_LIBRARY", lacking, "tuple")
+    names(["# declared by mpi.h with other parameter types than the standard's (never wrapped)"],
+          "TYPES_DIFFER", differ, "tuple")
+    names(["# wrapped for Open MPI but missing from SimGrid SMPI's mpi.h (left out of that build)"],
+          "NOT_IN_SMPI", not_in_smpi)
+    names([f"# wrapped for Open MPI but missing from MPICH's {mpich_h.name} and {MPICH_MPIO_H.name} or declared",
+           "# there with other parameter types (left out of that build)"], "NOT_IN_MPICH", not_in_mpich)
+    listing(["# name -> parameters of the mpif.h / `use mpi` binding (name, Fortran type), IERROR",
+             "# left out; CHARACTER parameters come with a hidden length after IERROR"],
+            "FORTRAN: dict[str, tuple[tuple[str, str], ...]] = {",
+            [f"    {n!r}: {fortran[n]!r}," for n in kept if n in fortran], "}")
+    names(["# without an Open MPI Fortran binding ompi_<name>_f (never wrapped for Fortran)"],
+          "NO_OMPI_FORTRAN", no_ompi_fortran)
+    names(["# Open MPI's mpi_f08 binding calls pmpi_<name>_ (the mpif.h binding) directly, not",
+           "# ompi_<name>_f: its f08 entry point mpi_<name>_f08_ is wrapped as well"],
+          "OMPI_F08_DIRECT", ompi_f08_direct)
+    listing(["# MPICH's mpi_f08 binding (libmpichfort.so) reaches PMPI_<Name> without MPI_<Name>:",
+             "# name -> (its entry point, the binding's parameters (name, f08 type), ierror left",
+             "# out); the MPICH build wraps these entry points"],
+            "MPICH_F08_DIRECT: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {",
+            [f"    {n!r}: ({s!r}, {f08[n]!r})," for n, s in mpich_direct.items() if n in f08], "}")
+    names(["# MPICH's mpi_f08 binding calls MPI_<Name>: the C wrapper records these"],
+          "MPICH_F08_VIA_C", mpich_via_c)
     return "\n".join(lines)
 
 
