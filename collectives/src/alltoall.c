@@ -280,12 +280,20 @@ void gsc_alltoall_pack_mine(const void *sendbuf, int sendcount, MPI_Datatype sen
 int gsc_alltoall_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, gsc_topo_t *t)
 {
-    int n = t->size, me = t->rank, nm = t->nmeta, rc = MPI_SUCCESS;
     size_t bsz = gsc_type_bytes(recvcount, recvtype);
     if (bsz == 0) return MPI_SUCCESS;
     /* LG's WAN messages take the direct links: the routed form where they are not the best */
     gsc_alltoall_fn routed = gsc_alltoall_routed(t, bsz);
-    if (routed) return routed(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, t);
+    return (routed ? routed : gsc_alltoall_lg_unrouted)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                      recvtype, comm, t);
+}
+
+int gsc_alltoall_lg_unrouted(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, gsc_topo_t *t)
+{
+    int n = t->size, me = t->rank, nm = t->nmeta, rc = MPI_SUCCESS;
+    size_t bsz = gsc_type_bytes(recvcount, recvtype);
+    if (bsz == 0) return MPI_SUCCESS;
     MPI_Aint lb, rext;
     PMPI_Type_get_extent(recvtype, &lb, &rext);
     /* P: my blocks, packed, in destination rank order */

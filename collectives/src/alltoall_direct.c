@@ -78,5 +78,5 @@ int gsc_alltoall_topo(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     if (out * bsz >= direct_min_bytes())
         return gsc_alltoall_direct(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                    comm, t);
-    return gsc_alltoall_lg(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, t);
+    return gsc_alltoall_lg_unrouted(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, t);
 }

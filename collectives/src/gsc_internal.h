@@ -264,6 +264,9 @@ void gsc_alltoall_pack_mine(const void *sendbuf, int sendcount, MPI_Datatype sen
 gsc_alltoall_fn gsc_alltoall_routed(gsc_topo_t *t, size_t bsz);
 int gsc_alltoall_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                    gsc_topo_t *);
+/* LG over the direct WAN links only (gsc_alltoall_lg takes the routed forms first). */
+int gsc_alltoall_lg_unrouted(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                           gsc_topo_t *);
 
 /* ---------------------------------------------------------------- registry (registry.c) */
 
