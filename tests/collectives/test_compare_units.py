@@ -157,5 +157,35 @@ def test_reduce_bound_waits_for_the_slowest_sender():
     assert got == pytest.approx((MIB + 0.15e6 + 0.9e6) / 50e6, rel=1e-9)
 
 
+def test_allreduce_bound_reduces_on_the_way_only_after_two_hops():
+    # grid5000-3: combining two partials in a relay takes 2L = 15.6 ms before it can reach
+    # the third site; sooner, every site needs both raw partials, one over each link:
+    # L + 2 b / (2 W)
+    lat, w = 7.8e-3, 136.08e6 / 8
+    got = bounds.multisite_bound_s("allreduce", 65536, load_platform("grid5000-3"), [22, 21, 21])
+    assert got == pytest.approx(lat + 65536 / w, rel=1e-9)
+    # with long vectors the relay's second hop pays off: b in all after 2L
+    got = bounds.multisite_bound_s("allreduce", 64 * MIB, load_platform("grid5000-3"), [22, 21, 21])
+    assert got == pytest.approx(lat + 64 * MIB / (2 * w), rel=1e-9)
+
+
+def test_allgather_bound_counts_every_nodes_own_link():
+    # asym-3, 128 ranks: a Sophia node (one core, 500 Mb/s) takes in the 127 blocks of the
+    # other ranks through its link, more than the WAN links' share (130.72 ms)
+    got = bounds.multisite_bound_s("allgather", 65536, load_platform(ASYM3), [43, 43, 42])
+    assert got == pytest.approx(127 * 65536 / 62.5e6, rel=1e-9)
+
+
+def test_gather_bound_counts_the_roots_node_link():
+    # grid5000-2 with a fast WAN: the root's node (2 cores, 894.39 Mb/s) takes in the other
+    # 30 ranks' blocks; those from its own site from the start, the rest after the WAN latency
+    plat = load_platform("grid5000-2")
+    from dataclasses import replace
+    fast = replace(plat, routes=tuple(replace(r, bandwidth=1e12) for r in plat.routes))
+    bw = 894.39e6 / 8
+    got = bounds.multisite_bound_s("gather", MIB, fast, [16, 16])
+    assert got == pytest.approx(max(30 * MIB / bw, 7.8e-3 + 16 * MIB / bw), rel=1e-9)
+
+
 def test_multisite_bound_needs_two_populated_metahosts():
     assert bounds.multisite_bound_s("bcast", MIB, load_platform("grid5000-3"), [8, 0, 0]) == 0.0

@@ -85,7 +85,7 @@ def _link_rate(platform, counts: list[int], src: int, dst: int) -> float:  # noq
     if route.sharing != PER_FLOW:
         return route.bandwidth
     nodes = -(-counts[src] // a.cores)
-    return min(nodes * a.bandwidth, counts[src] * counts[dst] * route.bandwidth)
+    return min(nodes * a.node_bandwidth, counts[src] * counts[dst] * route.bandwidth)
 
 
 def _receive_s(platform, counts: list[int], dst: int, volume: float,  # noqa: ANN001
@@ -99,7 +99,7 @@ def _receive_s(platform, counts: list[int], dst: int, volume: float,  # noqa: AN
              for i in ready if i != dst and counts[i] > 0]
     nodes = -(-counts[dst] // mhs[dst].cores)
     first = min(start for _, start in links)
-    return max(_fill_time(volume, links), first + volume / (nodes * mhs[dst].bandwidth))
+    return max(_fill_time(volume, links), first + volume / (nodes * mhs[dst].node_bandwidth))
 
 
 def _send_s(platform, counts: list[int], src: int, volume: float,  # noqa: ANN001
@@ -113,7 +113,27 @@ def _send_s(platform, counts: list[int], src: int, volume: float,  # noqa: ANN00
              for i in onward if i != src and counts[i] > 0]
     nodes = -(-counts[src] // mhs[src].cores)
     first = min(start for _, start in links)
-    return max(_fill_time(volume, links), first + volume / (nodes * mhs[src].bandwidth))
+    return max(_fill_time(volume, links), first + volume / (nodes * mhs[src].node_bandwidth))
+
+
+def _node_s(platform, dst: int, local: float, outside: float, first: float) -> float:  # noqa: ANN001
+    """Earliest time one node of metahost DST can have received LOCAL bytes from its own
+    metahost (from the start on) and OUTSIDE bytes from other metahosts (from FIRST on, the
+    first WAN arrival): all of them enter through that node's own links."""
+    bw = platform.metahosts[dst].node_bandwidth
+    return max((local + outside) / bw, first + outside / bw)
+
+
+def _two_hop_latencies(lat: dict, names: list[str], used: list[int]) -> dict[int, float]:
+    """For every metahost j, the earliest a value combining the data of two other metahosts
+    can reach it: one of them must first have heard from the other (a relay that reduces on
+    the way). Infinite with fewer than three metahosts."""
+    out = {}
+    for j in used:
+        hops = [lat[(names[s], names[i])] + lat[(names[i], names[j])]
+                for i in used for s in used if len({s, i, j}) == 3]
+        out[j] = min(hops, default=float("inf"))
+    return out
 
 
 def multisite_bound_s(op: str, nbytes: int, platform, counts: list[int],  # noqa: ANN001
@@ -124,17 +144,22 @@ def multisite_bound_s(op: str, nbytes: int, platform, counts: list[int],  # noqa
     that must hear from another one waits at least the fastest WAN path's latency, and the
     bytes it must receive from outside enter through its incoming links, each from the
     moment data can be at the link's far end (for a broadcast: once it has reached that
-    metahost; otherwise from the start). With two equally populated metahosts and one
+    metahost; otherwise from the start). A reduction's result can arrive with fewer bytes
+    than one partial per other metahost only once a relay has combined two partials (two
+    WAN hops). A node must take in through its own links every block it does not hold
+    (Gather's root, every node in Allgather). With two equally populated metahosts and one
     shared link each way it is `lower_bound_s`."""
     if op not in OPS:
         raise ValueError(f"unknown collective {op!r}")
-    names = [mh.name for mh in platform.metahosts]
+    mhs = platform.metahosts
+    names = [mh.name for mh in mhs]
     used = [m for m, c in enumerate(counts) if c > 0]
     if len(used) < 2:
         return 0.0
     lat = _shortest_latencies(platform)
     n = sum(counts)
     at_start = {m: 0.0 for m in used}
+    combined = _two_hop_latencies(lat, names, used)
 
     def reach(dst: int, sources) -> float:
         return max(lat[(names[s], names[dst])] for s in sources if s != dst)
@@ -149,6 +174,17 @@ def multisite_bound_s(op: str, nbytes: int, platform, counts: list[int],  # noqa
     def both(j: int, volume_in: float, volume_out: float, sources=used) -> float:
         return max(reach(j, sources), receive(j, volume_in), send(j, volume_out))
 
+    def reduced(j: int) -> float:
+        """Metahost j receiving a reduction of the other metahosts' partials of nbytes:
+        before a combined value can arrive (two hops), only raw partials help, one per
+        other metahost; after, nbytes in all may do."""
+        raw = receive(j, (len(used) - 1) * nbytes)
+        return min(raw, max(combined[j], receive(j, nbytes)))
+
+    def node(j: int, local: float, outside: float) -> float:
+        first = min(lat[(names[s], names[j])] for s in used if s != j)
+        return _node_s(platform, j, local, outside, first)
+
     if op == "barrier":
         return max(reach(j, used) for j in used)
     if op == "bcast":
@@ -157,15 +193,19 @@ def multisite_bound_s(op: str, nbytes: int, platform, counts: list[int],  # noqa
                    for j in used if j != root)
     others = [j for j in used if j != root]
     if op == "reduce":  # every other metahost's partial result must leave it for the root
-        return max(reach(root, used), receive(root, nbytes),
+        return max(reach(root, used), reduced(root),
                    *(send(j, nbytes, to_root=True) for j in others))
     if op == "allreduce":
-        return max(both(j, nbytes, nbytes) for j in used)
-    if op == "gather":
+        return max(max(reach(j, used), reduced(j), send(j, nbytes)) for j in used)
+    if op == "gather":  # ... and the root's node takes in every block it does not hold
         return max(reach(root, used), receive(root, (n - counts[root]) * nbytes),
+                   node(root, (counts[root] - min(counts[root], mhs[root].cores)) * nbytes,
+                        (n - counts[root]) * nbytes),
                    *(send(j, counts[j] * nbytes, to_root=True) for j in others))
-    if op == "allgather":
-        return max(both(j, (n - counts[j]) * nbytes, counts[j] * nbytes) for j in used)
+    if op == "allgather":  # ... and every node takes in every block it does not hold
+        return max(max(both(j, (n - counts[j]) * nbytes, counts[j] * nbytes),
+                       node(j, (counts[j] - min(counts[j], mhs[j].cores)) * nbytes,
+                            (n - counts[j]) * nbytes)) for j in used)
     # alltoall: metahost j receives one block of nbytes/n from every outside rank per member,
     # and sends as much out
     return max(both(j, counts[j] * (n - counts[j]) * nbytes / n,
