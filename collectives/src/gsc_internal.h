@@ -147,10 +147,22 @@ typedef struct {
  * of its groups at every level; the leaders of sibling groups hang under their parent
  * group's leader in shape[level] order. */
 int gsc_tree_build(const gsc_topo_t *t, int root, const gsc_shape_t *shape, gsc_tree_t *out);
+/* The same, with metahost m's nodes attached in meta_shape[m] instead of shape[1]. */
+int gsc_tree_build_meta(const gsc_topo_t *t, int root, const gsc_shape_t *shape,
+                        const gsc_shape_t *meta_shape, gsc_tree_t *out);
 /* Shape between the members of a metahost (its nodes) for a pipelined message of BYTES in
  * nseg segments: flat for a tiny message, a chain when the pipeline is long enough to hide
  * the chain's depth, else a binomial tree. */
 gsc_shape_t gsc_local_shape(const gsc_topo_t *t, size_t bytes, int nseg);
+/* Shape between the nodes of metahost m for a pipelined message of BYTES in segments of SEG
+ * bytes: the chain, binary or binomial tree that the model of pipe_time (tree.c) finishes
+ * first with the WAN graph's figures between m's nodes (wan.h). The model starts from the
+ * whole message at m's leader: the WAN segments are all sent at once and, sharing their
+ * link, arrive together (a binary tree fed at the WAN's rate lost at 256 KiB and 1 MiB on
+ * grid5000-2, 27.74 and 86.03 ms against a chain's 26.46 and 80.20). FALLBACK
+ * (gsc_local_shape's choice) when it is flat or the figures are not known. */
+gsc_shape_t gsc_lan_shape(const gsc_topo_t *t, int m, size_t bytes, size_t seg,
+                          gsc_shape_t fallback);
 void gsc_tree_free(gsc_tree_t *tr);
 int gsc_tree_nchild(const gsc_tree_t *tr, int r);
 const int *gsc_tree_children(const gsc_tree_t *tr, int r);

@@ -8,6 +8,7 @@
 typedef struct {
     const gsc_topo_t *t;
     const gsc_shape_t *shape;
+    const gsc_shape_t *meta_shape; /* per metahost, between its nodes (level 1); or NULL */
     gsc_tree_t *tr;
     int *order; /* attach sequence number per rank */
     int seq;
@@ -87,7 +88,9 @@ static void build_group(builder_t *b, const int *members, int k, int leader, int
         attach(b, lead, nsub, GS_SHAPE_FLAT, level);
         lead[0] = saved;
     } else {
-        attach(b, lead, nsub, b->shape[level], level);
+        gsc_shape_t sh = level == 1 && b->meta_shape ? b->meta_shape[t->group[0][leader]]
+                                                     : b->shape[level];
+        attach(b, lead, nsub, sh, level);
     }
     for (int s = 0; s < nsub; s++)
         build_group(b, sub + start[s], start[s + 1] - start[s], lead[s], level + 1);
@@ -105,6 +108,12 @@ int gsc_meta_leader(const gsc_topo_t *t, int m, int root)
 
 int gsc_tree_build(const gsc_topo_t *t, int root, const gsc_shape_t *shape, gsc_tree_t *tr)
 {
+    return gsc_tree_build_meta(t, root, shape, NULL, tr);
+}
+
+int gsc_tree_build_meta(const gsc_topo_t *t, int root, const gsc_shape_t *shape,
+                        const gsc_shape_t *meta_shape, gsc_tree_t *tr)
+{
     int n = t->size;
     memset(tr, 0, sizeof *tr);
     tr->n = n;
@@ -113,7 +122,8 @@ int gsc_tree_build(const gsc_topo_t *t, int root, const gsc_shape_t *shape, gsc_
     tr->depth_level = calloc((size_t)n, sizeof(int));
     tr->child_start = calloc((size_t)n + 1, sizeof(int));
     tr->child = malloc(sizeof(int) * (size_t)n);
-    builder_t b = {t, shape, tr, malloc(sizeof(int) * (size_t)n), 0};
+    builder_t b = {t, shape, t->nmeta >= 2 ? meta_shape : NULL, tr,
+                   malloc(sizeof(int) * (size_t)n), 0};
     if (!tr->parent || !tr->depth_level || !tr->child_start || !tr->child || !b.order) {
         free(b.order);
         gsc_tree_free(tr);
@@ -197,24 +207,31 @@ int gsc_tree_subtree(const gsc_tree_t *tr, int r, int *out)
 
 #define GS_FLAT_MAX_BYTES 2048
 
-/* Members the level below the metahosts has inside the largest metahost: its nodes, or its
- * ranks when the node level was dropped. With one metahost (GRIDSCOPE_COLL_ONE_SITE) the
- * node level is level 0. */
-static int widest_metahost(const gsc_topo_t *t)
+/* Members the level below the metahosts has inside metahost m: its nodes, or its ranks
+ * when the node level was dropped. With one metahost (GRIDSCOPE_COLL_ONE_SITE) the node
+ * level is level 0. */
+static int metahost_width(const gsc_topo_t *t, int m)
 {
-    int node_level = t->nmeta < 2 ? 0 : 1, widest = 0;
-    int *seen = malloc(sizeof(int) * (size_t)t->size);
-    for (int m = 0; m < t->nmeta; m++) {
-        const int *mr = t->meta_ranks + t->meta_start[m];
-        int k = t->meta_start[m + 1] - t->meta_start[m], distinct = 0;
-        for (int i = 0; i < k; i++) {
-            int id = t->nlevels > node_level ? t->group[node_level][mr[i]] : mr[i], dup = 0;
-            for (int j = 0; j < distinct && !dup; j++) dup = seen[j] == id;
-            if (!dup) seen[distinct++] = id;
-        }
-        if (distinct > widest) widest = distinct;
+    int node_level = t->nmeta < 2 ? 0 : 1, distinct = 0;
+    const int *mr = t->meta_ranks + t->meta_start[m];
+    int k = t->meta_start[m + 1] - t->meta_start[m];
+    int *seen = malloc(sizeof(int) * (size_t)(k > 0 ? k : 1));
+    for (int i = 0; i < k; i++) {
+        int id = t->nlevels > node_level ? t->group[node_level][mr[i]] : mr[i], dup = 0;
+        for (int j = 0; j < distinct && !dup; j++) dup = seen[j] == id;
+        if (!dup) seen[distinct++] = id;
     }
     free(seen);
+    return distinct;
+}
+
+static int widest_metahost(const gsc_topo_t *t)
+{
+    int widest = 0;
+    for (int m = 0; m < t->nmeta; m++) {
+        int w = metahost_width(t, m);
+        if (w > widest) widest = w;
+    }
     return widest;
 }
 
@@ -232,4 +249,31 @@ gsc_shape_t gsc_local_shape(const gsc_topo_t *t, size_t bytes, int nseg)
     int depth = 0; /* ceil(log2(k)) */
     while ((1 << depth) < k) depth++;
     return (long)nseg * (depth - 1) > (long)(k - 2) ? GS_SHAPE_CHAIN : GS_SHAPE_BINOMIAL;
+}
+
+/* Modelled time from the whole message at the leader to its last segment at the last of k
+ * nodes, for a pipelined tree of fan-out f and the given depth: a node feeds its f children
+ * at bw/f each, and every hop costs f segments on the sender's link and a latency (a
+ * binomial tree: its leader's ceil(log2 k) children, as deep). */
+static double pipe_time(int f, int depth, size_t bytes, size_t seg, double lat, double bw)
+{
+    return (double)bytes * f / bw + depth * ((double)f * (double)seg / bw + lat);
+}
+
+gsc_shape_t gsc_lan_shape(const gsc_topo_t *t, int m, size_t bytes, size_t seg,
+                          gsc_shape_t fallback)
+{
+    if (!t->wan || !t->wan->lan_bw || t->wan->lan_bw[m] <= 0 || fallback == GS_SHAPE_FLAT)
+        return fallback;
+    int k = metahost_width(t, m);
+    if (k <= 2) return GS_SHAPE_CHAIN;
+    int heap = 0, rounds = 0; /* floor(log2(k)): a binary heap's depth; ceil: a binomial's */
+    while ((2 << heap) <= k) heap++;
+    while ((1 << rounds) < k) rounds++;
+    double lat = t->wan->lan_lat[m], bw = t->wan->lan_bw[m];
+    double chain = pipe_time(1, k - 1, bytes, seg, lat, bw);
+    double binary = pipe_time(2, heap, bytes, seg, lat, bw);
+    double binomial = pipe_time(rounds, rounds, bytes, seg, lat, bw);
+    if (binary < chain && binary < binomial) return GS_SHAPE_BINARY;
+    return chain <= binomial ? GS_SHAPE_CHAIN : GS_SHAPE_BINOMIAL;
 }

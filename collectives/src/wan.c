@@ -16,7 +16,9 @@ void gsc_wan_free(gsc_wan_t *w)
 {
     free(w->lat);
     free(w->bw);
-    w->lat = w->bw = NULL;
+    free(w->lan_lat);
+    free(w->lan_bw);
+    w->lat = w->bw = w->lan_lat = w->lan_bw = NULL;
     w->k = 0;
 }
 
@@ -38,7 +40,9 @@ int gsc_wan_parse(const char *text, const char *source, const char *const *names
     w->k = k;
     w->lat = calloc((size_t)k * k, sizeof(double));
     w->bw = calloc((size_t)k * k, sizeof(double));
-    if (!w->lat || !w->bw) {
+    w->lan_lat = calloc((size_t)k, sizeof(double));
+    w->lan_bw = calloc((size_t)k, sizeof(double));
+    if (!w->lat || !w->bw || !w->lan_lat || !w->lan_bw) {
         snprintf(err, err_len, "%s: out of memory", source);
         gsc_wan_free(w);
         return -1;
@@ -73,6 +77,9 @@ int gsc_wan_parse(const char *text, const char *source, const char *const *names
             if (ia >= 0 && ib >= 0 && ia != ib) {
                 w->lat[ia * k + ib] = lat;
                 w->bw[ia * k + ib] = bw;
+            } else if (ia >= 0 && ia == ib) {
+                w->lan_lat[ia] = lat;
+                w->lan_bw[ia] = bw;
             }
         }
         if (!eol) break;

@@ -6,6 +6,8 @@
  *     <from-metahost> <to-metahost> <latency-seconds> <bandwidth-bytes-per-second>
  * `gridscope record --platform` renders it from the platform TOML (wan.txt beside the
  * trace); on a real grid it is written by hand or from measurements. '#' starts a comment.
+ * A line from a metahost to itself gives what one transfer between two of its nodes gets
+ * (optional; the local tree shapes use it, see gsc_lan_shape).
  *
  * A transfer of V bytes from metahost s to metahost d is cut into pieces, each sent along a
  * path of metahosts (direct, or relayed by the leaders of other metahosts): the latency of
@@ -24,6 +26,7 @@ typedef struct {
     int k;        /* metahosts */
     double *lat;  /* lat[a*k+b]: seconds, a != b */
     double *bw;   /* bw[a*k+b]: bytes per second */
+    double *lan_lat, *lan_bw; /* [a]: between two nodes of metahost a; 0 when not given */
 } gsc_wan_t;
 
 /* One transfer the plan must route: units of unit_bytes each from metahost src to dst. */

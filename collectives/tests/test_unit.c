@@ -127,6 +127,51 @@ static void test_trees(void)
     gsc_tree_free(&tr);
 }
 
+/* gsc_lan_shape with asym-3's figures: one Lyon node (root's metahost) and 21 one-core
+ * Sophia nodes (500 Mb/s, 0.1 ms) */
+static void test_lan_shape(void)
+{
+    int meta[22], node[22];
+    for (int r = 0; r < 22; r++) {
+        meta[r] = r ? 1 : 0;
+        node[r] = r;
+    }
+    gsc_topo_t *t = make_topo(22, meta, node);
+    gsc_wan_t w;
+    char err[512] = "", text[1024];
+    static const char *const names[] = {"lyon", "sophia"};
+    snprintf(text, sizeof text, "lyon sophia 0.012 12500000\nsophia lyon 0.012 12500000\n");
+    gsc_wan_parse(text, "w", names, 2, &w, err, sizeof err);
+    t->wan = &w;
+    /* no node figures: the caller's choice */
+    CHECK(gsc_lan_shape(t, 1, 65536, 4096, GS_SHAPE_CHAIN) == GS_SHAPE_CHAIN, "no figures");
+    gsc_wan_free(&w);
+    snprintf(text, sizeof text, "lyon sophia 0.012 12500000\nsophia lyon 0.012 12500000\n"
+                                "sophia sophia 0.0001 62500000\nlyon lyon 0.00005 125000000\n");
+    CHECK(gsc_wan_parse(text, "w", names, 2, &w, err, sizeof err) == 0, "%s", err);
+    /* 64 KiB in 16 segments: a chain costs 20 hops of 0.166 ms after 1.05 ms of sending,
+     * a binary tree 4 hops of 0.231 ms after 2.1 ms */
+    CHECK(gsc_lan_shape(t, 1, 65536, 4096, GS_SHAPE_CHAIN) == GS_SHAPE_BINARY, "64 KiB");
+    /* 1 MiB in 32 KiB segments: the chain's full rate wins (16.8 + 20 * 0.62 ms against
+     * 33.6 + 4 * 1.15 ms) */
+    CHECK(gsc_lan_shape(t, 1, 1 << 20, 32768, GS_SHAPE_CHAIN) == GS_SHAPE_CHAIN, "1 MiB");
+    /* a tiny message stays flat; a metahost of one node is a chain */
+    CHECK(gsc_lan_shape(t, 1, 1024, 4096, GS_SHAPE_FLAT) == GS_SHAPE_FLAT, "flat");
+    CHECK(gsc_lan_shape(t, 0, 65536, 4096, GS_SHAPE_BINOMIAL) == GS_SHAPE_CHAIN, "one node");
+    /* per-metahost shapes in the tree: Sophia's nodes as a binary heap under its leader */
+    static const gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_CHAIN,
+                                                        GS_SHAPE_FLAT, GS_SHAPE_FLAT};
+    const gsc_shape_t per_meta[2] = {GS_SHAPE_CHAIN, GS_SHAPE_BINARY};
+    gsc_tree_t tr;
+    CHECK(gsc_tree_build_meta(t, 0, shape, per_meta, &tr) == 0, "build");
+    CHECK(tr.parent[1] == 0 && tr.parent[2] == 1 && tr.parent[3] == 1 && tr.parent[4] == 2 &&
+              tr.parent[21] == 10,
+          "binary heap below sophia's leader: %d %d %d %d %d", tr.parent[1], tr.parent[2],
+          tr.parent[3], tr.parent[4], tr.parent[21]);
+    gsc_tree_free(&tr);
+    gsc_wan_free(&w);
+}
+
 static void test_lg(void)
 {
     /* seed 003's example: n1 = 3, n2 = 7. C1 -> C2 relays by j mod n1; M(7,2) (C2 index 4 to
@@ -199,6 +244,14 @@ static void test_wan_parse(void)
     CHECK(gsc_wan_parse(ASYM, "asym", ASYM_NAMES, 3, &w, err, sizeof err) == 0, "%s", err);
     CHECK(w.k == 3 && w.lat[NANCY * 3 + SOPHIA] == 0.020 && w.bw[SOPHIA * 3 + LYON] == 12500000,
           "figures of the links");
+    CHECK(w.lan_bw[SOPHIA] == 0 && w.lan_lat[LYON] == 0, "no node figures given");
+    gsc_wan_free(&w);
+    char text[1024];
+    snprintf(text, sizeof text, "%ssophia sophia 0.0001 62500000\n", ASYM);
+    CHECK(gsc_wan_parse(text, "asym", ASYM_NAMES, 3, &w, err, sizeof err) == 0, "%s", err);
+    CHECK(w.lan_bw[SOPHIA] == 62500000 && w.lan_lat[SOPHIA] == 0.0001 && w.lan_bw[LYON] == 0 &&
+              w.lat[SOPHIA * 3 + SOPHIA] == 0,
+          "sophia's node figures, not a WAN link");
     gsc_wan_free(&w);
     err[0] = '\0';
     CHECK(gsc_wan_parse("lyon nancy 0.004 1e8\n", "f", ASYM_NAMES, 3, &w, err, sizeof err) < 0 &&
@@ -325,6 +378,7 @@ static void test_wan_plan(void)
 int main(void)
 {
     test_trees();
+    test_lan_shape();
     test_lg();
     test_rules();
     test_wan_parse();

@@ -63,7 +63,8 @@ def test_every_preset_runs_a_program(preset, binaries, tmp_path):
 
 def test_wan_graph_beside_the_trace(binaries, tmp_path):
     """The WAN graph the collectives route over: every direction of asym-3's pairs with its
-    own figures, end to end, in seconds and bytes per second."""
+    own figures, end to end, in seconds and bytes per second, and each metahost's figures
+    between two of its nodes."""
     out = tmp_path / "trace"
     asym = Path(__file__).resolve().parents[2] / "benchmarks" / "collectives" / "asym-3.toml"
     run_gridscope("record", "--platform", asym, "-np", 3, "-o", out, "--", binaries["heldout"])
@@ -73,7 +74,10 @@ def test_wan_graph_beside_the_trace(binaries, tmp_path):
     assert links == {("lyon", "nancy"): (4e-3, 1e9 / 8), ("nancy", "lyon"): (4e-3, 1e9 / 8),
                      ("lyon", "sophia"): (12e-3, 100e6 / 8), ("sophia", "lyon"): (12e-3, 100e6 / 8),
                      ("nancy", "sophia"): (20e-3, 300e6 / 8),
-                     ("sophia", "nancy"): (20e-3, 300e6 / 8)}
+                     ("sophia", "nancy"): (20e-3, 300e6 / 8),
+                     ("lyon", "lyon"): (0.05e-3, 1e9 / 8),
+                     ("nancy", "nancy"): (0.1e-3, 894.39e6 / 8),
+                     ("sophia", "sophia"): (0.1e-3, 500e6 / 8)}
     assert json.loads((out / "record.json").read_text())["np"] == 3
 
 

@@ -1,6 +1,7 @@
 """Platform → the WAN graph file the topology-aware collectives read (GRIDSCOPE_COLL_WAN,
 format in collectives/src/wan.h): one directed link per line, end-to-end latency in seconds
-and bandwidth in bytes per second between two metahosts. A real grid run gets the same file
+and bandwidth in bytes per second between two metahosts, and one line from every metahost
+to itself for two of its nodes. A real grid run gets the same file
 written by hand or from measurements; the simulator's platform is never read by the library.
 """
 
@@ -18,4 +19,7 @@ def wan_graph_text(platform: Platform) -> str:
     for route in platform.routes:
         note = "  # per flow" if route.sharing == PER_FLOW else ""
         lines.append(f"{route.src} {route.dst} {route.latency:.10g} {route.bandwidth:.10g}{note}")
+    for mh in platform.metahosts:  # what one transfer between two of its nodes gets
+        lines.append(f"{mh.name} {mh.name} {mh.latency:.10g} "
+                     f"{mh.nic_bandwidth or mh.bandwidth:.10g}  # between two nodes")
     return "\n".join(lines) + "\n"
