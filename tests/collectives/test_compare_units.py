@@ -164,9 +164,21 @@ def test_allreduce_bound_reduces_on_the_way_only_after_two_hops():
     lat, w = 7.8e-3, 136.08e6 / 8
     got = bounds.multisite_bound_s("allreduce", 65536, load_platform("grid5000-3"), [22, 21, 21])
     assert got == pytest.approx(lat + 65536 / w, rel=1e-9)
-    # with long vectors the relay's second hop pays off: b in all after 2L
-    got = bounds.multisite_bound_s("allreduce", 64 * MIB, load_platform("grid5000-3"), [22, 21, 21])
-    assert got == pytest.approx(lat + 64 * MIB / (2 * w), rel=1e-9)
+    # with long vectors the relay pays off for the elements that arrive after 2L: both links
+    # carry 2W (T - 2L) combined and 2W (T - L) in all, so 2b - 2W (T - 2L) = 2W (T - L)
+    b = 64 * MIB
+    got = bounds.multisite_bound_s("allreduce", b, load_platform("grid5000-3"), [22, 21, 21])
+    assert got == pytest.approx((b / w + 3 * lat) / 2, rel=1e-6)
+
+
+def test_allreduce_bound_on_asym3_splits_raw_and_combined():
+    # Sophia: Lyon's link (12.5 MB/s from 12 ms) can bring combined elements from 16 ms on
+    # (Nancy -> Lyon -> Sophia); Nancy's (37.5 MB/s, from 20 ms) is too late to help before
+    # T. The rest need Lyon's and Nancy's raw partials, two units: with x = 12.5e6 (T - 16e-3)
+    # combined, 2b - x <= 12.5e6 (T - 12e-3): T = (2b + 0.35e6) / 25e6 (below 20 ms)
+    b = 65536
+    got = bounds.multisite_bound_s("allreduce", b, load_platform(ASYM3), [22, 21, 21])
+    assert got == pytest.approx((2 * b + 0.35e6) / 25e6, rel=1e-6)
 
 
 def test_allgather_bound_counts_every_nodes_own_link():

@@ -116,6 +116,37 @@ def _send_s(platform, counts: list[int], src: int, volume: float,  # noqa: ANN00
     return max(_fill_time(volume, links), first + volume / (nodes * mhs[src].node_bandwidth))
 
 
+def _reduction_receive_s(platform, counts: list[int], dst: int, nbytes: float,  # noqa: ANN001
+                         sources: int, combined: float) -> float:
+    """Earliest time metahost DST can hold the reduction of the partials (nbytes each) of
+    SOURCES other metahosts: an element arrives either combined, in one unit, no sooner than
+    COMBINED (a relay must first have heard from another metahost), or raw, one unit per
+    source. Every incoming link i delivers at its rate from its latency on, and DST's nodes'
+    links bound the sum (as `_receive_s`)."""
+    mhs = platform.metahosts
+    links = [(_link_rate(platform, counts, i, dst),
+              platform.route(mhs[i].name, mhs[dst].name).latency)
+             for i in range(len(mhs)) if i != dst and counts[i] > 0]
+    nodes_bw = -(-counts[dst] // mhs[dst].cores) * mhs[dst].node_bandwidth
+    first = min(start for _, start in links)
+
+    def delivered(t: float, not_before: float) -> float:
+        by_links = sum(rate * max(0.0, t - max(start, not_before)) for rate, start in links)
+        return min(by_links, nodes_bw * max(0.0, t - max(first, not_before)))
+
+    def feasible(t: float) -> bool:
+        whole = min(nbytes, delivered(t, combined))
+        return whole + sources * (nbytes - whole) <= delivered(t, 0.0)
+
+    lo, hi = first, max(start for _, start in links) + 1.0
+    while not feasible(hi):
+        lo, hi = hi, 2 * hi
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if feasible(mid) else (mid, hi)
+    return hi
+
+
 def _node_s(platform, dst: int, local: float, outside: float, first: float) -> float:  # noqa: ANN001
     """Earliest time one node of metahost DST can have received LOCAL bytes from its own
     metahost (from the start on) and OUTSIDE bytes from other metahosts (from FIRST on, the
@@ -144,9 +175,8 @@ def multisite_bound_s(op: str, nbytes: int, platform, counts: list[int],  # noqa
     that must hear from another one waits at least the fastest WAN path's latency, and the
     bytes it must receive from outside enter through its incoming links, each from the
     moment data can be at the link's far end (for a broadcast: once it has reached that
-    metahost; otherwise from the start). A reduction's result can arrive with fewer bytes
-    than one partial per other metahost only once a relay has combined two partials (two
-    WAN hops). A node must take in through its own links every block it does not hold
+    metahost; otherwise from the start). An element of a reduction arrives raw (one unit
+    per other metahost) or, no sooner than two WAN hops, combined by a relay (one unit). A node must take in through its own links every block it does not hold
     (Gather's root, every node in Allgather). With two equally populated metahosts and one
     shared link each way it is `lower_bound_s`."""
     if op not in OPS:
@@ -175,11 +205,7 @@ def multisite_bound_s(op: str, nbytes: int, platform, counts: list[int],  # noqa
         return max(reach(j, sources), receive(j, volume_in), send(j, volume_out))
 
     def reduced(j: int) -> float:
-        """Metahost j receiving a reduction of the other metahosts' partials of nbytes:
-        before a combined value can arrive (two hops), only raw partials help, one per
-        other metahost; after, nbytes in all may do."""
-        raw = receive(j, (len(used) - 1) * nbytes)
-        return min(raw, max(combined[j], receive(j, nbytes)))
+        return _reduction_receive_s(platform, counts, j, nbytes, len(used) - 1, combined[j])
 
     def node(j: int, local: float, outside: float) -> float:
         first = min(lat[(names[s], names[j])] for s in used if s != j)
