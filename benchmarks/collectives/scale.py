@@ -4,8 +4,11 @@ asymmetric benchmarks/collectives/asym-3.toml, at 64 ranks (128 with --ranks 64,
 topo against the multi-site lower bound (target <= 1.3x) and auto against vanilla (target
 <= 1/0.98 of vanilla's time), every row printed as a Markdown table.
 
-Long (several minutes per platform and rank count on 2 cores): a benchmark, not a test.
-Usage: scale.py [--out DIR] [--ranks 64] [--reuse]
+Long (several minutes per platform and rank count on 2 cores; vanilla's runs at 128 ranks
+take about 10 minutes each): a benchmark, not a test. Vanilla runs in its own compare folder,
+OUT/PLATFORM-N/vanilla, which --reuse-vanilla keeps (SimGrid's collectives do not change
+with the library); topo and auto run in OUT/PLATFORM-N/library with `--vanilla-from` it.
+Usage: scale.py [--out DIR] [--ranks 64] [--reuse | --reuse-vanilla]
 (PYTHONPATH=src GRIDSCOPE_NATIVE_DIR=build/dev-native during development.)
 """
 
@@ -26,13 +29,20 @@ TOPO_TARGET = 1.3
 AUTO_TARGET = 1 / 0.98        # auto at least 0.98x vanilla's speed
 
 
-def compare(spec: str, ranks: int, folder: Path, reuse: bool) -> list[dict]:
+def _run(spec: str, ranks: int, folder: Path, reuse: bool, *extra: str) -> None:
     if not (reuse and (folder / "compare.json").is_file()):
         cmd = [sys.executable, "-m", "gridscope", "compare", "--platform", spec, "-np",
-               str(ranks), "--sizes", SIZES, "--no-analysis", "--force", "-o", str(folder)]
+               str(ranks), "--sizes", SIZES, "--no-analysis", "--force", "-o", str(folder),
+               *extra]
         print("+", " ".join(cmd), flush=True)
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return json.loads((folder / "compare.json").read_text())["rows"]
+
+
+def compare(spec: str, ranks: int, folder: Path, reuse: bool, reuse_vanilla: bool) -> list[dict]:
+    vanilla, library = folder / "vanilla", folder / "library"
+    _run(spec, ranks, vanilla, reuse or reuse_vanilla, "--modes", "vanilla")
+    _run(spec, ranks, library, reuse, "--modes", "topo,auto", "--vanilla-from", str(vanilla))
+    return json.loads((library / "compare.json").read_text())["rows"]
 
 
 def table(name: str, ranks: int, rows: list[dict]) -> list[str]:
@@ -59,12 +69,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("scale-out"))
     ap.add_argument("--ranks", default="64")
-    ap.add_argument("--reuse", action="store_true")
+    ap.add_argument("--reuse", action="store_true", help="keep every finished compare")
+    ap.add_argument("--reuse-vanilla", action="store_true", help="keep finished vanilla runs")
     a = ap.parse_args()
     lines = []
     for n in (int(x) for x in a.ranks.split(",")):
         for name, spec in PLATFORMS:
-            lines += table(name, n, compare(spec, n, a.out.resolve() / f"{name}-{n}", a.reuse))
+            lines += table(name, n, compare(spec, n, a.out.resolve() / f"{name}-{n}", a.reuse,
+                                            a.reuse_vanilla))
     print("\n".join(lines))
 
 

@@ -42,6 +42,26 @@ def test_compare_small_run(tmp_path):
         assert (out / "round-robin" / mode / "analysis" / "summary.json").exists()
     assert "speed-up" in proc.stdout
 
+    # topo and auto again, vanilla's runs taken from the first compare: its very timings
+    again = tmp_path / "again"
+    run_gridscope("compare", "--platform", "grid5000-2", "-np", "4", "-o", again,
+                  "--ops", "bcast,barrier", "--sizes", "65536", "--placement", "round-robin",
+                  "--modes", "topo,auto", "--vanilla-from", out, "--no-analysis", timeout=300)
+    rows = json.loads((again / "compare.json").read_text())["rows"]
+    assert [r["vanilla_s"] for r in rows] == [big["vanilla_s"], next(
+        r["vanilla_s"] for r in doc["rows"] if r["op"] == "barrier")]
+    assert all(r["topo_s"] and r["auto_s"] for r in rows)
+    assert not (again / "round-robin" / "vanilla").exists()
+    # a size the first compare did not run is refused, naming the file
+    proc = run_gridscope("compare", "--platform", "grid5000-2", "-np", "4", "-o", tmp_path / "x",
+                         "--ops", "bcast", "--sizes", "8", "--placement", "round-robin",
+                         "--modes", "topo", "--vanilla-from", out, "--no-analysis", check=False)
+    assert proc.returncode == 2 and "has no vanilla timing of bcast at 8 bytes" in proc.stderr
+    proc = run_gridscope("compare", "--platform", "grid5000-2", "-np", "4", "-o", tmp_path / "y",
+                         "--ops", "bcast", "--sizes", "1024", "--placement", "block",
+                         "--modes", "topo", "--vanilla-from", out, "--no-analysis", check=False)
+    assert proc.returncode == 2 and "has no vanilla run in placement block" in proc.stderr
+
 
 @pytest.mark.parametrize("args, message", [
     (["--platform", "no-such-preset", "-np", "4"], "no-such-preset"),
@@ -60,6 +80,10 @@ def test_compare_small_run(tmp_path):
      "keep vanilla in --modes"),
     (["--platform", "grid5000-2", "-np", "4", "--app", "/bin/true", "--modes", "vanilla",
       "--predict", "--no-analysis"], "leave out --no-analysis"),
+    (["--platform", "grid5000-2", "-np", "4", "--vanilla-from", "/no/such/compare"],
+     "not a compare folder"),
+    (["--platform", "grid5000-2", "-np", "4", "--app", "/bin/true", "--modes", "topo",
+      "--vanilla-from", "/tmp"], "not with --app"),
 ])
 def test_compare_bad_input(tmp_path, args, message):
     proc = run_gridscope("compare", *args, "-o", tmp_path / "o", check=False)

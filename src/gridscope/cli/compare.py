@@ -45,6 +45,12 @@ def compare(
     late_by: Optional[float] = typer.Option(None, "--late-by", help="How late --late-site "
                                             "arrives, in milliseconds (simulated computation "
                                             "after each timed call's barrier)."),
+    vanilla_from: Optional[Path] = typer.Option(None, "--vanilla-from", help="Take the vanilla "
+                                                "runs of an earlier collbench compare folder "
+                                                "(same platform, ranks, placements; its sizes "
+                                                "and ops covering these) instead of running them "
+                                                "again: SimGrid's collectives are the slowest "
+                                                "runs and do not change with the library."),
     predict: bool = typer.Option(False, "--predict", help="With --app: also predict the topo run "
                                  "from each vanilla recording (`gridscope predict --collectives "
                                  "topo`); with --modes vanilla the program runs once per placement."),
@@ -70,7 +76,8 @@ def compare(
         platform=platform, ranks=np, output=output,
         app=[str(app_), *ctx.args] if app_ is not None else None,
         placements=tuple(_csv(placement)), modes=tuple(_csv(modes)), sizes=size_list,
-        ops=tuple(_csv(ops)), rules=rules, analyze=not no_analysis, force=force, predict=predict, late=late)
+        ops=tuple(_csv(ops)), rules=rules, analyze=not no_analysis, force=force, predict=predict, late=late,
+        vanilla_from=vanilla_from)
     console = Console()
     if not console.is_terminal:
         console = Console(width=160)  # logs and pipes: keep the table's columns whole

@@ -34,6 +34,7 @@ class Options:
     iterations: int = 2
     predict: bool = False  # also predict topo from each vanilla recording (gridscope predict)
     late: collbench.Late | None = None  # one metahost arrives late at every timed call
+    vanilla_from: Path | None = None  # an earlier compare folder whose vanilla runs to take
 
 
 @dataclass
@@ -82,6 +83,8 @@ def check(opts: Options):  # noqa: ANN201 - Platform
                                  f"{plat.name}: use one of {', '.join(names)}")
         if not 0 < opts.late.seconds < float("inf"):
             raise GridscopeError(None, "--late-by must be a positive number of milliseconds")
+    if opts.vanilla_from is not None:
+        _check_vanilla_from(opts)
     if opts.app is not None and not Path(opts.app[0]).is_file():
         raise GridscopeError(opts.app[0], "program does not exist (build it with "
                              "`gridscope cc --simulate`)")
@@ -93,6 +96,40 @@ def check(opts: Options):  # noqa: ANN201 - Platform
                                  "replacing it even with --force")
         shutil.rmtree(opts.output)
     return plat
+
+
+def _check_vanilla_from(opts: Options) -> None:
+    """The earlier compare must have run collbench's vanilla with the same platform, ranks and
+    iterations in every placement asked for; which sizes and ops it covers is checked once
+    its timings are read (`_vanilla_timings`)."""
+    src = opts.vanilla_from
+    if opts.app is not None or opts.late is not None:
+        raise GridscopeError(src, "--vanilla-from takes collbench's on-time vanilla runs: not "
+                             "with --app or --late-site")
+    if opts.output.resolve() == src.resolve():
+        raise GridscopeError(src, "--vanilla-from is the output folder; write elsewhere")
+    try:
+        settings = json.loads((src / "settings.json").read_text())
+    except (OSError, ValueError):
+        raise GridscopeError(src, "not a compare folder (no readable settings.json)") from None
+    if settings.get("app") is not None or settings.get("late") is not None:
+        raise GridscopeError(src, "its runs are not collbench's on-time runs")
+    if (settings.get("platform"), settings.get("ranks")) != (opts.platform, opts.ranks):
+        raise GridscopeError(src, f"ran {settings.get('platform')} with {settings.get('ranks')} "
+                             f"ranks, not {opts.platform} with {opts.ranks}")
+    for pl in opts.placements:
+        if not (src / pl / "vanilla" / "collbench.json").is_file():
+            raise GridscopeError(src, f"has no vanilla run in placement {pl}")
+
+
+def _vanilla_timings(opts: Options, pl: str) -> list[collbench.Timing]:
+    path = opts.vanilla_from / pl / "vanilla" / "collbench.json"
+    timings = collbench.parse(path)
+    for op in opts.ops:
+        for size in (opts.sizes if op != "barrier" else opts.sizes[:1]):
+            if collbench.lookup(timings, op, collbench.bench_size(op, size, opts.ranks)) is None:
+                raise GridscopeError(path, f"has no vanilla timing of {op} at {size} bytes")
+    return timings
 
 
 def build_collbench(out: Path) -> Path:
@@ -164,6 +201,7 @@ def run(opts: Options, progress=None) -> Result:  # noqa: ANN001 - callback(str)
         "platform": opts.platform, "ranks": opts.ranks, "placements": list(opts.placements),
         "modes": list(opts.modes), "app": opts.app, "sizes": list(opts.sizes),
         "ops": list(opts.ops), "vanilla": f"SimGrid SMPI collectives, selector '{SELECTOR}'",
+        "vanilla_from": str(opts.vanilla_from.resolve()) if opts.vanilla_from else None,
         "timing": "collbench, common start: mean over calls of last leaving - last arriving rank",
         "late": {"site": opts.late.site, "seconds": opts.late.seconds} if opts.late else None},
         indent=2) + "\n")
@@ -177,7 +215,8 @@ def run(opts: Options, progress=None) -> Result:  # noqa: ANN001 - callback(str)
     timings: dict = {}
     analyses: dict = {}
     rules_path = opts.rules.resolve() if opts.rules else None
-    order = [m for m in ("vanilla", "topo") if m in opts.modes]
+    order = [m for m in ("vanilla", "topo") if m in opts.modes or
+             (m == "vanilla" and opts.vanilla_from is not None)]
     if "auto" in opts.modes and opts.late is not None and rules_path is None:
         rules_path = _on_time_rules(opts, program, out, say)
     if "auto" in opts.modes:
@@ -192,7 +231,11 @@ def run(opts: Options, progress=None) -> Result:  # noqa: ANN001 - callback(str)
                                                f"{out / 'compare.json'}"))
         for pl in opts.placements:
             cfg = runs.Config(opts.platform, opts.ranks, pl, mode, out / pl / mode)
-            if opts.app is None:
+            if mode == "vanilla" and opts.vanilla_from is not None:
+                say(f"taking vanilla ({pl}) from {opts.vanilla_from}")
+                trace = opts.vanilla_from.resolve() / pl / "vanilla" / "trace"
+                timings[(pl, mode)] = _vanilla_timings(opts, pl)
+            elif opts.app is None:
                 trace, timings[(pl, mode)] = _record_collbench(
                     opts, program, pl, mode, cfg.folder, opts.late, rules_path, say)
             else:
