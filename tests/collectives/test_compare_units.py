@@ -188,6 +188,13 @@ def test_allgather_bound_counts_every_nodes_own_link():
     assert got == pytest.approx(127 * 65536 / 62.5e6, rel=1e-9)
 
 
+def test_allgather_bound_waits_for_each_sources_bytes_at_the_relay():
+    # asym-3, 64 ranks, 1 KiB: Nancy's 21 blocks can reach Sophia through Lyon's 100 Mb/s link
+    # only from 4 + 12 ms on (its own link opens at 20 ms), not from 12 ms as Lyon's do
+    got = bounds.multisite_bound_s("allgather", 1024, load_platform(ASYM3), [22, 21, 21])
+    assert got == pytest.approx(16e-3 + 21 * 1024 / 12.5e6, rel=1e-9)
+
+
 def test_gather_bound_counts_the_roots_node_link():
     # grid5000-2 with a fast WAN: the root's node (2 cores, 894.39 Mb/s) takes in the other
     # 30 ranks' blocks; those from its own site from the start, the rest after the WAN latency

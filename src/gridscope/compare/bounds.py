@@ -175,7 +175,8 @@ def multisite_bound_s(op: str, nbytes: int, platform, counts: list[int],  # noqa
     that must hear from another one waits at least the fastest WAN path's latency, and the
     bytes it must receive from outside enter through its incoming links, each from the
     moment data can be at the link's far end (for a broadcast: once it has reached that
-    metahost; otherwise from the start). An element of a reduction arrives raw (one unit
+    metahost; otherwise once it can have come from the metahosts whose bytes they are, for
+    every set of them). An element of a reduction arrives raw (one unit
     per other metahost) or, no sooner than two WAN hops, combined by a relay (one unit). A node must take in through its own links every block it does not hold
     (Gather's root, every node in Allgather). With two equally populated metahosts and one
     shared link each way it is `lower_bound_s`."""
@@ -197,12 +198,24 @@ def multisite_bound_s(op: str, nbytes: int, platform, counts: list[int],  # noqa
     def receive(dst: int, volume: float, ready=at_start) -> float:
         return _receive_s(platform, counts, dst, volume, ready) if volume else 0.0
 
+    def receive_from(dst: int, volumes: dict[int, float]) -> float:
+        """DST receiving volumes[s] bytes that start at metahost s: for every set of sources,
+        their bytes enter through DST's links, each open from the moment one of them can be
+        at its far end (a relay i hears from s after the fastest path s -> i)."""
+        sources = [s for s, v in volumes.items() if v > 0 and s != dst]
+        subsets = ([[s] for s in sources] + [sources] if len(sources) > 10 else
+                   [[s for b, s in enumerate(sources) if mask >> b & 1]
+                    for mask in range(1, 1 << len(sources))])
+        return max((receive(dst, sum(volumes[s] for s in sub),
+                            {i: min(lat[(names[s], names[i])] for s in sub) for i in used})
+                    for sub in subsets), default=0.0)
+
     def send(src: int, volume: float, to_root: bool = False) -> float:
         onward = {m: lat[(names[m], names[root])] if to_root else 0.0 for m in used}
         return _send_s(platform, counts, src, volume, onward) if volume else 0.0
 
-    def both(j: int, volume_in: float, volume_out: float, sources=used) -> float:
-        return max(reach(j, sources), receive(j, volume_in), send(j, volume_out))
+    def both(j: int, volumes_in: dict[int, float], volume_out: float) -> float:
+        return max(reach(j, used), receive_from(j, volumes_in), send(j, volume_out))
 
     def reduced(j: int) -> float:
         return _reduction_receive_s(platform, counts, j, nbytes, len(used) - 1, combined[j])
@@ -224,15 +237,15 @@ def multisite_bound_s(op: str, nbytes: int, platform, counts: list[int],  # noqa
     if op == "allreduce":
         return max(max(reach(j, used), reduced(j), send(j, nbytes)) for j in used)
     if op == "gather":  # ... and the root's node takes in every block it does not hold
-        return max(reach(root, used), receive(root, (n - counts[root]) * nbytes),
+        return max(reach(root, used), receive_from(root, {s: counts[s] * nbytes for s in used}),
                    node(root, (counts[root] - min(counts[root], mhs[root].cores)) * nbytes,
                         (n - counts[root]) * nbytes),
                    *(send(j, counts[j] * nbytes, to_root=True) for j in others))
     if op == "allgather":  # ... and every node takes in every block it does not hold
-        return max(max(both(j, (n - counts[j]) * nbytes, counts[j] * nbytes),
+        return max(max(both(j, {s: counts[s] * nbytes for s in used}, counts[j] * nbytes),
                        node(j, (counts[j] - min(counts[j], mhs[j].cores)) * nbytes,
                             (n - counts[j]) * nbytes)) for j in used)
     # alltoall: metahost j receives one block of nbytes/n from every outside rank per member,
     # and sends as much out
-    return max(both(j, counts[j] * (n - counts[j]) * nbytes / n,
+    return max(both(j, {s: counts[j] * counts[s] * nbytes / n for s in used},
                     counts[j] * (n - counts[j]) * nbytes / n) for j in used)
