@@ -250,9 +250,11 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
       }
   }
-  if (o.common) { /* the start time's broadcast, once untimed: a run's first MPI_Bcast can
-                    take over a second of simulated time (measured under SMPI, vanilla,
-                    asym-3, 64 ranks), which would make the first call miss its start */
+  if (o.common) { /* the start time's broadcast, once untimed: under SMPI a run's first
+                    MPI_Bcast sets SimGrid's node layout up, over a second of simulated time
+                    on asym-3 with 64 ranks (the collector does it in MPI_Init, core.c; a
+                    build without the collector does it here), which would make the first
+                    call miss its start */
     double warm = 0.0;
     MPI_Bcast(&warm, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   }
