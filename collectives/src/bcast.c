@@ -75,9 +75,7 @@ int gsc_bcast_hier(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
         /* with the WAN graph's node figures, each metahost's own shape (asym-3, 64 ranks,
          * 64 KiB: a chain down Sophia's 21 nodes adds 20 LAN hops, 23.02 ms against 20.57
          * with a binary tree) */
-        if (t->wan && t->nmeta >= 2 && (per_meta = malloc(sizeof *per_meta * (size_t)t->nmeta)))
-            for (int m = 0; m < t->nmeta; m++)
-                per_meta[m] = gsc_lan_shape(t, m, bytes, seg, shape[1]);
+        per_meta = gsc_lan_shapes(t, bytes, seg, shape[1]);
         /* a tiny message goes from the root to every node of the other metahosts at once:
          * the WAN latency is paid in parallel and a late metahost has no local hop left
          * once it is there (its leader would forward only after arriving and receiving).

@@ -163,6 +163,9 @@ gsc_shape_t gsc_local_shape(const gsc_topo_t *t, size_t bytes, int nseg);
  * (gsc_local_shape's choice) when it is flat or the figures are not known. */
 gsc_shape_t gsc_lan_shape(const gsc_topo_t *t, int m, size_t bytes, size_t seg,
                           gsc_shape_t fallback);
+/* gsc_lan_shape of every metahost (malloc'ed, for gsc_tree_build_meta), or NULL without a
+ * WAN graph. */
+gsc_shape_t *gsc_lan_shapes(const gsc_topo_t *t, size_t bytes, size_t seg, gsc_shape_t fallback);
 void gsc_tree_free(gsc_tree_t *tr);
 int gsc_tree_nchild(const gsc_tree_t *tr, int r);
 const int *gsc_tree_children(const gsc_tree_t *tr, int r);

@@ -17,9 +17,14 @@ int gsc_reduce_hier(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
      * link rate (a binary tree would halve it); a short one goes up a binomial tree */
     gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_CHAIN, GS_SHAPE_FLAT,
                                             GS_SHAPE_FLAT};
-    shape[1] = gsc_local_shape(t, gsc_type_bytes(count, dt), gsc_nsegs(count, seg_elems));
+    size_t bytes = gsc_type_bytes(count, dt);
+    shape[1] = gsc_local_shape(t, bytes, gsc_nsegs(count, seg_elems));
+    /* each metahost's own, as for the broadcast (a reduction is one run backwards) */
+    gsc_shape_t *per_meta = gsc_lan_shapes(t, bytes, gsc_segsize(bytes), shape[1]);
     gsc_tree_t tr;
-    if (gsc_tree_build(t, root, shape, &tr) != 0) return MPI_ERR_NO_MEM;
+    rc = gsc_tree_build_meta(t, root, shape, per_meta, &tr);
+    free(per_meta);
+    if (rc != 0) return MPI_ERR_NO_MEM;
     void *origin = NULL;
     char *acc;
     if (t->rank == root) {

@@ -277,3 +277,12 @@ gsc_shape_t gsc_lan_shape(const gsc_topo_t *t, int m, size_t bytes, size_t seg,
     if (binary < chain && binary < binomial) return GS_SHAPE_BINARY;
     return chain <= binomial ? GS_SHAPE_CHAIN : GS_SHAPE_BINOMIAL;
 }
+
+gsc_shape_t *gsc_lan_shapes(const gsc_topo_t *t, size_t bytes, size_t seg, gsc_shape_t fallback)
+{
+    if (!t->wan || t->nmeta < 2) return NULL;
+    gsc_shape_t *per_meta = malloc(sizeof *per_meta * (size_t)t->nmeta);
+    for (int m = 0; per_meta && m < t->nmeta; m++)
+        per_meta[m] = gsc_lan_shape(t, m, bytes, seg, fallback);
+    return per_meta;
+}
