@@ -12,8 +12,9 @@
  * round's local exchange follows the WAN transfer (1 MiB: 1309 ms before, 1193 with (1),
  * 1106 with (1) and 8 equal chunks two at a time, 1076 with 16 graded chunks). A block in
  * one round, below 16 KiB, may take the routed plan over the WAN graph (below). Small blocks
- * keep the direct, node-aware exchange (one step, one latency) and whole blocks. (PMPI_Allgather(v) on the cached metahost communicator was tried: SimGrid 3.32
- * aborts in it on the test platform, "Actor pid=-1 is gone".) */
+ * keep the direct, node-aware exchange (one step, one latency) and whole blocks.
+ * (PMPI_Allgather(v) on the cached metahost communicator was tried: SimGrid 3.32 aborts in
+ * it on the test platform, "Actor pid=-1 is gone".) */
 #include <stdlib.h>
 #include <string.h>
 
