@@ -46,6 +46,8 @@ typedef struct gsc_topo {
     int *meta_ranks;         /* ascending within a metahost */
     int *meta_index;         /* meta_index[r]: position of r inside its metahost */
     int contiguous;          /* 1 when every metahost is a contiguous block of ranks */
+    int *meta_width;         /* members of the level below the metahosts in metahost m: its
+                              * nodes, or its ranks without a node level (gsc_topo_widths) */
     MPI_Comm level_comm[GS_MAX_LEVELS]; /* comm of my group at each level (PMPI_Comm_split) */
     MPI_Comm leader_comm;    /* metahost leaders (lowest rank of each), else MPI_COMM_NULL */
     MPI_Comm coll_comm;      /* PMPI_Comm_dup of the communicator (when nmeta >= 2): the
@@ -57,6 +59,9 @@ typedef struct gsc_topo {
 
 /* The cached hierarchy of comm (built on first use, collectively). NULL on error. */
 gsc_topo_t *gsc_topo_get(MPI_Comm comm);
+/* Fills t->meta_width from the groups and the metahost membership (once, at build). With
+ * one metahost (GRIDSCOPE_COLL_ONE_SITE) the node level is level 0. */
+void gsc_topo_widths(gsc_topo_t *t);
 
 /* ---------------------------------------------------------------- WAN routes (wanx.c) */
 

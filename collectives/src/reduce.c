@@ -11,16 +11,16 @@ int gsc_reduce_hier(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     if (count <= 0) return MPI_SUCCESS;
     int size = 0, rc;
     PMPI_Type_size(dt, &size);
-    int seg_elems = size > 0 ? (int)(gsc_segsize(gsc_type_bytes(count, dt)) / (size_t)size) : count;
+    size_t bytes = gsc_type_bytes(count, dt), seg = gsc_segsize(bytes);
+    int seg_elems = size > 0 ? (int)(seg / (size_t)size) : count;
     if (seg_elems < 1) seg_elems = 1;
     /* between the nodes of a metahost: a pipelined chain moves a long message at the full
      * link rate (a binary tree would halve it); a short one goes up a binomial tree */
     gsc_shape_t shape[GS_MAX_LEVELS + 1] = {GS_SHAPE_FLAT, GS_SHAPE_CHAIN, GS_SHAPE_FLAT,
                                             GS_SHAPE_FLAT};
-    size_t bytes = gsc_type_bytes(count, dt);
     shape[1] = gsc_local_shape(t, bytes, gsc_nsegs(count, seg_elems));
     /* each metahost's own, as for the broadcast (a reduction is one run backwards) */
-    gsc_shape_t *per_meta = gsc_lan_shapes(t, bytes, gsc_segsize(bytes), shape[1]);
+    gsc_shape_t *per_meta = gsc_lan_shapes(t, bytes, seg, shape[1]);
     gsc_tree_t tr;
     rc = gsc_tree_build_meta(t, root, shape, per_meta, &tr);
     free(per_meta);

@@ -27,6 +27,7 @@ static void topo_free(gsc_topo_t *t)
     free(t->meta_start);
     free(t->meta_ranks);
     free(t->meta_index);
+    free(t->meta_width);
     if (t->wan) gsc_wan_free(t->wan);
     free(t->wan);
     free(t);
@@ -168,6 +169,7 @@ static gsc_topo_t *topo_build(MPI_Comm comm)
         if (r > 0 && tmp[r] != tmp[r - 1] && fill[m] > 1) t->contiguous = 0;
     }
     free(fill);
+    gsc_topo_widths(t);
     /* Level communicators, split once (PMPI: not user traffic). */
     for (int l = 0; l < t->nlevels; l++)
         PMPI_Comm_split(comm, t->group[l][t->rank], t->rank, &t->level_comm[l]);
@@ -182,6 +184,24 @@ static gsc_topo_t *topo_build(MPI_Comm comm)
 fail:
     topo_free(t);
     return NULL;
+}
+
+void gsc_topo_widths(gsc_topo_t *t)
+{
+    int node_level = t->nmeta < 2 ? 0 : 1, by_node = t->nlevels > node_level;
+    int ids = by_node ? t->ngroups[node_level] : t->size;
+    int *seen = malloc(sizeof(int) * (size_t)(ids > 0 ? ids : 1));
+    t->meta_width = calloc((size_t)t->nmeta + 1, sizeof(int));
+    for (int i = 0; i < ids; i++) seen[i] = -1;
+    for (int m = 0; m < t->nmeta; m++)
+        for (int i = t->meta_start[m]; i < t->meta_start[m + 1]; i++) {
+            int r = t->meta_ranks[i], id = by_node ? t->group[node_level][r] : r;
+            if (seen[id] != m) {
+                seen[id] = m;
+                t->meta_width[m]++;
+            }
+        }
+    free(seen);
 }
 
 gsc_topo_t *gsc_topo_get(MPI_Comm comm)

@@ -207,31 +207,12 @@ int gsc_tree_subtree(const gsc_tree_t *tr, int r, int *out)
 
 #define GS_FLAT_MAX_BYTES 2048
 
-/* Members the level below the metahosts has inside metahost m: its nodes, or its ranks
- * when the node level was dropped. With one metahost (GRIDSCOPE_COLL_ONE_SITE) the node
- * level is level 0. */
-static int metahost_width(const gsc_topo_t *t, int m)
-{
-    int node_level = t->nmeta < 2 ? 0 : 1, distinct = 0;
-    const int *mr = t->meta_ranks + t->meta_start[m];
-    int k = t->meta_start[m + 1] - t->meta_start[m];
-    int *seen = malloc(sizeof(int) * (size_t)(k > 0 ? k : 1));
-    for (int i = 0; i < k; i++) {
-        int id = t->nlevels > node_level ? t->group[node_level][mr[i]] : mr[i], dup = 0;
-        for (int j = 0; j < distinct && !dup; j++) dup = seen[j] == id;
-        if (!dup) seen[distinct++] = id;
-    }
-    free(seen);
-    return distinct;
-}
-
+/* Nodes of the largest metahost (gsc_topo_widths). */
 static int widest_metahost(const gsc_topo_t *t)
 {
     int widest = 0;
-    for (int m = 0; m < t->nmeta; m++) {
-        int w = metahost_width(t, m);
-        if (w > widest) widest = w;
-    }
+    for (int m = 0; m < t->nmeta; m++)
+        if (t->meta_width[m] > widest) widest = t->meta_width[m];
     return widest;
 }
 
@@ -265,7 +246,7 @@ gsc_shape_t gsc_lan_shape(const gsc_topo_t *t, int m, size_t bytes, size_t seg,
 {
     if (!t->wan || !t->wan->lan_bw || t->wan->lan_bw[m] <= 0 || fallback == GS_SHAPE_FLAT)
         return fallback;
-    int k = metahost_width(t, m);
+    int k = t->meta_width[m];
     if (k <= 2) return GS_SHAPE_CHAIN;
     int heap = 0, rounds = 0; /* floor(log2(k)): a binary heap's depth; ceil: a binomial's */
     while ((2 << heap) <= k) heap++;

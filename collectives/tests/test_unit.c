@@ -49,6 +49,7 @@ static gsc_topo_t *make_topo(int n, const int *meta, const int *node)
         t->meta_ranks[t->meta_start[meta[r]] + fill[meta[r]]++] = r;
     }
     free(fill);
+    gsc_topo_widths(t);
     return t;
 }
 

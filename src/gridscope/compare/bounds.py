@@ -88,18 +88,30 @@ def _link_rate(platform, counts: list[int], src: int, dst: int) -> float:  # noq
     return min(nodes * a.node_bandwidth, counts[src] * counts[dst] * route.bandwidth)
 
 
+def _nodes_bandwidth(platform, counts: list[int], m: int) -> float:  # noqa: ANN001
+    """What the links of metahost M's nodes carry together, per direction."""
+    mh = platform.metahosts[m]
+    return -(-counts[m] // mh.cores) * mh.node_bandwidth
+
+
+def _in_links(platform, counts: list[int], dst: int,  # noqa: ANN001
+              ready: dict[int, float]) -> list[tuple[float, float]]:
+    """(rate, start) of every link i -> DST: it delivers from ready[i] + its latency on."""
+    mhs = platform.metahosts
+    return [(_link_rate(platform, counts, i, dst),
+             ready[i] + platform.route(mhs[i].name, mhs[dst].name).latency)
+            for i in ready if i != dst and counts[i] > 0]
+
+
 def _receive_s(platform, counts: list[int], dst: int, volume: float,  # noqa: ANN001
                ready: dict[int, float]) -> float:
     """Earliest time metahost DST can have received VOLUME bytes from outside, when the data
     can be at metahost i from time ready[i] on: every incoming link i -> DST delivers at its
     rate from ready[i] + its latency, and the links of DST's nodes bound the sum."""
-    mhs = platform.metahosts
-    links = [(_link_rate(platform, counts, i, dst),
-              ready[i] + platform.route(mhs[i].name, mhs[dst].name).latency)
-             for i in ready if i != dst and counts[i] > 0]
-    nodes = -(-counts[dst] // mhs[dst].cores)
+    links = _in_links(platform, counts, dst, ready)
     first = min(start for _, start in links)
-    return max(_fill_time(volume, links), first + volume / (nodes * mhs[dst].node_bandwidth))
+    return max(_fill_time(volume, links),
+               first + volume / _nodes_bandwidth(platform, counts, dst))
 
 
 def _send_s(platform, counts: list[int], src: int, volume: float,  # noqa: ANN001
@@ -111,9 +123,9 @@ def _send_s(platform, counts: list[int], src: int, volume: float,  # noqa: ANN00
     links = [(_link_rate(platform, counts, src, i),
               platform.route(mhs[src].name, mhs[i].name).latency + onward[i])
              for i in onward if i != src and counts[i] > 0]
-    nodes = -(-counts[src] // mhs[src].cores)
     first = min(start for _, start in links)
-    return max(_fill_time(volume, links), first + volume / (nodes * mhs[src].node_bandwidth))
+    return max(_fill_time(volume, links),
+               first + volume / _nodes_bandwidth(platform, counts, src))
 
 
 def _reduction_receive_s(platform, counts: list[int], dst: int, nbytes: float,  # noqa: ANN001
@@ -123,11 +135,8 @@ def _reduction_receive_s(platform, counts: list[int], dst: int, nbytes: float,  
     COMBINED (a relay must first have heard from another metahost), or raw, one unit per
     source. Every incoming link i delivers at its rate from its latency on, and DST's nodes'
     links bound the sum (as `_receive_s`)."""
-    mhs = platform.metahosts
-    links = [(_link_rate(platform, counts, i, dst),
-              platform.route(mhs[i].name, mhs[dst].name).latency)
-             for i in range(len(mhs)) if i != dst and counts[i] > 0]
-    nodes_bw = -(-counts[dst] // mhs[dst].cores) * mhs[dst].node_bandwidth
+    links = _in_links(platform, counts, dst, {i: 0.0 for i in range(len(counts))})
+    nodes_bw = _nodes_bandwidth(platform, counts, dst)
     first = min(start for _, start in links)
 
     def delivered(t: float, not_before: float) -> float:
