@@ -21,11 +21,7 @@
 #include "gsc_internal.h"
 
 
-/* Allgatherv inside a metahost (members MA[0..nA), counts/displs in bytes), node-aware:
- * each member sends its part to its node mates and to the leader (lowest member) of every
- * other node, and leaders pass what they receive on to their node mates, so every byte
- * crosses each node's network link once. */
-static int local_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
+int gsc_local_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
                             char *all, const int *counts, const int *displs, int tag_a,
                             int tag_b, MPI_Comm comm)
 {
@@ -202,7 +198,7 @@ static int meta_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, c
     for (int j = 0; j < nA; j++) total += (size_t)counts[j];
     if (nA > 2 && total / (size_t)nA >= gsc_ring_min_part())
         return ring_allgatherv(t, MA, nA, my, mine, all, counts, displs, tag_a, comm, w);
-    return local_allgatherv(t, MA, nA, my, mine, all, counts, displs, tag_a, tag_b, comm);
+    return gsc_local_allgatherv(t, MA, nA, my, mine, all, counts, displs, tag_a, tag_b, comm);
 }
 
 /* Chunks of a block on the WAN. By default about 4 KiB each, at most 16, graded (below) and

@@ -12,6 +12,7 @@
  * below the MPI minimum MPI_TAG_UB, 32767). Every receive names its source, so FIFO
  * matching keeps successive collectives apart. */
 enum {
+    GS_TAG_SLICE = 32600, /* + the metahost whose partial a slice message carries (< 64) */
     GS_TAG_BASE = 32700,
     GS_TAG_BCAST = GS_TAG_BASE,
     GS_TAG_BCAST_B,
@@ -248,6 +249,8 @@ int gsc_bcast_binary(void *, int, MPI_Datatype, int, MPI_Comm, gsc_topo_t *);
 int gsc_bcast_binomial(void *, int, MPI_Datatype, int, MPI_Comm, gsc_topo_t *);
 int gsc_reduce_hier(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm, gsc_topo_t *);
 int gsc_allreduce_hier(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, gsc_topo_t *);
+/* Reduce-scatter / WAN slice exchange / allgather (allreduce_slices.c), for long vectors. */
+int gsc_allreduce_slices(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, gsc_topo_t *);
 int gsc_gather_hier(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm,
                    gsc_topo_t *);
 int gsc_allgather_hier(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
@@ -257,6 +260,13 @@ int gsc_allgather_hier(const void *, int, MPI_Datatype, void *, int, MPI_Datatyp
  * as good. */
 int gsc_allgather_route(const gsc_topo_t *t, size_t bsz, int pipelined, gsc_wan_flow_t *fl,
                         int *nf, gsc_wan_piece_t **route);
+/* Allgatherv inside metahost members MA[0..nA) (I am member my; counts/displs in bytes, all
+ * receives every part), node-aware: each member sends its part to its node mates and to the
+ * leader (lowest member) of every other node, and leaders pass what they receive on to their
+ * node mates, so every byte crosses each node's network link once (allgather_lg.c). */
+int gsc_local_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
+                         char *all, const int *counts, const int *displs, int tag_a, int tag_b,
+                         MPI_Comm comm);
 int gsc_allgather_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                     gsc_topo_t *);
 int gsc_barrier_hier(MPI_Comm, gsc_topo_t *);

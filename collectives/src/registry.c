@@ -18,8 +18,9 @@ static const gsc_algo_t reduce[] = {{"vanilla", NULL, 0, 0},
                                    {"hier", (void *)gsc_reduce_hier, 1, 0},
                                    END};
 static const gsc_algo_t allreduce[] = {{"vanilla", NULL, 0, 0},
-                                      {"default", (void *)gsc_allreduce_hier, 1, 0},
+                                      {"default", (void *)gsc_allreduce_slices, 1, 0},
                                       {"hier", (void *)gsc_allreduce_hier, 1, 0},
+                                      {"slices", (void *)gsc_allreduce_slices, 1, 0},
                                       END};
 static const gsc_algo_t gather[] = {{"vanilla", NULL, 0, 0},
                                    {"default", (void *)gsc_gather_hier, 0, 0},
