@@ -87,6 +87,15 @@ static size_t gsc_ring_min_part(void)
  * receivers then get the blocks chunk round by chunk round instead of all at the end of the
  * WAN transfer (flows sharing a link finish together), so the local exchange of the remote
  * blocks runs during the WAN transfer, except for the last round. */
+/* As a relay, a rank forwards chunks of the remote blocks it receives for itself to other
+ * metahosts (relayed_blocks): duty i sends len bytes at buf to rank `to` once the receive
+ * *src has completed. */
+typedef struct {
+    MPI_Request *src;
+    const char *buf;
+    int len, to, tag, posted;
+} fwd_duty_t;
+
 typedef struct {
     int nd, nck, sync;
     const int *dst;
@@ -95,7 +104,26 @@ typedef struct {
     const char *buf;
     const size_t *coff; /* chunk c is bytes [coff[c], coff[c+1]) of the block */
     MPI_Comm comm;
+    fwd_duty_t *fw; /* duties with the same src are adjacent */
+    MPI_Request *fq; /* fq[i]: duty i's send */
+    int nfw;
 } wan_tx_t;
+
+/* posts every forward whose chunk is in (an empty request: completed and waited for;
+ * SimGrid 3.32's MPI_Test leaves the flag unset for an empty request with
+ * MPI_STATUS_IGNORE, so that case is tested here) */
+static void fwd_progress(wan_tx_t *w)
+{
+    for (int i = 0; i < w->nfw; i++) {
+        fwd_duty_t *f = &w->fw[i];
+        int flag = *f->src == MPI_REQUEST_NULL;
+        if (f->posted) continue;
+        if (!flag) PMPI_Test(f->src, &flag, MPI_STATUS_IGNORE);
+        if (!flag) continue;
+        PMPI_Isend(f->buf, f->len, MPI_BYTE, f->to, f->tag, w->comm, &w->fq[i]);
+        f->posted = 1;
+    }
+}
 
 static void wan_post(wan_tx_t *w, int d)
 {
@@ -123,10 +151,11 @@ static void wan_refill(wan_tx_t *w)
 static int wait_progress(wan_tx_t *w, MPI_Request *reqs, int n)
 {
     if (!w) return n ? PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
-    MPI_Request *arr = malloc(sizeof(MPI_Request) * (size_t)(n + w->nd + 1));
-    int *who = malloc(sizeof(int) * (size_t)(n + w->nd + 1)), rc = MPI_SUCCESS;
+    MPI_Request *arr = malloc(sizeof(MPI_Request) * (size_t)(n + w->nd + w->nfw + 1));
+    int *who = malloc(sizeof(int) * (size_t)(n + w->nd + w->nfw + 1)), rc = MPI_SUCCESS;
     for (;;) {
         wan_refill(w);
+        fwd_progress(w);
         int m = 0;
         for (int i = 0; i < n; i++)
             if (reqs[i] != MPI_REQUEST_NULL) {
@@ -139,10 +168,21 @@ static int wait_progress(wan_tx_t *w, MPI_Request *reqs, int n)
                 arr[m] = w->rq[d * w->nck + w->next[d] - 2];
                 who[m++] = d;
             }
+        /* chunks to forward wake this rank too (once per receive; those among reqs are) */
+        for (int i = 0; i < w->nfw; i++) {
+            MPI_Request *src = w->fw[i].src;
+            if (w->fw[i].posted || *src == MPI_REQUEST_NULL || (src >= reqs && src < reqs + n) ||
+                (i > 0 && w->fw[i - 1].src == src))
+                continue;
+            arr[m] = *src;
+            who[m++] = w->nd + i;
+        }
         int idx;
         rc = PMPI_Waitany(m, arr, &idx, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || idx == MPI_UNDEFINED) break;
-        if (who[idx] >= 0)
+        if (who[idx] >= w->nd)
+            *w->fw[who[idx] - w->nd].src = MPI_REQUEST_NULL;
+        else if (who[idx] >= 0)
             w->rq[who[idx] * w->nck + w->next[who[idx]] - 2] = MPI_REQUEST_NULL;
         else
             reqs[-1 - who[idx]] = MPI_REQUEST_NULL;
@@ -189,7 +229,162 @@ static int ring_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, c
     return rc;
 }
 
-/* direct exchange for short parts (one step: latency), ring for long ones (bandwidth) */
+/* The same in ceil(log2 P) steps over the P nodes (Bruck's concatenation): in step k each
+ * node leader sends the parts it holds from its own node on (2^k nodes' worth, at most
+ * what the receiver lacks) to the node 2^k before it, and receives as much from the node
+ * 2^k after it; its node mates send it their parts first and get every step's new parts
+ * from it (their loopback runs beside the next step's node link). Like the ring, every node
+ * link carries one flow per direction at a time and every part once, but with log2 P
+ * latencies instead of nA - 1 (asym-3, 64 ranks, 64 KiB: a round's ring over Sophia's 21
+ * one-core nodes paid 20 LAN latencies, 16 rounds of them). */
+static int bruck_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
+                            char *all, const int *counts, const int *displs, int tag,
+                            MPI_Comm comm, wan_tx_t *w)
+{
+    int *node = malloc(sizeof(int) * (size_t)nA), *first = malloc(sizeof(int) * (size_t)(nA + 1));
+    int *of = malloc(sizeof(int) * (size_t)nA), P = 0, rc = MPI_SUCCESS;
+    size_t *nbytes = calloc((size_t)nA + 1, sizeof(size_t));
+    /* nodes in order of first appearance; of[j]: member j's node index */
+    for (int j = 0; j < nA; j++) {
+        node[j] = t->nlevels > 1 ? t->group[1][MA[j]] : MA[j];
+        of[j] = -1;
+        for (int q = 0; q < P; q++)
+            if (node[first[q]] == node[j]) of[j] = q;
+        if (of[j] < 0) {
+            of[j] = P;
+            first[P++] = j;
+        }
+        nbytes[of[j]] += (size_t)counts[j];
+    }
+    if (counts[my]) memcpy(all + displs[my], mine, (size_t)counts[my]);
+    int me_node = of[my], leader = first[me_node] == my, steps = 0;
+    while ((1 << steps) < P) steps++;
+    /* the parts of nodes [q0, q0 + cnt) (mod P), packed in node then member order */
+    size_t cap = 0;
+    for (int q = 0; q < P; q++) cap += nbytes[q];
+    char *tx = malloc(cap + 1), *rx = malloc(cap + 1);
+    MPI_Request rq[3];
+    if (!leader) {
+        /* my part to my leader, then every step's new parts from it */
+        int L = MA[first[me_node]];
+        PMPI_Isend(mine, counts[my], MPI_BYTE, L, tag, comm, &rq[0]);
+        rc = wait_progress(w, rq, 1);
+        for (int k = 0; k < steps && rc == MPI_SUCCESS; k++) {
+            int d = 1 << k, cnt = d < P - d ? d : P - d;
+            size_t got = 0;
+            for (int c = 0; c < cnt; c++) got += nbytes[(me_node + d + c) % P];
+            PMPI_Irecv(rx, (int)got, MPI_BYTE, L, tag, comm, &rq[0]);
+            rc = wait_progress(w, rq, 1);
+            size_t o = 0;
+            for (int c = 0; c < cnt; c++)
+                for (int j = 0; j < nA; j++)
+                    if (of[j] == (me_node + d + c) % P) {
+                        memcpy(all + displs[j], rx + o, (size_t)counts[j]);
+                        o += (size_t)counts[j];
+                    }
+        }
+        /* and my own node's other parts */
+        size_t own = nbytes[me_node] - (size_t)counts[my];
+        PMPI_Irecv(rx, (int)own, MPI_BYTE, L, tag, comm, &rq[0]);
+        rc = wait_progress(w, rq, 1);
+        size_t o = 0;
+        for (int j = 0; j < nA; j++)
+            if (of[j] == me_node && j != my) {
+                memcpy(all + displs[j], rx + o, (size_t)counts[j]);
+                o += (size_t)counts[j];
+            }
+    } else {
+        int nmate = 0;
+        for (int j = 0; j < nA; j++)
+            if (of[j] == me_node && j != my) nmate++;
+        MPI_Request *mq = malloc(sizeof(MPI_Request) * (size_t)(nmate * (steps + 1) + 1));
+        char **keep = calloc((size_t)steps + 2, sizeof(char *));
+        int nq = 0;
+        for (int j = 0; j < nA; j++)
+            if (of[j] == me_node && j != my)
+                PMPI_Irecv(all + displs[j], counts[j], MPI_BYTE, MA[j], tag, comm, &mq[nq++]);
+        rc = wait_progress(w, mq, nq);
+        nq = 0;
+        for (int k = 0; k < steps && rc == MPI_SUCCESS; k++) {
+            int d = 1 << k, cnt = d < P - d ? d : P - d;
+            int to = MA[first[(me_node - d + P) % P]], from = MA[first[(me_node + d) % P]];
+            size_t o = 0, got = 0;
+            for (int c = 0; c < cnt; c++)
+                for (int j = 0; j < nA; j++)
+                    if (of[j] == (me_node + c) % P) {
+                        memcpy(tx + o, all + displs[j], (size_t)counts[j]);
+                        o += (size_t)counts[j];
+                    }
+            for (int c = 0; c < cnt; c++) got += nbytes[(me_node + d + c) % P];
+            keep[k] = malloc(got + 1);
+            PMPI_Irecv(keep[k], (int)got, MPI_BYTE, from, tag, comm, &rq[0]);
+            PMPI_Isend(tx, (int)o, MPI_BYTE, to, tag, comm, &rq[1]);
+            rc = wait_progress(w, rq, 2);
+            size_t u = 0;
+            for (int c = 0; c < cnt; c++)
+                for (int j = 0; j < nA; j++)
+                    if (of[j] == (me_node + d + c) % P) {
+                        memcpy(all + displs[j], keep[k] + u, (size_t)counts[j]);
+                        u += (size_t)counts[j];
+                    }
+            for (int j = 0; j < nA; j++) /* the step's new parts on to my mates */
+                if (of[j] == me_node && j != my)
+                    PMPI_Isend(keep[k], (int)got, MPI_BYTE, MA[j], tag, comm, &mq[nq++]);
+        }
+        /* my node's parts to each mate (all but its own) */
+        char **per = calloc((size_t)nA + 1, sizeof(char *));
+        for (int j = 0; j < nA && rc == MPI_SUCCESS; j++) {
+            if (of[j] != me_node || j == my) continue;
+            size_t o = 0;
+            per[j] = malloc(nbytes[me_node] + 1);
+            for (int i = 0; i < nA; i++)
+                if (of[i] == me_node && i != j) {
+                    memcpy(per[j] + o, all + displs[i], (size_t)counts[i]);
+                    o += (size_t)counts[i];
+                }
+            PMPI_Isend(per[j], (int)o, MPI_BYTE, MA[j], tag, comm, &mq[nq++]);
+        }
+        int r2 = wait_progress(w, mq, nq);
+        if (rc == MPI_SUCCESS) rc = r2;
+        for (int k = 0; k < steps; k++) free(keep[k]);
+        for (int j = 0; j < nA; j++) free(per[j]);
+        free(per);
+        free(keep);
+        free(mq);
+    }
+    free(tx);
+    free(rx);
+    free(node);
+    free(first);
+    free(of);
+    free(nbytes);
+    return rc;
+}
+
+/* Bruck or ring for long parts: both move the same bytes over every node link, one flow per
+ * direction at a time; Bruck pays ceil(log2 P) LAN latencies instead of nA - 1, but its node
+ * leaders pass every step on to their node mates. So Bruck where the latencies it saves are
+ * worth a tenth of the parts' time on a node link, as measured: asym-3, 64 ranks, 64 KiB,
+ * rounds over Sophia's 21 one-core nodes (saves 1.5 ms a round against 2.8 ms of data):
+ * ring 120.25 ms, Bruck 100.98; grid5000-3, 64 ranks, 64 KiB (0.6 against 1.5 ms): 107.39 and
+ * 106.41; grid5000-2, 32 ranks, 1 MiB (0.4 against 9.4 ms): 1076.40 and 1093.23. Without the
+ * WAN graph's LAN figures, the ring. */
+static int long_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
+                           char *all, const int *counts, const int *displs, int tag,
+                           MPI_Comm comm, wan_tx_t *w)
+{
+    int A = t->group[0][MA[0]], P = t->meta_width ? t->meta_width[A] : nA, logp = 0;
+    while ((1 << logp) < P) logp++;
+    double total = 0;
+    for (int j = 0; j < nA; j++) total += counts[j];
+    const gsc_wan_t *g = t->wan;
+    if (g && g->lan_lat && g->lan_bw && g->lan_bw[A] > 0 &&
+        (nA - 1 - logp) * g->lan_lat[A] > 0.1 * total / g->lan_bw[A])
+        return bruck_allgatherv(t, MA, nA, my, mine, all, counts, displs, tag, comm, w);
+    return ring_allgatherv(t, MA, nA, my, mine, all, counts, displs, tag, comm, w);
+}
+
+/* direct exchange for short parts (one step: latency), ring or Bruck for long ones */
 static int meta_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
                            char *all, const int *counts, const int *displs, int tag_a,
                            int tag_b, MPI_Comm comm, wan_tx_t *w)
@@ -197,7 +392,7 @@ static int meta_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, c
     size_t total = 0;
     for (int j = 0; j < nA; j++) total += (size_t)counts[j];
     if (nA > 2 && total / (size_t)nA >= gsc_ring_min_part())
-        return ring_allgatherv(t, MA, nA, my, mine, all, counts, displs, tag_a, comm, w);
+        return long_allgatherv(t, MA, nA, my, mine, all, counts, displs, tag_a, comm, w);
     return gsc_local_allgatherv(t, MA, nA, my, mine, all, counts, displs, tag_a, tag_b, comm);
 }
 
@@ -246,6 +441,54 @@ static size_t *chunk_offsets(size_t bsz, int nck, int graded)
         off[c + 1] = c == nck - 1 || o > bsz ? bsz : o;
     }
     return off;
+}
+
+/* Tags of forwarded chunks: a relay forwards chunk c of block i of S (which it receives as
+ * partner i mod nR) with tag GS_TAG_ALLGATHER_FWD + (i / nR) * nck + c, one tag per chunk
+ * from one relay to one receiver. */
+#define GS_TAG_ALLGATHER_FWD 16384
+
+/* For chunked blocks where the WAN graph has quicker ways (gsc_wan_plan_shared): the metahost
+ * that relays block i of S for D, rt[(S * nm + D) * n + i], or -1 (direct). A relay R is the
+ * block's LG partner there, which receives the block for itself anyway and forwards its
+ * chunks as they arrive. NULL when every block goes direct (no graph, nothing to gain, or
+ * more chunk tags than fit below the library's other tags). */
+static int *relayed_blocks(const gsc_topo_t *t, size_t bsz, int nck)
+{
+    int nm = t->nmeta, n = t->size;
+    if (!t->wan || nm < 3) return NULL;
+    double *bytes = malloc(sizeof(double) * (size_t)nm);
+    int *units = malloc(sizeof(int) * (size_t)nm), *via = malloc(sizeof(int) * (size_t)(nm * nm * nm));
+    int *rt = malloc(sizeof(int) * (size_t)(nm * nm * n));
+    int relayed = bytes && units && via && rt;
+    for (int S = 0; relayed && S < nm; S++) {
+        units[S] = t->meta_start[S + 1] - t->meta_start[S];
+        bytes[S] = (double)units[S] * (double)bsz;
+    }
+    relayed = relayed && gsc_wan_plan_shared(t->wan, bytes, units, via);
+    for (int S = 0; relayed && S < nm; S++)
+        for (int D = 0; D < nm; D++) {
+            if (S == D) continue;
+            /* the direct blocks first, then each relay's, in metahost order */
+            int i = via[(S * nm + D) * nm + D];
+            for (int b = 0; b < i; b++) rt[(S * nm + D) * n + b] = -1;
+            for (int R = 0; R < nm; R++) {
+                if (R == S || R == D) continue;
+                int nR = t->meta_start[R + 1] - t->meta_start[R];
+                if (via[(S * nm + D) * nm + R] &&
+                    (size_t)(units[S] / nR + 1) * (size_t)nck > GS_TAG_SLICE - GS_TAG_ALLGATHER_FWD)
+                    relayed = 0;
+                for (int b = 0; b < via[(S * nm + D) * nm + R]; b++) rt[(S * nm + D) * n + i++] = R;
+            }
+        }
+    free(bytes);
+    free(units);
+    free(via);
+    if (!relayed) {
+        free(rt);
+        return NULL;
+    }
+    return rt;
 }
 
 /* The routed WAN round: unit u of flow S -> D is a_u's block for b_(u mod nD). */
@@ -324,26 +567,52 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
         for (int i = 0; i < nB; i++) nin += i % nA == my;
     }
     char *in = malloc((size_t)(nin ? nin : 1) * bsz);
+    /* rr[c * nin + k]: chunk c of the k-th remote block I receive (a round's receives are
+     * contiguous, so the forwards below can test them in place) */
     MPI_Request *rr = malloc(sizeof(MPI_Request) * (size_t)(nin * nck + 1));
-    int k = 0;
+    int k = 0, n = t->size;
     int *dst = malloc(sizeof(int) * (size_t)nm);
-    wan_tx_t w = {0, nck, !graded && nck > 2, dst, NULL, NULL, own, coff, comm};
+    int *rt = nck > 1 ? relayed_blocks(t, bsz, nck) : NULL;
+    int nduty = 0;
+    if (rt) /* at most one forward per chunk, block I receive and other metahost */
+        nduty = nin * nck * (nm > 2 ? nm - 2 : 0);
+    wan_tx_t w = {0, nck, !graded && nck > 2, dst, NULL, NULL, own, coff, comm,
+                  calloc((size_t)nduty + 1, sizeof(fwd_duty_t)),
+                  malloc(sizeof(MPI_Request) * (size_t)(nduty + 1)), 0};
     for (int B = 0; B < nm; B++) {
         if (B == A) continue;
         int nB = t->meta_start[B + 1] - t->meta_start[B];
         for (int i = 0; i < nB; i++)
             if (i % nA == my) {
+                /* block i of B: from B's member, or from its partner in the relay R */
+                int R = rt ? rt[(B * nm + A) * n + i] : -1;
+                int nR = R >= 0 ? t->meta_start[R + 1] - t->meta_start[R] : 1;
+                int from = R >= 0 ? t->meta_ranks[t->meta_start[R] + i % nR]
+                                  : t->meta_ranks[t->meta_start[B] + i];
                 for (int c = 0; c < nck; c++) {
                     size_t off = coff[c], len = coff[c + 1] - off;
-                    rr[k * nck + c] = MPI_REQUEST_NULL;
+                    rr[c * nin + k] = MPI_REQUEST_NULL;
                     if (!rx.fl)
-                        PMPI_Irecv(in + (size_t)k * bsz + off, (int)len, MPI_BYTE,
-                                   t->meta_ranks[t->meta_start[B] + i], GS_TAG_ALLGATHER_X, comm,
-                                   &rr[k * nck + c]);
+                        PMPI_Irecv(in + (size_t)k * bsz + off, (int)len, MPI_BYTE, from,
+                                   R >= 0 ? GS_TAG_ALLGATHER_FWD + (i / nR) * nck + c
+                                          : GS_TAG_ALLGATHER_X,
+                                   comm, &rr[c * nin + k]);
                 }
+                /* as a relay: its chunks on to every metahost the plan sends it through mine */
+                for (int c = 0; rt && c < nck; c++)
+                    for (int D = 0; D < nm; D++) {
+                        if (D == A || D == B || rt[(B * nm + D) * n + i] != A) continue;
+                        int nD = t->meta_start[D + 1] - t->meta_start[D];
+                        w.fw[w.nfw++] = (fwd_duty_t){
+                            &rr[c * nin + k], in + (size_t)k * bsz + coff[c],
+                            (int)(coff[c + 1] - coff[c]), t->meta_ranks[t->meta_start[D] + i % nD],
+                            GS_TAG_ALLGATHER_FWD + (i / nA) * nck + c, 0};
+                    }
                 k++;
             }
-        if (!rx.fl) dst[w.nd++] = t->meta_ranks[t->meta_start[B] + my % nB];
+        /* my block to my partner in B, unless a relay forwards it there */
+        if (!rx.fl && !(rt && rt[(A * nm + B) * n + my] >= 0))
+            dst[w.nd++] = t->meta_ranks[t->meta_start[B] + my % nB];
     }
     gsc_wan_xchg_t wx;
     if (rx.fl) {
@@ -405,13 +674,11 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     char *all = malloc(total ? (size_t)total : 1);
     char *part = nck > 1 ? malloc((size_t)total / bsz * csz + 1) : all;
     char *mine = nck > 1 ? malloc((size_t)(nin ? nin : 1) * csz) : in;
-    MPI_Request *cr = malloc(sizeof(MPI_Request) * (size_t)(nin + 1));
     for (int c = 0; c < nck && rc == MPI_SUCCESS; c++) {
         size_t off = coff[c], len = coff[c + 1] - off;
-        for (int q = 0; q < nin; q++) cr[q] = rr[q * nck + c];
         if (rx.fl) rc = gsc_wan_finish(&wx); /* my remote blocks are in, relays done */
         if (rc != MPI_SUCCESS) break;
-        rc = wait_progress(&w, cr, nin);
+        rc = wait_progress(&w, &rr[c * nin], nin);
         if (rc != MPI_SUCCESS) break;
         int tot = 0;
         for (int j = 0; j < nA; j++) {
@@ -425,7 +692,7 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
             break;
         }
         for (int q = 0; q < nin; q++) memcpy(mine + (size_t)q * len, in + (size_t)q * bsz + off, len);
-        rc = ring_allgatherv(t, MA, nA, my, mine, part, cc, cd, GS_TAG_GATHER, comm, &w);
+        rc = long_allgatherv(t, MA, nA, my, mine, part, cc, cd, GS_TAG_GATHER, comm, &w);
         for (int j = 0; j < nA; j++)
             for (int q = 0; q < nbl[j]; q++)
                 memcpy(all + displs[j] + (size_t)q * bsz + off, part + cd[j] + (size_t)q * len, len);
@@ -437,6 +704,8 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
             wan_post(&w, d);
         }
     if (w.nd > 0) PMPI_Waitall(w.nd * nck, w.rq, MPI_STATUSES_IGNORE);
+    fwd_progress(&w); /* every chunk I receive is in: the last forwards go now */
+    if (w.nfw > 0) PMPI_Waitall(w.nfw, w.fq, MPI_STATUSES_IGNORE);
     for (int j = 0; j < nA; j++) {
         size_t o = (size_t)displs[j];
         for (int B = 0; B < nm; B++) {
@@ -455,8 +724,10 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
         free(part);
         free(mine);
     }
-    free(cr);
     free(rr);
+    free(rt);
+    free(w.fw);
+    free(w.fq);
     free(nbl);
     free(cc);
     free(cd);

@@ -71,6 +71,15 @@ int gsc_wan_plan_direct(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nfl
                         double *estimate);
 /* 1 when every piece is a whole flow on its direct link. */
 int gsc_wan_plan_is_direct(const gsc_wan_piece_t *pieces, int npieces, const gsc_wan_flow_t *flows);
+/* Routes for data every metahost sends to every other (allgather, allreduce), where a relay
+ * R forwards what it receives from S for itself: a share of S's data for D through R costs
+ * nothing on S -> R (which must then carry all of S's data directly) and rides R -> D beside
+ * R's own. bytes[S], units[S]: S's data and the units it may be split in. On return
+ * via[(S * k + D) * k + R] holds S's units for D through R, R == D being the direct link
+ * (every unit direct when routing gains nothing, with more than 8 metahosts, or fewer than
+ * 3). Greedy: the flow that ends last moves one unit at a time to the relay that lowers the
+ * plan's modelled end most. Returns 1 when some unit is relayed. */
+int gsc_wan_plan_shared(const gsc_wan_t *w, const double *bytes, const int *units, int *via);
 /* Upper bound on the pieces a plan of nflows flows on k metahosts can have. */
 int gsc_wan_max_pieces(int k, int nflows);
 #endif

@@ -376,6 +376,54 @@ static void test_wan_plan(void)
     gsc_wan_free(&w);
 }
 
+/* Shares for data every metahost sends to every other, relays forwarding what they receive
+ * for themselves (gsc_wan_plan_shared). */
+static void test_wan_plan_shared(void)
+{
+    gsc_wan_t w;
+    char err[512];
+    int via[27], units[3];
+    double bytes[3];
+    gsc_wan_parse(ASYM, "asym", ASYM_NAMES, 3, &w, err, sizeof err);
+#define VIA(S, D, R) via[((S) * 3 + (D)) * 3 + (R)]
+    /* asym-3's allgather of 64 KiB blocks, 64 ranks (22 + 21 + 21 blocks): lyon's blocks for
+     * sophia need 127 ms alone on their 12.5 MB/s link; nancy relays a share of them over
+     * its 37.5 MB/s link beside its own (nancy gets lyon's blocks anyway), and sophia's for
+     * lyon mostly the same way; nancy <-> sophia stays direct, since lyon's link to sophia is
+     * the narrow one and lyon -> nancy must stay whole to be relayed */
+    units[LYON] = 22, units[NANCY] = 21, units[SOPHIA] = 21;
+    for (int m = 0; m < 3; m++) bytes[m] = units[m] * 65536.0;
+    CHECK(gsc_wan_plan_shared(&w, bytes, units, via) == 1, "allgather plan relays");
+    CHECK(VIA(LYON, SOPHIA, NANCY) > 0 && VIA(LYON, SOPHIA, SOPHIA) > 0 &&
+              VIA(LYON, SOPHIA, NANCY) + VIA(LYON, SOPHIA, SOPHIA) == 22,
+          "lyon -> sophia: %d direct, %d via nancy", VIA(LYON, SOPHIA, SOPHIA),
+          VIA(LYON, SOPHIA, NANCY));
+    CHECK(VIA(SOPHIA, LYON, NANCY) > VIA(SOPHIA, LYON, LYON), "sophia -> lyon: %d direct, %d via nancy",
+          VIA(SOPHIA, LYON, LYON), VIA(SOPHIA, LYON, NANCY));
+    CHECK(VIA(NANCY, SOPHIA, SOPHIA) == 21 && VIA(SOPHIA, NANCY, NANCY) == 21 &&
+              VIA(LYON, NANCY, NANCY) == 22 && VIA(NANCY, LYON, LYON) == 21,
+          "the other flows direct");
+    /* a few bytes: nancy <-> sophia through lyon (16 ms against 20), whole, both ways */
+    for (int m = 0; m < 3; m++) units[m] = 8, bytes[m] = 8;
+    CHECK(gsc_wan_plan_shared(&w, bytes, units, via) == 1, "latency plan relays");
+    CHECK(VIA(NANCY, SOPHIA, LYON) == 8 && VIA(SOPHIA, NANCY, LYON) == 8 &&
+              VIA(LYON, SOPHIA, SOPHIA) == 8 && VIA(LYON, NANCY, NANCY) == 8,
+          "tiny: nancy -> sophia %d via lyon, sophia -> nancy %d", VIA(NANCY, SOPHIA, LYON),
+          VIA(SOPHIA, NANCY, LYON));
+    gsc_wan_free(&w);
+    /* symmetric: nothing to gain, every unit direct */
+    const char *sym = "a b 0.0078 17010000\nb a 0.0078 17010000\na c 0.0078 17010000\n"
+                      "c a 0.0078 17010000\nb c 0.0078 17010000\nc b 0.0078 17010000\n";
+    const char *const abc[] = {"a", "b", "c"};
+    gsc_wan_parse(sym, "sym", abc, 3, &w, err, sizeof err);
+    for (int m = 0; m < 3; m++) units[m] = 21, bytes[m] = 21 * 65536.0;
+    CHECK(gsc_wan_plan_shared(&w, bytes, units, via) == 0 && VIA(0, 1, 1) == 21 &&
+              VIA(2, 0, 0) == 21,
+          "symmetric stays direct");
+#undef VIA
+    gsc_wan_free(&w);
+}
+
 int main(void)
 {
     test_trees();
@@ -385,6 +433,7 @@ int main(void)
     test_wan_parse();
     test_wan_shortest();
     test_wan_plan();
+    test_wan_plan_shared();
     if (failures) {
         fprintf(stderr, "%d failures\n", failures);
         return 1;
