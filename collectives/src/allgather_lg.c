@@ -444,9 +444,8 @@ static size_t *chunk_offsets(size_t bsz, int nck, int graded)
 }
 
 /* Tags of forwarded chunks: a relay forwards chunk c of block i of S (which it receives as
- * partner i mod nR) with tag GS_TAG_ALLGATHER_FWD + (i / nR) * nck + c, one tag per chunk
- * from one relay to one receiver. */
-#define GS_TAG_ALLGATHER_FWD 16384
+ * partner i mod nR) with tag GS_TAG_UNIT + (i / nR) * nck + c, one tag per chunk from one
+ * relay to one receiver. */
 
 /* For chunked blocks where the WAN graph has quicker ways (gsc_wan_plan_shared): the metahost
  * that relays block i of S for D, rt[(S * nm + D) * n + i], or -1 (direct). A relay R is the
@@ -476,7 +475,7 @@ static int *relayed_blocks(const gsc_topo_t *t, size_t bsz, int nck)
                 if (R == S || R == D) continue;
                 int nR = t->meta_start[R + 1] - t->meta_start[R];
                 if (via[(S * nm + D) * nm + R] &&
-                    (size_t)(units[S] / nR + 1) * (size_t)nck > GS_TAG_SLICE - GS_TAG_ALLGATHER_FWD)
+                    (size_t)(units[S] / nR + 1) * (size_t)nck > GS_TAG_SLICE - GS_TAG_UNIT)
                     relayed = 0;
                 for (int b = 0; b < via[(S * nm + D) * nm + R]; b++) rt[(S * nm + D) * n + i++] = R;
             }
@@ -594,7 +593,7 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                     rr[c * nin + k] = MPI_REQUEST_NULL;
                     if (!rx.fl)
                         PMPI_Irecv(in + (size_t)k * bsz + off, (int)len, MPI_BYTE, from,
-                                   R >= 0 ? GS_TAG_ALLGATHER_FWD + (i / nR) * nck + c
+                                   R >= 0 ? GS_TAG_UNIT + (i / nR) * nck + c
                                           : GS_TAG_ALLGATHER_X,
                                    comm, &rr[c * nin + k]);
                 }
@@ -606,7 +605,7 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                         w.fw[w.nfw++] = (fwd_duty_t){
                             &rr[c * nin + k], in + (size_t)k * bsz + coff[c],
                             (int)(coff[c + 1] - coff[c]), t->meta_ranks[t->meta_start[D] + i % nD],
-                            GS_TAG_ALLGATHER_FWD + (i / nA) * nck + c, 0};
+                            GS_TAG_UNIT + (i / nA) * nck + c, 0};
                     }
                 k++;
             }

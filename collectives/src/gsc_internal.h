@@ -12,6 +12,9 @@
  * below the MPI minimum MPI_TAG_UB, 32767). Every receive names its source, so FIFO
  * matching keeps successive collectives apart. */
 enum {
+    /* + an index below GS_TAG_SLICE - GS_TAG_UNIT: one message per unit where units arrive in
+     * no fixed order (allgather's forwarded chunks) */
+    GS_TAG_UNIT = 16384,
     GS_TAG_SLICE = 32600, /* + the metahost whose partial a slice message carries (< 64) */
     GS_TAG_BASE = 32700,
     GS_TAG_BCAST = GS_TAG_BASE,

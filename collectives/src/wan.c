@@ -159,15 +159,39 @@ static double path_queue(const gsc_wan_t *w, const double *load, const path_t *p
     return q;
 }
 
-/* Seconds per byte along p: every link in turn, or the narrowest one when pipelined. */
-static double path_inv_rate(const gsc_wan_t *w, const path_t *p, int pipelined)
+/* When a piece of `bytes` sent along p at once has arrived: the path's latency plus, store
+ * and forward, every link's time for all it carries in turn, or, pipelined (relays forward
+ * unit by unit), the busiest link's time for all it carries (the links' other loads run
+ * beside the piece, so only the busiest one counts). */
+static double path_end(const gsc_wan_t *w, const double *load, const path_t *p, int pipelined,
+                       double bytes)
 {
-    double r = 0;
+    double q = 0;
     for (int i = 0; i + 1 < p->n; i++) {
-        double t = 1.0 / w->bw[p->site[i] * w->k + p->site[i + 1]];
-        r = pipelined ? (t > r ? t : r) : r + t;
+        int l = p->site[i] * w->k + p->site[i + 1];
+        double t = (load[l] + bytes) / w->bw[l];
+        q = pipelined ? (t > q ? t : q) : q + t;
     }
-    return r;
+    return path_latency(w, p) + q;
+}
+
+/* The most bytes p can deliver by time T (path_end inverted; 0 when T is too early). */
+static double path_bytes(const gsc_wan_t *w, const double *load, const path_t *p, int pipelined,
+                         double T)
+{
+    double room = T - path_latency(w, p), y = INFINITY, inv = 0, busy = 0;
+    for (int i = 0; i + 1 < p->n; i++) {
+        int l = p->site[i] * w->k + p->site[i + 1];
+        if (pipelined) {
+            double yl = room * w->bw[l] - load[l];
+            if (yl < y) y = yl;
+        } else {
+            inv += 1.0 / w->bw[l];
+            busy += load[l] / w->bw[l];
+        }
+    }
+    if (!pipelined) y = (room - busy) / inv;
+    return y > 0 ? y : 0;
 }
 
 static void add_load(const gsc_wan_t *w, double *load, const path_t *p, double bytes)
@@ -239,28 +263,27 @@ static void flow_order(const gsc_wan_flow_t *flows, int nflows, int *ord)
         }
 }
 
-/* Water filling: finish time T at which the paths, path p taking (T - base[p]) / inv[p]
- * bytes once T passes base[p], carry V bytes together. */
-static double fill_level(int n, const double *base, const double *inv, double V)
+/* Water filling: the time T at which the candidate paths, each carrying what it can deliver
+ * by T, carry V bytes together (bisection: path_bytes grows with T). */
+static double fill_level(const gsc_wan_t *w, const double *load, const path_t *cand, int nc,
+                         int pipelined, double V)
 {
-    int *ord = malloc(sizeof(int) * (size_t)n);
-    for (int i = 0; i < n; i++) ord[i] = i;
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && base[ord[j]] < base[ord[j - 1]]; j--) {
-            int x = ord[j];
-            ord[j] = ord[j - 1];
-            ord[j - 1] = x;
-        }
-    double sum_b = 0, sum_r = 0, T = base[ord[0]];
-    for (int j = 0; j < n; j++) {
-        int p = ord[j];
-        sum_b += base[p] / inv[p];
-        sum_r += 1.0 / inv[p];
-        T = (V + sum_b) / sum_r;
-        if (j + 1 == n || T <= base[ord[j + 1]]) break;
+    double lo = INFINITY, hi = INFINITY;
+    for (int c = 0; c < nc; c++) {
+        double e0 = path_end(w, load, &cand[c], pipelined, 0);
+        double eV = path_end(w, load, &cand[c], pipelined, V);
+        if (e0 < lo) lo = e0;
+        if (eV < hi) hi = eV;
     }
-    free(ord);
-    return T;
+    for (int it = 0; it < 100 && hi - lo > 1e-12 * (hi > 1 ? hi : 1); it++) {
+        double mid = (lo + hi) / 2, got = 0;
+        for (int c = 0; c < nc; c++) got += path_bytes(w, load, &cand[c], pipelined, mid);
+        if (got >= V)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
 }
 
 static int plan_split(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflows,
@@ -272,7 +295,7 @@ static int plan_split(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflow
     double *load = calloc((size_t)k * k, sizeof(double));
     int *ord = malloc(sizeof(int) * (size_t)(nflows + 1));
     path_t cand[GSC_WAN_MAX_SITES + 1];
-    double base[GSC_WAN_MAX_SITES + 1], inv[GSC_WAN_MAX_SITES + 1], x[GSC_WAN_MAX_SITES + 1];
+    double x[GSC_WAN_MAX_SITES + 1];
     if (!dist || !next || !load || !ord) {
         npc = -1;
         goto out;
@@ -284,20 +307,18 @@ static int plan_split(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflow
         int nc = candidates(w, next, flows[f].src, flows[f].dst, cand);
         double V = (double)flows[f].units * (double)unit;
         int best = 0;
-        for (int c = 0; c < nc; c++) {
-            base[c] = path_latency(w, &cand[c]) +
-                      (V > 0 ? path_queue(w, load, &cand[c], pipelined) : 0);
-            inv[c] = path_inv_rate(w, &cand[c], pipelined);
-            if (base[c] < base[best] - 1e-12) best = c;
-        }
+        for (int c = 0; c < nc; c++)
+            if (path_end(w, load, &cand[c], pipelined, 0) <
+                path_end(w, load, &cand[best], pipelined, 0) - 1e-12)
+                best = c;
         if (flows[f].units == 0) { /* an empty message: the quickest path */
             npc = put_piece(pc, npc, max, f, 0, 0, &cand[best]);
             continue;
         }
-        double T = fill_level(nc, base, inv, V);
+        double T = fill_level(w, load, cand, nc, pipelined, V);
         int top = 0;
         for (int c = 0; c < nc; c++) {
-            x[c] = T > base[c] ? (T - base[c]) / inv[c] : 0;
+            x[c] = path_bytes(w, load, &cand[c], pipelined, T);
             if (x[c] < MIN_SHARE * V) x[c] = 0;
             if (x[c] > x[top]) top = c;
         }
@@ -312,7 +333,7 @@ static int plan_split(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflow
             int to = top;
             double end = INFINITY;
             for (int c = 0; c < nc; c++) {
-                double e = base[c] + (double)(u[c] + 1) * (double)unit * inv[c];
+                double e = path_end(w, load, &cand[c], pipelined, (double)(u[c] + 1) * (double)unit);
                 if (x[c] > 0 && e < end) {
                     end = e;
                     to = c;
