@@ -8,6 +8,8 @@ import pytest
 
 from gstest import REPO, run_gridscope
 
+PRESETS = REPO / "src" / "gridscope" / "testbed" / "presets"
+
 
 @pytest.mark.slow
 def test_compare_small_run(tmp_path):
@@ -61,6 +63,18 @@ def test_compare_small_run(tmp_path):
                          "--ops", "bcast", "--sizes", "1024", "--placement", "block",
                          "--modes", "topo", "--vanilla-from", out, "--no-analysis", check=False)
     assert proc.returncode == 2 and "has no vanilla run in placement block" in proc.stderr
+    # the same platform named by its TOML file is the same platform (the check gets as far as
+    # the sizes); another platform with as many ranks is not
+    copy = tmp_path / "g2.toml"
+    copy.write_text((PRESETS / "grid5000-2.toml").read_text())
+    proc = run_gridscope("compare", "--platform", copy, "-np", "4", "-o", tmp_path / "z",
+                         "--ops", "bcast", "--sizes", "8", "--placement", "round-robin",
+                         "--modes", "topo", "--vanilla-from", out, "--no-analysis", check=False)
+    assert proc.returncode == 2 and "has no vanilla timing of bcast at 8 bytes" in proc.stderr
+    proc = run_gridscope("compare", "--platform", "grid5000-3", "-np", "4", "-o", tmp_path / "w",
+                         "--ops", "bcast", "--sizes", "65536", "--placement", "round-robin",
+                         "--modes", "topo", "--vanilla-from", out, "--no-analysis", check=False)
+    assert proc.returncode == 2 and "ran grid5000-2 with 4 ranks, not grid5000-3" in proc.stderr
 
 
 @pytest.mark.parametrize("args, message", [

@@ -5,6 +5,7 @@ measurements, and write the report (see gridscope.compare.report)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,8 @@ from pathlib import Path
 from gridscope.compare import bounds, collbench, report, rules, runs
 from gridscope.errors import GridscopeError
 from gridscope.testbed.placement import shares
+from gridscope.testbed.run import PLATFORM_XML
+from gridscope.testbed.simgrid_xml import platform_xml
 
 DEFAULT_SIZES = (8, 1024, 65536, 1 << 20)
 PLACEMENTS = ("block", "round-robin")
@@ -84,7 +87,7 @@ def check(opts: Options):  # noqa: ANN201 - Platform
         if not 0 < opts.late.seconds < float("inf"):
             raise GridscopeError(None, "--late-by must be a positive number of milliseconds")
     if opts.vanilla_from is not None:
-        _check_vanilla_from(opts)
+        _check_vanilla_from(opts, plat)
     if opts.app is not None and not Path(opts.app[0]).is_file():
         raise GridscopeError(opts.app[0], "program does not exist (build it with "
                              "`gridscope cc --simulate`)")
@@ -98,10 +101,11 @@ def check(opts: Options):  # noqa: ANN201 - Platform
     return plat
 
 
-def _check_vanilla_from(opts: Options) -> None:
+def _check_vanilla_from(opts: Options, plat) -> None:  # noqa: ANN001
     """The earlier compare must have run collbench's vanilla with the same platform, ranks and
     iterations in every placement asked for; which sizes and ops it covers is checked once
-    its timings are read (`_vanilla_timings`)."""
+    its timings are read (`_vanilla_timings`). The same platform: the same SimGrid platform,
+    however its file was named (a relative or an absolute path, a preset)."""
     src = opts.vanilla_from
     if opts.app is not None or opts.late is not None:
         raise GridscopeError(src, "--vanilla-from takes collbench's on-time vanilla runs: not "
@@ -114,12 +118,22 @@ def _check_vanilla_from(opts: Options) -> None:
         raise GridscopeError(src, "not a compare folder (no readable settings.json)") from None
     if settings.get("app") is not None or settings.get("late") is not None:
         raise GridscopeError(src, "its runs are not collbench's on-time runs")
-    if (settings.get("platform"), settings.get("ranks")) != (opts.platform, opts.ranks):
-        raise GridscopeError(src, f"ran {settings.get('platform')} with {settings.get('ranks')} "
-                             f"ranks, not {opts.platform} with {opts.ranks}")
+    ran = settings.get("platform"), settings.get("ranks")
     for pl in opts.placements:
         if not (src / pl / "vanilla" / "collbench.json").is_file():
             raise GridscopeError(src, f"has no vanilla run in placement {pl}")
+        try:
+            earlier = (src / pl / "vanilla" / "trace" / PLATFORM_XML).read_text()
+        except OSError:
+            earlier = None
+        if ran[1] != opts.ranks or earlier is None or \
+                _without_comments(earlier) != _without_comments(platform_xml(plat)):
+            raise GridscopeError(src, f"ran {ran[0]} with {ran[1]} ranks, not {opts.platform} "
+                                 f"with {opts.ranks}")
+
+
+def _without_comments(xml: str) -> str:
+    return re.sub(r"<!--.*?-->", "", xml, flags=re.S)
 
 
 def _vanilla_timings(opts: Options, pl: str) -> list[collbench.Timing]:

@@ -26,6 +26,7 @@ from gridscope.testbed.wan_graph import WAN_FILE, WAN_VAR, wan_graph_text
 
 SMPIRUN = "smpirun"
 TRACE_ANCHOR = "traces.otf2"
+PLATFORM_XML = "platform.xml"  # the SimGrid platform a run used, beside its trace
 STDERR_TAIL_LINES = 15
 LAUNCHERS = {"mpirun", "mpiexec", "smpirun", "srun", "orterun"}
 # SimGrid exits 0 after these; they still mean the simulated program failed.
@@ -121,7 +122,7 @@ def prepare(command: list[str], platform: str, np: int | None, layout: str | Non
                              "libsimgrid-dev)")
     out.mkdir(parents=True)
     out = out.resolve()
-    argv = [SMPIRUN, "-platform", str(out / "platform.xml"), "-hostfile",
+    argv = [SMPIRUN, "-platform", str(out / PLATFORM_XML), "-hostfile",
             str(out / "hostfile"), "-np", str(len(hosts)), *sim_config(plat),
             str(program_path), *command[1:]]
     env = dict(os.environ)
@@ -138,7 +139,7 @@ def prepare(command: list[str], platform: str, np: int | None, layout: str | Non
 
 def _write_inputs(run: SimulatedRun, command: list[str], layout: str | None,
                   placement: str, coll: str) -> None:
-    (run.output / "platform.xml").write_text(platform_xml(run.platform))
+    (run.output / PLATFORM_XML).write_text(platform_xml(run.platform))
     (run.output / "hostfile").write_text("".join(h + "\n" for h in run.hosts))
     if WAN_VAR in run.env:
         (run.output / WAN_FILE).write_text(wan_graph_text(run.platform))
