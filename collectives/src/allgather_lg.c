@@ -16,6 +16,7 @@
  * (PMPI_Allgather(v) on the cached metahost communicator was tried: SimGrid 3.32 aborts in
  * it on the test platform, "Actor pid=-1 is gone".) */
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "gsc_internal.h"
@@ -94,6 +95,7 @@ typedef struct {
     MPI_Request *src;
     const char *buf;
     int len, to, tag, posted;
+    double due; /* not before this time (paced) */
 } fwd_duty_t;
 
 typedef struct {
@@ -107,7 +109,28 @@ typedef struct {
     fwd_duty_t *fw; /* duties with the same src are adjacent */
     MPI_Request *fq; /* fq[i]: duty i's send */
     int nfw;
+    double t0, *step; /* paced: chunk c to destination d goes at t0 + c * step[d] */
 } wan_tx_t;
+
+/* Paced, a waiting rank looks for arrivals at least this often (seconds): well below a LAN
+ * latency (0.05-0.1 ms on the testbed's platforms) */
+#define PACE_POLL_S 2e-5
+
+#ifdef GS_SMPI
+#include <sys/types.h>
+extern int smpi_usleep(useconds_t usecs);
+static void pause_for(double s)
+{
+    smpi_usleep((useconds_t)(s * 1e6) + 1);
+}
+#else
+#include <time.h>
+static void pause_for(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+#endif
 
 /* posts every forward whose chunk is in (an empty request: completed and waited for;
  * SimGrid 3.32's MPI_Test leaves the flag unset for an empty request with
@@ -117,7 +140,7 @@ static void fwd_progress(wan_tx_t *w)
     for (int i = 0; i < w->nfw; i++) {
         fwd_duty_t *f = &w->fw[i];
         int flag = *f->src == MPI_REQUEST_NULL;
-        if (f->posted) continue;
+        if (f->posted || f->due > PMPI_Wtime()) continue;
         if (!flag) PMPI_Test(f->src, &flag, MPI_STATUS_IGNORE);
         if (!flag) continue;
         PMPI_Isend(f->buf, f->len, MPI_BYTE, f->to, f->tag, w->comm, &w->fq[i]);
@@ -141,18 +164,50 @@ static void wan_post(wan_tx_t *w, int d)
 /* post every chunk whose predecessor-but-one has completed */
 static void wan_refill(wan_tx_t *w)
 {
-    for (int d = 0; d < w->nd; d++)
+    double now = w->step ? PMPI_Wtime() : 0;
+    for (int d = 0; d < w->nd; d++) {
+        if (w->step && w->step[d] > 0) {
+            while (w->next[d] < w->nck && w->t0 + w->next[d] * w->step[d] <= now) wan_post(w, d);
+            continue;
+        }
         while (w->next[d] < w->nck && w->rq[d * w->nck + w->next[d] - 2] == MPI_REQUEST_NULL)
             wan_post(w, d);
+    }
+}
+
+/* the time of the next paced post or forward (INFINITY: none) */
+static double next_due(const wan_tx_t *w)
+{
+    double t = INFINITY;
+    for (int d = 0; w->step && d < w->nd; d++)
+        if (w->step[d] > 0 && w->next[d] < w->nck && w->t0 + w->next[d] * w->step[d] < t)
+            t = w->t0 + w->next[d] * w->step[d];
+    for (int i = 0; i < w->nfw; i++)
+        if (!w->fw[i].posted && w->fw[i].due > PMPI_Wtime() && w->fw[i].due < t) t = w->fw[i].due;
+    return t;
+}
+
+/* A request of wait_progress's set completed: mark it (who: a forward's chunk, a windowed
+ * send, or reqs[-1 - who]). */
+static void done_one(wan_tx_t *w, MPI_Request *reqs, int who)
+{
+    if (who >= w->nd)
+        *w->fw[who - w->nd].src = MPI_REQUEST_NULL;
+    else if (who >= 0)
+        w->rq[who * w->nck + w->next[who] - 2] = MPI_REQUEST_NULL;
+    else
+        reqs[-1 - who] = MPI_REQUEST_NULL;
 }
 
 /* Wait for reqs[0..n) while keeping the WAN window moving (a rank never blocks without
- * posting its next chunks, so no receiver waits on a sender that waits on it). */
+ * posting its next chunks, so no receiver waits on a sender that waits on it), and, paced,
+ * posting chunks and forwards when they are due. */
 static int wait_progress(wan_tx_t *w, MPI_Request *reqs, int n)
 {
     if (!w) return n ? PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
     MPI_Request *arr = malloc(sizeof(MPI_Request) * (size_t)(n + w->nd + w->nfw + 1));
     int *who = malloc(sizeof(int) * (size_t)(n + w->nd + w->nfw + 1)), rc = MPI_SUCCESS;
+    int *ind = malloc(sizeof(int) * (size_t)(n + w->nd + w->nfw + 1));
     for (;;) {
         wan_refill(w);
         fwd_progress(w);
@@ -164,7 +219,7 @@ static int wait_progress(wan_tx_t *w, MPI_Request *reqs, int n)
             }
         if (m == 0) break;
         for (int d = 0; d < w->nd; d++)
-            if (w->next[d] < w->nck) {
+            if (w->next[d] < w->nck && !(w->step && w->step[d] > 0)) {
                 arr[m] = w->rq[d * w->nck + w->next[d] - 2];
                 who[m++] = d;
             }
@@ -177,18 +232,30 @@ static int wait_progress(wan_tx_t *w, MPI_Request *reqs, int n)
             arr[m] = *src;
             who[m++] = w->nd + i;
         }
+        double due = next_due(w);
+        if (due < INFINITY) {
+            /* paced: whatever is in, else a short pause before looking again (MPI_Testsome:
+             * SimGrid 3.32's MPI_Testany did not report these receives complete, so the
+             * rounds waited until the rank's last post) */
+            int got = 0;
+            rc = PMPI_Testsome(m, arr, &got, ind, MPI_STATUSES_IGNORE);
+            if (rc != MPI_SUCCESS) break;
+            if (got == MPI_UNDEFINED || got == 0) {
+                double wait = due - PMPI_Wtime();
+                pause_for(wait < PACE_POLL_S ? (wait > 0 ? wait : 1e-6) : PACE_POLL_S);
+                continue;
+            }
+            for (int i = 0; i < got; i++) done_one(w, reqs, who[ind[i]]);
+            continue;
+        }
         int idx;
         rc = PMPI_Waitany(m, arr, &idx, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || idx == MPI_UNDEFINED) break;
-        if (who[idx] >= w->nd)
-            *w->fw[who[idx] - w->nd].src = MPI_REQUEST_NULL;
-        else if (who[idx] >= 0)
-            w->rq[who[idx] * w->nck + w->next[who[idx]] - 2] = MPI_REQUEST_NULL;
-        else
-            reqs[-1 - who[idx]] = MPI_REQUEST_NULL;
+        done_one(w, reqs, who[idx]);
     }
     free(arr);
     free(who);
+    free(ind);
     return rc;
 }
 
@@ -490,6 +557,53 @@ static int *relayed_blocks(const gsc_topo_t *t, size_t bsz, int nck)
     return rt;
 }
 
+/* Pacing chunked blocks. All at once, chunks sharing a link complete in the order of their
+ * sizes, so graded chunks arrive one after the other; but the later chunks are the larger
+ * ones, and a metahost whose nodes take in the remote blocks barely faster than the WAN
+ * brings them fell behind on the last rounds and still had a fifth of every block to share
+ * out after the WAN was done (asym-3, 64 ranks, 64 KiB: Sophia's last WAN chunk in at 85 ms,
+ * its last round done at 100.8). Paced instead, every sender cuts its block into equal chunks
+ * and sends chunk c at c / nck of the time its link needs for all the blocks planned on it,
+ * its own and those relayed over it (relays forward on the same schedule), so each chunk
+ * crosses while the previous ones are shared out: 94.2 ms there, 165.5 against 183.5 at 128
+ * ranks, and grid5000-2, 32 ranks, 1 MiB: 1058.8 against 1076.4. It pays where a link needs
+ * at least PACE_MIN_LATENCIES latencies for its blocks: below that the blocks are on the
+ * wire for barely longer than a latency and spreading them only delays the last chunk
+ * (asym-3, 64 ranks, 16 KiB: paced 46.18 ms, graded 43.38; the slowest link needs 1.3
+ * latencies there, against 5.2 at 64 KiB). Returns the time of every link S -> D
+ * (seconds, [S * nm + D]) when pacing, else NULL (no WAN graph, or no link that long). */
+#define PACE_MIN_LATENCIES 2.0
+static double *link_times(const gsc_topo_t *t, const int *rt, size_t bsz)
+{
+    const gsc_wan_t *g = t->wan;
+    int nm = t->nmeta, n = t->size, pays = 0;
+    /* GRIDSCOPE_COLL_WAN_PACE=0|1 turns pacing off or on whatever the links need;
+     * GRIDSCOPE_COLL_WAN_CHUNK asks for the windowed equal chunks instead */
+    const char *force = getenv("GRIDSCOPE_COLL_WAN_PACE"), *chunk = getenv("GRIDSCOPE_COLL_WAN_CHUNK");
+    if (!g || (force && *force == '0') || (chunk && *chunk)) return NULL;
+    double *T = calloc((size_t)(nm * nm), sizeof(double));
+    for (int S = 0; T && S < nm; S++)
+        for (int D = 0; D < nm; D++) {
+            if (S == D) continue;
+            /* S's own blocks sent direct to D, and other metahosts' blocks S relays to D */
+            int blocks = 0;
+            for (int X = 0; X < nm; X++) {
+                if (X == D) continue;
+                for (int i = 0; i < t->meta_start[X + 1] - t->meta_start[X]; i++) {
+                    int R = rt ? rt[(X * nm + D) * n + i] : -1;
+                    blocks += (X == S && R < 0) || (X != S && R == S);
+                }
+            }
+            T[S * nm + D] = (double)blocks * (double)bsz / g->bw[S * g->k + D];
+            pays |= T[S * nm + D] >= PACE_MIN_LATENCIES * g->lat[S * g->k + D];
+        }
+    if (!pays && !(force && *force == '1')) {
+        free(T);
+        return NULL;
+    }
+    return T;
+}
+
 /* The routed WAN round: unit u of flow S -> D is a_u's block for b_(u mod nD). */
 typedef struct {
     const gsc_topo_t *t;
@@ -533,7 +647,10 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     int A = t->group[0][me], my = t->meta_index[me];
     int nA = t->meta_start[A + 1] - t->meta_start[A];
     const int *MA = t->meta_ranks + t->meta_start[A];
-    int graded = 0, nck = wan_chunks(bsz, &graded);
+    int graded = 0, nck = wan_chunks(bsz, &graded), n = t->size;
+    int *rt = nck > 1 ? relayed_blocks(t, bsz, nck) : NULL;
+    double *link_s = nck > 1 ? link_times(t, rt, bsz) : NULL;
+    if (link_s) graded = 0; /* paced: equal chunks */
     size_t *coff = chunk_offsets(bsz, nck, graded), csz = 0;
     for (int c = 0; c < nck; c++)
         if (coff[c + 1] - coff[c] > csz) csz = coff[c + 1] - coff[c];
@@ -569,15 +686,14 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     /* rr[c * nin + k]: chunk c of the k-th remote block I receive (a round's receives are
      * contiguous, so the forwards below can test them in place) */
     MPI_Request *rr = malloc(sizeof(MPI_Request) * (size_t)(nin * nck + 1));
-    int k = 0, n = t->size;
+    int k = 0;
     int *dst = malloc(sizeof(int) * (size_t)nm);
-    int *rt = nck > 1 ? relayed_blocks(t, bsz, nck) : NULL;
     int nduty = 0;
     if (rt) /* at most one forward per chunk, block I receive and other metahost */
         nduty = nin * nck * (nm > 2 ? nm - 2 : 0);
-    wan_tx_t w = {0, nck, !graded && nck > 2, dst, NULL, NULL, own, coff, comm,
+    wan_tx_t w = {0, nck, !graded && !link_s && nck > 2, dst, NULL, NULL, own, coff, comm,
                   calloc((size_t)nduty + 1, sizeof(fwd_duty_t)),
-                  malloc(sizeof(MPI_Request) * (size_t)(nduty + 1)), 0};
+                  malloc(sizeof(MPI_Request) * (size_t)(nduty + 1)), 0, PMPI_Wtime(), NULL};
     for (int B = 0; B < nm; B++) {
         if (B == A) continue;
         int nB = t->meta_start[B + 1] - t->meta_start[B];
@@ -605,7 +721,8 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                         w.fw[w.nfw++] = (fwd_duty_t){
                             &rr[c * nin + k], in + (size_t)k * bsz + coff[c],
                             (int)(coff[c + 1] - coff[c]), t->meta_ranks[t->meta_start[D] + i % nD],
-                            GS_TAG_UNIT + (i / nA) * nck + c, 0};
+                            GS_TAG_UNIT + (i / nA) * nck + c, 0,
+                            link_s ? w.t0 + c * link_s[A * nm + D] / nck : 0};
                     }
                 k++;
             }
@@ -636,8 +753,13 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     w.rq = malloc(sizeof(MPI_Request) * (size_t)(w.nd * nck + 1));
     w.next = calloc((size_t)w.nd + 1, sizeof(int));
     for (int i = 0; i < w.nd * nck; i++) w.rq[i] = MPI_REQUEST_NULL;
-    for (int d = 0; d < w.nd; d++)
-        for (int c = 0; c < nck && (graded || c < 2); c++) wan_post(&w, d);
+    if (link_s) {
+        w.step = calloc((size_t)w.nd + 1, sizeof(double));
+        for (int d = 0; d < w.nd; d++) w.step[d] = link_s[A * nm + t->group[0][dst[d]]] / nck;
+        wan_refill(&w);
+    } else
+        for (int d = 0; d < w.nd; d++)
+            for (int c = 0; c < nck && (graded || c < 2); c++) wan_post(&w, d);
 
     /* my metahost's blocks, while the WAN transfers run */
     char *loc = malloc((size_t)nA * bsz);
@@ -697,6 +819,12 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                 memcpy(all + displs[j] + (size_t)q * bsz + off, part + cd[j] + (size_t)q * len, len);
     }
     /* the rest of my chunks, then every WAN send */
+    for (double due; w.step && (due = next_due(&w)) < INFINITY;) {
+        double wait = due - PMPI_Wtime();
+        if (wait > 0) pause_for(wait);
+        wan_refill(&w);
+        fwd_progress(&w);
+    }
     for (int d = 0; d < w.nd; d++)
         while (w.next[d] < nck) {
             PMPI_Wait(&w.rq[d * nck + w.next[d] - 2], MPI_STATUS_IGNORE);
@@ -733,6 +861,8 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     free(dst);
     free(w.rq);
     free(w.next);
+    free(w.step);
+    free(link_s);
     free(all);
     free(displs);
     free(loc);
