@@ -8,12 +8,19 @@ to show which one decides LG's gain for large blocks:
 - `wan-per-flow`: the 10 Gb/s backbone is a per-flow limit, not shared (WAN not a bottleneck);
 - `wan-1g`: a 1 Gb/s shared backbone (the WAN dominates everything).
 
+With --packet, also the packet network (ns-3 TCP, docs/testbed.md): lg-30-30-packet and
+lg-20-40-packet at a few block sizes (1 B .. 512 KiB; one run per size, ns-3 is slow), then
+64 KiB on variants of lg-30-30-packet that each change one setting: the router queues
+(FQ-CoDel's limit, 10240 packets by default), the minimum retransmission timeout, and the
+TCP settings left to ns-3 and SimGrid. --jobs runs that many simulations at once.
+
 Writes OUT/seed003/{results.json,seed003.png,table.md}. --quick: lg-30-30, 1 B .. 4 KiB.
 """
 
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from common import REPO, collbench, publish, pyplot, run_collbench, seed_arguments, size
@@ -27,6 +34,19 @@ VARIANTS = {  # name: (text replaced in lg-30-30.toml, replacement)
     "equal-fairness": ("[platform]\n", '[platform]\nflow_fairness = "equal"\n'),
 }
 BLOCK = 1 << 16
+ALGOS = ("vanilla", "lg")
+PACKET_PRESETS = ("lg-30-30-packet", "lg-20-40-packet")
+PACKET_BLOCKS = (1, 256, 1 << 12, 1 << 16, 1 << 19)
+PACKET_BASE = "lg-30-30-packet"
+PACKET_VARIANTS = {  # name: (text replaced in lg-30-30-packet.toml, replacement); the
+    # [packet] table comes last, so a line added at the end of the file lands in it
+    "queue-1000": ('window = "128KiB"\n', 'window = "128KiB"\nqueue = 1000\n'),
+    "queue-30000": ('window = "128KiB"\n', 'window = "128KiB"\nqueue = 30000\n'),
+    "queue-100000": ('window = "128KiB"\n', 'window = "128KiB"\nqueue = 100000\n'),
+    "min-rto-1s": ('min_rto = "200ms"', 'min_rto = "1s"'),
+}
+# ns-3's and SimGrid's own TCP settings: the [packet] table removed
+NS3_DEFAULTS = "ns3-defaults"
 
 
 def measure(out: Path, quick: bool, reuse: bool) -> dict:
@@ -53,28 +73,60 @@ def measure(out: Path, quick: bool, reuse: bool) -> dict:
     return res
 
 
+def measure_packet(folder: Path, exe: Path, reuse: bool, jobs: int) -> dict:
+    """The packet presets per block size, and lg-30-30-packet's variants at 64 KiB."""
+    base = (PRESET_DIR / f"{PACKET_BASE}.toml").read_text()
+    variants = {name: base.replace(old, new) for name, (old, new) in PACKET_VARIANTS.items()}
+    variants[NS3_DEFAULTS] = base[: base.index("[packet]")]
+    platforms = {p: p for p in PACKET_PRESETS}
+    for name, text in variants.items():
+        toml = folder / f"{PACKET_BASE}-{name}.toml"
+        toml.write_text(text)
+        platforms[name] = str(toml)
+    runs = [(p, b, a) for p in PACKET_PRESETS for b in PACKET_BLOCKS for a in ALGOS]
+    runs += [(name, BLOCK, a) for name in variants for a in ALGOS]
+
+    def one(run: tuple[str, int, str]) -> float:
+        name, block, algo = run
+        return run_collbench(exe, platforms[name], 60, folder / name / f"{algo}-{block}",
+                             "alltoall", block, block, {"GRIDSCOPE_COLL_ALLTOALL": algo},
+                             reuse)[block]
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        times = dict(zip(runs, pool.map(one, runs)))
+    return {"presets": {p: {a: {str(b): times[(p, b, a)] for b in PACKET_BLOCKS} for a in ALGOS}
+                        for p in PACKET_PRESETS},
+            "variants": {name: {a: times[(name, BLOCK, a)] for a in ALGOS} for name in variants}}
+
+
 def plot(res: dict, path: Path) -> None:
     plt = pyplot()
-    presets = list(res["presets"])
-    fig, axes = plt.subplots(1, len(presets) + 1, figsize=(4.2 * (len(presets) + 1), 3.6),
-                             squeeze=False)
-    ax_ratio = axes[0][-1]
+    timings = {**res["presets"], **res.get("packet", {}).get("presets", {})}
+    presets = list(timings)
+    columns = 3
+    rows = -(-(len(presets) + 1) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.6 * rows), squeeze=False)
+    axes = [ax for row in axes for ax in row]
+    for ax in axes[len(presets) + 1:]:
+        ax.axis("off")
+    ax_ratio = axes[len(presets)]
     for j, preset in enumerate(presets):
-        t = res["presets"][preset]
+        t = timings[preset]
         sizes = [int(b) for b in t["vanilla"]]
-        ax = axes[0][j]
+        ax = axes[j]
         ax.plot(sizes, [t["vanilla"][str(b)] for b in sizes], "o-", label="vanilla (ompi)",
                 markersize=4)
         ax.plot(sizes, [t["lg"][str(b)] for b in sizes], "s-", label="LG", markersize=4)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_title(f"{preset}, 60 ranks", fontsize=9)
+        network = "packet (ns-3 TCP)" if preset in PACKET_PRESETS else "flow (CM02)"
+        ax.set_title(f"{preset}, 60 ranks, {network}", fontsize=9)
         ax.set_xlabel("block size (bytes)", fontsize=8)
         ax.set_ylabel("alltoall time (s)", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.legend(fontsize=7)
-        ax_ratio.plot(sizes, [t["vanilla"][str(b)] / t["lg"][str(b)] for b in sizes], "o-",
-                      label=preset, markersize=4)
+        ax_ratio.plot(sizes, [t["vanilla"][str(b)] / t["lg"][str(b)] for b in sizes],
+                      "s--" if preset in PACKET_PRESETS else "o-", label=preset, markersize=4)
     ax_ratio.axhspan(1 / 0.6, 1 / 0.4, color="grey", alpha=0.2,
                      label="paper, large blocks (40-60 % less)")
     ax_ratio.axhline(1.0, color="black", linewidth=0.8)
@@ -84,7 +136,8 @@ def plot(res: dict, path: Path) -> None:
     ax_ratio.set_xlabel("block size (bytes)", fontsize=8)
     ax_ratio.tick_params(labelsize=7)
     ax_ratio.legend(fontsize=7)
-    fig.suptitle("seed 003: LG all-to-all on two clusters (SimGrid SMPI)", fontsize=10)
+    fig.suptitle("seed 003: LG all-to-all on two clusters (SimGrid SMPI; packet: ns-3)",
+                 fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=80)
     plt.close(fig)
@@ -102,13 +155,30 @@ def table(res: dict) -> str:
         v, g = t["vanilla"], t["lg"]
         lines.append(f"| lg-30-30 `{name}` | {size(BLOCK)} | {v * 1e3:.2f} | {g * 1e3:.2f} | "
                      f"{v / g:.2f}x | {100 * (1 - g / v):.0f} % |")
+    packet = res.get("packet", {})
+    for preset, t in packet.get("presets", {}).items():
+        for b in t["vanilla"]:
+            v, g = t["vanilla"][b], t["lg"][b]
+            lines.append(f"| {preset} | {size(int(b))} | {v * 1e3:.2f} | {g * 1e3:.2f} | "
+                         f"{v / g:.2f}x | {100 * (1 - g / v):.0f} % |")
+    for name, t in packet.get("variants", {}).items():
+        v, g = t["vanilla"], t["lg"]
+        lines.append(f"| {PACKET_BASE} `{name}` | {size(BLOCK)} | {v * 1e3:.2f} | "
+                     f"{g * 1e3:.2f} | {v / g:.2f}x | {100 * (1 - g / v):.0f} % |")
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
-    args = seed_arguments(__doc__, "lg-30-30, small blocks (smoke)").parse_args()
+    ap = seed_arguments(__doc__, "lg-30-30, small blocks (smoke)")
+    ap.add_argument("--packet", action="store_true",
+                    help="also the packet network (ns-3 TCP; about 2 h on 2 cores with --jobs 2)")
+    ap.add_argument("--jobs", type=int, default=1, help="simulations at once (packet runs)")
+    args = ap.parse_args()
     res = measure(args.out, args.quick, args.reuse)
     folder = args.out / "seed003"
+    if args.packet:
+        res["packet"] = measure_packet(folder, collbench(folder), args.reuse, args.jobs)
+        (folder / "results.json").write_text(json.dumps(res, indent=1))
     plot(res, folder / "seed003.png")
     publish("seed003", folder, table(res), args.docs)
 
