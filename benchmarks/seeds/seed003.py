@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Seed 003 (Jeannot, Steffenel): LG all-to-all against vanilla (SimGrid's `ompi` selection)
-on two clusters, n1 = n2 = 30 (lg-30-30) and n1 = 20, n2 = 40 (lg-20-40), over block sizes;
+on two clusters, n1 = n2 = 30 (lg-30-30) and n1 = 20, n2 = 40 (lg-20-40), one rank per node,
+over block sizes;
 then the same at 64 KiB blocks on variants of lg-30-30 that change one platform property,
 to show which one decides LG's gain for large blocks:
 
@@ -12,7 +13,8 @@ With --packet, also the packet network (ns-3 TCP, docs/testbed.md): lg-30-30-pac
 lg-20-40-packet at a few block sizes (1 B .. 512 KiB; one run per size, ns-3 is slow), then
 64 KiB on variants of lg-30-30-packet that each change one setting: the router queues
 (FQ-CoDel's limit, 10240 packets by default), the minimum retransmission timeout, and the
-TCP settings left to ns-3 and SimGrid. --jobs runs that many simulations at once.
+TCP settings left to ns-3 and SimGrid. --jobs runs that many simulations at once; a run
+the simulator does not finish is shown as failed (OUT/seed003/.../failed says where).
 
 Writes OUT/seed003/{results.json,seed003.png,table.md}. --quick: lg-30-30, 1 B .. 4 KiB.
 """
@@ -20,10 +22,13 @@ Writes OUT/seed003/{results.json,seed003.png,table.md}. --quick: lg-30-30, 1 B .
 from __future__ import annotations
 
 import json
+import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from common import REPO, collbench, publish, pyplot, run_collbench, seed_arguments, size
+
+from gridscope.testbed.platform import load_platform
 
 PRESETS = ("lg-30-30", "lg-20-40")
 PRESET_DIR = REPO / "src" / "gridscope" / "testbed" / "presets"
@@ -49,6 +54,12 @@ PACKET_VARIANTS = {  # name: (text replaced in lg-30-30-packet.toml, replacement
 NS3_DEFAULTS = "ns3-defaults"
 
 
+def layout(platform: str) -> str:
+    """One rank per node, n1 on the first cluster and n2 on the second (the paper's n1, n2;
+    even shares would put 30 ranks on lg-20-40's 20 Nancy nodes)."""
+    return ",".join(str(mh.nodes) for mh in load_platform(platform).metahosts)
+
+
 def measure(out: Path, quick: bool, reuse: bool) -> dict:
     folder = out / "seed003"
     exe = collbench(folder)
@@ -58,7 +69,7 @@ def measure(out: Path, quick: bool, reuse: bool) -> dict:
         res["presets"][preset] = {
             algo: {str(b): t for b, t in sorted(run_collbench(
                 exe, preset, 60, folder / preset / algo, "alltoall", 1, hi,
-                {"GRIDSCOPE_COLL_ALLTOALL": algo}, reuse).items())}
+                {"GRIDSCOPE_COLL_ALLTOALL": algo}, reuse, layout(preset)).items())}
             for algo in ("vanilla", "lg")}
     if not quick:
         base = (PRESET_DIR / "lg-30-30.toml").read_text()
@@ -67,7 +78,8 @@ def measure(out: Path, quick: bool, reuse: bool) -> dict:
             toml.write_text(base.replace(old, new))
             res["variants"][name] = {
                 algo: run_collbench(exe, str(toml), 60, folder / name / algo, "alltoall", BLOCK,
-                                    BLOCK, {"GRIDSCOPE_COLL_ALLTOALL": algo}, reuse)[BLOCK]
+                                    BLOCK, {"GRIDSCOPE_COLL_ALLTOALL": algo}, reuse,
+                                    layout(str(toml)))[BLOCK]
                 for algo in ("vanilla", "lg")}
     (folder / "results.json").write_text(json.dumps(res, indent=1))
     return res
@@ -86,11 +98,20 @@ def measure_packet(folder: Path, exe: Path, reuse: bool, jobs: int) -> dict:
     runs = [(p, b, a) for p in PACKET_PRESETS for b in PACKET_BLOCKS for a in ALGOS]
     runs += [(name, BLOCK, a) for name in variants for a in ALGOS]
 
-    def one(run: tuple[str, int, str]) -> float:
+    def one(run: tuple[str, int, str]) -> float | None:
+        """The time, or None when the simulator failed (ns-3 3.37 can crash, see docs)."""
         name, block, algo = run
-        return run_collbench(exe, platforms[name], 60, folder / name / f"{algo}-{block}",
-                             "alltoall", block, block, {"GRIDSCOPE_COLL_ALLTOALL": algo},
-                             reuse)[block]
+        where = folder / name / f"{algo}-{block}"
+        failed = where / "failed"
+        if reuse and failed.exists():
+            return None
+        try:
+            return run_collbench(exe, platforms[name], 60, where, "alltoall", block, block,
+                                 {"GRIDSCOPE_COLL_ALLTOALL": algo}, reuse,
+                                 layout(platforms[name]))[block]
+        except subprocess.CalledProcessError:
+            failed.write_text(f"smpirun failed: {where / 'trace' / 'smpirun.log'}\n")
+            return None
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         times = dict(zip(runs, pool.map(one, runs)))
@@ -112,7 +133,7 @@ def plot(res: dict, path: Path) -> None:
     ax_ratio = axes[len(presets)]
     for j, preset in enumerate(presets):
         t = timings[preset]
-        sizes = [int(b) for b in t["vanilla"]]
+        sizes = [int(b) for b in t["vanilla"] if t["vanilla"][b] and t["lg"][b]]
         ax = axes[j]
         ax.plot(sizes, [t["vanilla"][str(b)] for b in sizes], "o-", label="vanilla (ompi)",
                 markersize=4)
@@ -158,14 +179,19 @@ def table(res: dict) -> str:
     packet = res.get("packet", {})
     for preset, t in packet.get("presets", {}).items():
         for b in t["vanilla"]:
-            v, g = t["vanilla"][b], t["lg"][b]
-            lines.append(f"| {preset} | {size(int(b))} | {v * 1e3:.2f} | {g * 1e3:.2f} | "
-                         f"{v / g:.2f}x | {100 * (1 - g / v):.0f} % |")
+            lines.append(_row(preset, int(b), t["vanilla"][b], t["lg"][b]))
     for name, t in packet.get("variants", {}).items():
-        v, g = t["vanilla"], t["lg"]
-        lines.append(f"| {PACKET_BASE} `{name}` | {size(BLOCK)} | {v * 1e3:.2f} | "
-                     f"{g * 1e3:.2f} | {v / g:.2f}x | {100 * (1 - g / v):.0f} % |")
+        lines.append(_row(f"{PACKET_BASE} `{name}`", BLOCK, t["vanilla"], t["lg"]))
     return "\n".join(lines) + "\n"
+
+
+def _row(platform: str, block: int, v: float | None, g: float | None) -> str:
+    """A table row; a run the simulator did not finish shows as "failed"."""
+    ms = ["failed" if t is None else f"{t * 1e3:.2f}" for t in (v, g)]
+    if v is None or g is None:
+        return f"| {platform} | {size(block)} | {ms[0]} | {ms[1]} | - | - |"
+    return (f"| {platform} | {size(block)} | {ms[0]} | {ms[1]} | {v / g:.2f}x | "
+            f"{100 * (1 - g / v):.0f} % |")
 
 
 def main() -> None:
