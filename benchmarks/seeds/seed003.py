@@ -133,11 +133,11 @@ def plot(res: dict, path: Path) -> None:
     ax_ratio = axes[len(presets)]
     for j, preset in enumerate(presets):
         t = timings[preset]
-        sizes = [int(b) for b in t["vanilla"] if t["vanilla"][b] and t["lg"][b]]
         ax = axes[j]
-        ax.plot(sizes, [t["vanilla"][str(b)] for b in sizes], "o-", label="vanilla (ompi)",
-                markersize=4)
-        ax.plot(sizes, [t["lg"][str(b)] for b in sizes], "s-", label="LG", markersize=4)
+        for algo, style, label in (("vanilla", "o-", "vanilla (ompi)"), ("lg", "s-", "LG")):
+            done = [int(b) for b in t[algo] if t[algo][b]]  # failed runs are left out
+            ax.plot(done, [t[algo][str(b)] for b in done], style, label=label, markersize=4)
+        sizes = [int(b) for b in t["vanilla"] if t["vanilla"][b] and t["lg"][b]]
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         network = "packet (ns-3 TCP)" if preset in PACKET_PRESETS else "flow (CM02)"
