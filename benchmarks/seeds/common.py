@@ -62,13 +62,16 @@ def collbench(folder: Path) -> Path:
 
 
 def run_collbench(exe: Path, platform: str, ranks: int, run: Path, op: str, min_bytes: int,
-                  max_bytes: int, env: dict, reuse: bool) -> dict[int, float]:
-    """Slowest rank's time per call in seconds, by bytes (collbench's own timing)."""
+                  max_bytes: int, env: dict, reuse: bool,
+                  layout: str | None = None) -> dict[int, float]:
+    """Slowest rank's time per call in seconds, by bytes (collbench's own timing). LAYOUT
+    gives the ranks per metahost (gridscope record --layout; default: even shares)."""
     js = run / "collbench.json"
     if not (reuse and js.exists()):
         run.mkdir(parents=True, exist_ok=True)
-        gridscope("record", "--platform", platform, "-np", str(ranks), "--coll", "topo",
-                  "--force", "-o", str(run / "trace"), "--", str(exe), "--ops", op,
+        placement = ["--layout", layout] if layout else []
+        gridscope("record", "--platform", platform, "-np", str(ranks), *placement, "--coll",
+                  "topo", "--force", "-o", str(run / "trace"), "--", str(exe), "--ops", op,
                   "--min", str(min_bytes), "--max", str(max_bytes), "--iterations", "1",
                   "--warmup", "1", "--json", str(js), env=env)
     return {r["bytes"]: r["max_us"] / 1e6 for r in json.loads(js.read_text())["results"]}

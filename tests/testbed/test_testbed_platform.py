@@ -190,3 +190,106 @@ def test_docs_describe_every_preset():
     text = (REPO / "docs" / "testbed.md").read_text()
     for name in preset_names():
         assert f"| `{name}` |" in text, f"docs/testbed.md lacks a row for preset {name}"
+
+
+# ---------------------------------------------------------------- packet network (ns-3)
+
+PACKET = '[platform]\nnetwork = "packet"\n' + TWO_SITES.replace("cores = 2\n", "")
+
+
+def test_packet_xml_has_one_zone_per_metahost_and_one_link_per_hop():
+    """SimGrid's ns-3 binding turns each one-link route into a point-to-point link and
+    ignores longer ones; a <cluster> would add a CSMA bus between its nodes. So: a zone per
+    metahost (the collector names metahosts after it), host -> router routes of one link,
+    one full-duplex WAN link per pair between the routers."""
+    p = parse_platform(PACKET, "two.toml", "two")
+    assert p.packet and p.network == "packet"
+    root = ET.fromstring(platform_xml(p))
+    assert list(root.iter("cluster")) == []
+    top = root.find("zone")
+    assert top.get("id") == "metacomputer"
+    zones = {z.get("id"): z for z in top.findall("zone")}
+    assert set(zones) == {"siteA", "siteB"}
+    a = zones["siteA"]
+    assert [h.get("id") for h in a.findall("host")] == [f"siteA-{i}" for i in range(4)]
+    assert [r.get("id") for r in a.findall("router")] == ["siteA-router"]
+    links = {l.get("id"): l for l in root.iter("link")}
+    for route in a.findall("route"):
+        hops = [c.get("id") for c in route.findall("link_ctn")]
+        assert route.get("dst") == "siteA-router" and hops == [f"{route.get('src')}-link"]
+    assert len(a.findall("route")) == 4
+    # half the node-to-node latency per host link, the node bandwidth
+    assert units.duration(links["siteB-0-link"].get("latency")) == pytest.approx(25e-6)
+    assert units.bandwidth(links["siteB-0-link"].get("bandwidth")) == pytest.approx(125e6)
+    wan = [z for z in top.findall("zoneRoute")]
+    assert [(z.get("src"), z.get("dst"), z.get("gw_src"), z.get("gw_dst")) for z in wan] == [
+        ("siteA", "siteB", "siteA-router", "siteB-router")]
+    assert wan[0].get("symmetrical") is None  # one link for both directions
+    wan_link = links[wan[0].find("link_ctn").get("id")]
+    assert units.duration(wan_link.get("latency")) == pytest.approx(7.8e-3 - 0.05e-3 - 0.025e-3)
+    assert units.bandwidth(wan_link.get("bandwidth")) == pytest.approx(17e6)
+
+
+def test_packet_network_runs_ns3_with_the_settings_in_the_environment():
+    from gridscope.testbed.run import sim_config
+
+    p = parse_platform(PACKET + '[packet]\ncongestion = "bic"\ninitial_window = 3\n'
+                       'min_rto = "200ms"\nwindow = "128KiB"\nsegment_size = 1448\nqueue = 500\n',
+                       "two.toml", "two")
+    assert "--cfg=network/model:ns-3" in sim_config(p)
+    assert not [c for c in sim_config(p) if "CM02" in c]
+    assert p.settings.ns3_attributes() == [
+        "ns3::TcpSocket::SndBufSize=1073741824",  # always: SimGrid cuts longer messages short
+        "ns3::TcpL4Protocol::SocketType=ns3::TcpBic", "ns3::TcpSocket::SegmentSize=1448",
+        "ns3::TcpSocket::InitialCwnd=3", "ns3::TcpSocketBase::MinRto=200000us",
+        "ns3::TcpSocket::RcvBufSize=131072", "ns3::FqCoDelQueueDisc::MaxSize=500p"]
+    assert p.settings.ns3_env() in platform_xml(p)
+    plain = parse_platform(PACKET, "two.toml", "two")
+    assert plain.settings.ns3_attributes() == ["ns3::TcpSocket::SndBufSize=1073741824"]
+
+
+def test_packet_presets_are_the_flow_presets_on_the_packet_network():
+    for name in ("lg-30-30", "lg-20-40"):
+        flow, packet = load_platform(name), load_platform(f"{name}-packet")
+        assert packet.packet and not flow.packet
+        assert packet.metahosts == flow.metahosts and packet.routes == flow.routes
+        assert packet.settings.summary() == ("congestion bic, segment_size 1448 B, "
+                                             "initial_window 3, min_rto 200 ms, window 131072 B")
+
+
+PACKET_BAD = {
+    "bad network": (TWO_SITES.replace("[metahost.siteA]", "[platform]\nnetwork = 'wire'\n"
+                                      "[metahost.siteA]"), "platform.network: must be one of"),
+    "settings on flow": (TWO_SITES + "[packet]\ninitial_window = 3\n",
+                         "[packet] settings need [platform] network = \"packet\""),
+    "unknown setting": (PACKET + "[packet]\ninit_window = 3\n", "unknown key 'init_window'"),
+    "bad congestion": (PACKET + "[packet]\ncongestion = 'fast'\n",
+                       "packet.congestion: must be one of newreno, cubic"),
+    "bad window": (PACKET + "[packet]\nwindow = 'big'\n", "packet.window: 'big' is not a byte"),
+    "zero queue": (PACKET + "[packet]\nqueue = 0\n", "packet.queue: must be a positive integer"),
+    "bad rto": (PACKET + "[packet]\nmin_rto = 'soon'\n", "packet.min_rto: latency 'soon'"),
+    "cores": (PACKET.replace("nodes = 2\n", "nodes = 2\ncores = 2\n"),
+              "metahost.siteB.cores: the packet network takes one rank per node"),
+    "loopback": (PACKET.replace("nodes = 2\n", "nodes = 2\nloopback_latency = '1us'\n"),
+                 "metahost.siteB.loopback_latency: the packet network has no loopback"),
+    "multirail": (PACKET.replace("nodes = 2\n", "nodes = 2\nnics = 2\n"),
+                  "metahost.siteB.nics: multi-rail nodes need the flow network"),
+    "fairness": (PACKET.replace('network = "packet"', 'network = "packet"\nflow_fairness = "rtt"'),
+                 "platform.flow_fairness: the packet network has no flow fairness"),
+    "per-flow wan": (PACKET + "sharing = 'per-flow'\n",
+                     "wan.sharing: the packet network has no per-flow WAN limit"),
+    "asymmetric wan": (PACKET + "[[wan.pair]]\nfrom = 'siteB'\nto = 'siteA'\nlatency = '9ms'\n",
+                       "same bandwidth and latency both ways between siteA and siteB"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PACKET_BAD))
+def test_what_the_packet_network_cannot_do_is_one_clear_line(case, tmp_path):
+    text, message = PACKET_BAD[case]
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    proc = run_gridscope("platform", path, check=False)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"gridscope: {path}:"), proc.stderr
+    assert message in lines[0]

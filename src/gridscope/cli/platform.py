@@ -25,6 +25,8 @@ def platform(
     Each metahost becomes a SimGrid cluster named after it, with hosts METAHOST-0, METAHOST-1 and so on.
 
     Figures are end to end; run the XML with smpirun --cfg=network/model:CM02 (gridscope record does).
+    A packet-network platform (network = "packet") is written for ns-3 instead: one zone per metahost,
+    run with --cfg=network/model:ns-3 and the settings its header comment names.
     """
     from gridscope.errors import GridscopeError
     from gridscope.testbed.platform import load_platform, preset_names

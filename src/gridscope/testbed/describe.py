@@ -15,7 +15,9 @@ def _lat(seconds: float) -> str:
 
 def describe(platform: Platform) -> str:
     lines = [f"{platform.name}: {platform.description}".rstrip(": ")]
-    if platform.flow_fairness != RTT_FAIR:
+    if platform.packet:
+        lines.append("  packet network (ns-3 TCP): " + (platform.settings.summary() or "ns-3 defaults"))
+    elif platform.flow_fairness != RTT_FAIR:
         lines.append(f"  flows share links {platform.flow_fairness}ly, whatever their latency")
     for mh in platform.metahosts:
         lines.append(f"  {mh.name}: {mh.nodes} nodes x {mh.cores} cores, "

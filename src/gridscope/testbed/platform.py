@@ -8,6 +8,7 @@ TOML format (one table per metahost, in rank order)::
 
     [platform]                      # optional
     description = "two sites"
+    network = "flow"                # optional: "flow" (SimGrid's CM02) or "packet" (ns-3)
     flow_fairness = "rtt"           # optional: "rtt" (TCP-like) or "equal", see below
     [metahost.siteA]
     nodes = 4
@@ -27,6 +28,15 @@ TOML format (one table per metahost, in rank order)::
     from = "siteB"                  # or from/to (one direction)
     to = "siteA"
     latency = "8.1ms"
+    [packet]                        # optional, packet network only (packet_settings.py)
+    initial_window = 3              # TCP and queue settings handed to ns-3
+
+``network = "packet"`` simulates every message as a TCP connection in ns-3 (packets,
+queues, slow start, retransmissions) instead of a flow of SimGrid's analytic CM02 model
+(docs/testbed.md, "Packet-level network"). It takes the same figures; what SimGrid's ns-3
+binding cannot model is refused when the file is read: ranks sharing a node (cores > 1,
+loopback_*), multi-rail nodes, flow_fairness, per-flow WAN sharing, and a WAN pair whose
+two directions differ.
 """
 
 from __future__ import annotations
@@ -39,6 +49,7 @@ from importlib import resources
 from pathlib import Path
 
 from gridscope.errors import GridscopeError
+from gridscope.testbed import packet_settings
 from gridscope.testbed import units
 
 SHARED = "shared"
@@ -50,11 +61,16 @@ SHARING_POLICIES = (SHARED, PER_FLOW)
 RTT_FAIR = "rtt"
 EQUAL_FAIR = "equal"
 FLOW_FAIRNESS = (RTT_FAIR, EQUAL_FAIR)
+# How messages cross the network: "flow", SimGrid's analytic CM02 model (a message is a
+# flow sharing links by max-min); "packet", ns-3 (a message is a TCP connection of packets).
+FLOW_NETWORK = "flow"
+PACKET_NETWORK = "packet"
+NETWORKS = (FLOW_NETWORK, PACKET_NETWORK)
 
 DEFAULT_SPEED = "1Gf"
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*(?:-[A-Za-z0-9_.]+)*$")
 
-_PLATFORM_KEYS = {"description", "name", "flow_fairness"}
+_PLATFORM_KEYS = {"description", "name", "flow_fairness", "network"}
 _METAHOST_KEYS = {"nodes", "cores", "speed", "bandwidth", "latency",
                   "loopback_bandwidth", "loopback_latency", "nics", "nic_bandwidth"}
 _WAN_KEYS = {"bandwidth", "latency", "sharing", "pair"}
@@ -107,6 +123,12 @@ class Platform:
     metahosts: tuple[Metahost, ...]
     routes: tuple[WanRoute, ...]  # every ordered pair of distinct metahosts
     flow_fairness: str = RTT_FAIR  # FLOW_FAIRNESS
+    network: str = FLOW_NETWORK  # NETWORKS
+    settings: packet_settings.PacketSettings = packet_settings.PacketSettings()  # packet only
+
+    @property
+    def packet(self) -> bool:
+        return self.network == PACKET_NETWORK
 
     def metahost(self, name: str) -> Metahost:
         for mh in self.metahosts:
@@ -203,7 +225,7 @@ class _Parser:
         return value
 
     def platform(self, doc: dict, name: str) -> Platform:
-        self.check_keys(doc, {"platform", "metahost", "wan"}, "top level")
+        self.check_keys(doc, {"platform", "metahost", "wan", "packet"}, "top level")
         meta = self.table(doc.get("platform", {}), "platform")
         self.check_keys(meta, _PLATFORM_KEYS, "platform")
         if "metahost" not in doc or not self.table(doc["metahost"], "metahost"):
@@ -215,9 +237,66 @@ class _Parser:
         if fairness not in FLOW_FAIRNESS:
             raise self.fail("platform.flow_fairness", f"must be one of {', '.join(FLOW_FAIRNESS)}, "
                             f"not {fairness!r}")
+        network = meta.get("network", FLOW_NETWORK)
+        if network not in NETWORKS:
+            raise self.fail("platform.network", f"must be one of {', '.join(NETWORKS)}, "
+                            f"not {network!r}")
+        settings = self.packet_settings(doc.get("packet"), network)
+        if network == PACKET_NETWORK:
+            self.check_packet(doc, meta, routes)
         return Platform(name=str(meta.get("name", name)), source=self.source,
                         description=str(meta.get("description", "")),
-                        metahosts=metahosts, routes=routes, flow_fairness=fairness)
+                        metahosts=metahosts, routes=routes, flow_fairness=fairness,
+                        network=network, settings=settings)
+
+    def packet_settings(self, table: object, network: str) -> packet_settings.PacketSettings:
+        if table is None:
+            return packet_settings.PacketSettings()
+        table = self.table(table, "packet")
+        if network != PACKET_NETWORK:
+            raise self.fail("packet", '[packet] settings need [platform] network = "packet" '
+                            "(the flow network has no TCP or queues)")
+        self.check_keys(table, packet_settings.SETTING_KEYS, "packet")
+        try:
+            return packet_settings.parse_settings(table)
+        except packet_settings.SettingError as err:
+            key, problem = err.args
+            raise self.fail(f"packet.{key}", problem) from None
+
+    def check_packet(self, doc: dict, meta: dict, routes: tuple[WanRoute, ...]) -> None:
+        """Refuse what SimGrid's ns-3 binding cannot simulate (it would crash or be wrong)."""
+        if "flow_fairness" in meta:
+            raise self.fail("platform.flow_fairness", "the packet network has no flow fairness "
+                            "setting: TCP decides how connections share a link")
+        for name, table in doc["metahost"].items():
+            where = f"metahost.{name}"
+            for key in ("loopback_bandwidth", "loopback_latency"):
+                if key in table:
+                    raise self.fail(f"{where}.{key}", "the packet network has no loopback: "
+                                    "SimGrid's ns-3 binding ends messages inside a node at once")
+            if table.get("cores", 1) != 1:
+                raise self.fail(f"{where}.cores", "the packet network takes one rank per "
+                                "node (SimGrid's ns-3 binding ends messages inside a node at "
+                                "once); give cores = 1")
+            for key in ("nics", "nic_bandwidth"):
+                if key in table and table[key] != 1:
+                    raise self.fail(f"{where}.{key}", "multi-rail nodes need the flow network: "
+                                    "the packet network gives each node one link")
+        wan = doc.get("wan", {})
+        for i, pair in enumerate([wan] + list(wan.get("pair", []))):
+            where = "wan" if i == 0 else f"wan.pair[{i - 1}]"
+            if pair.get("sharing", SHARED) != SHARED:
+                raise self.fail(f"{where}.sharing", "the packet network has no per-flow WAN "
+                                "limit: its links carry packets of every connection")
+        self.check_symmetric_wan(routes)
+
+    def check_symmetric_wan(self, routes: tuple[WanRoute, ...]) -> None:
+        figures = {(r.src, r.dst): (r.bandwidth, r.latency) for r in routes}
+        for (a, b), fig in figures.items():
+            if figures[(b, a)] != fig:
+                raise self.fail("wan", f"the packet network needs the same bandwidth and "
+                                f"latency both ways between {a} and {b} (an ns-3 "
+                                "point-to-point link has one of each)")
 
     def metahost(self, name: str, table: dict) -> Metahost:
         where = f"metahost.{name}"

@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from gridscope.errors import GridscopeError
 from gridscope.testbed import placement as placement_mod
 from gridscope.testbed.platform import Platform, load_platform
 from gridscope.testbed.simgrid_xml import model_config, platform_xml
+from gridscope.testbed.packet_settings import NS3_ENV
 from gridscope.testbed.wan_graph import WAN_FILE, WAN_VAR, wan_graph_text
 
 SMPIRUN = "smpirun"
@@ -115,6 +116,8 @@ def prepare(command: list[str], platform: str, np: int | None, layout: str | Non
             hosts = placement_mod.hosts_for_ranks(plat, np, layout, placement)
     except placement_mod.PlacementError as err:
         raise GridscopeError(plat.source, str(err)) from None
+    if plat.packet:
+        _check_one_rank_per_node(plat, hosts)
     out = output if output is not None else default_output(command, plat, len(hosts))
     _clear_output(out, force)
     if shutil.which(SMPIRUN) is None:
@@ -134,7 +137,20 @@ def prepare(command: list[str], platform: str, np: int | None, layout: str | Non
                 "GRIDSCOPE_COLL": coll})
     if len(plat.metahosts) > 1:  # the WAN graph the collectives route over, from the platform
         env[WAN_VAR] = str(out / WAN_FILE)
+    env.pop(NS3_ENV, None)  # ns-3's settings come from the platform alone
+    if plat.packet:
+        env[NS3_ENV] = plat.settings.ns3_env()
     return SimulatedRun(plat, program, hosts, out, argv, env)
+
+
+def _check_one_rank_per_node(plat: Platform, hosts: list[str]) -> None:
+    """SimGrid's ns-3 binding ends a message between two ranks of one node at once."""
+    shared = sorted(h for h, n in Counter(hosts).items() if n > 1)
+    if shared:
+        nodes = sum(mh.nodes for mh in plat.metahosts)
+        raise GridscopeError(plat.source, f"the packet network takes one rank per node, but "
+                             f"{len(hosts)} ranks on {nodes} nodes put several on {shared[0]}; "
+                             "give fewer ranks or a --layout that fits")
 
 
 def _write_inputs(run: SimulatedRun, command: list[str], layout: str | None,
@@ -146,6 +162,8 @@ def _write_inputs(run: SimulatedRun, command: list[str], layout: str | None,
     settings = {"command": command, "platform": run.platform.source, "np": len(run.hosts),
                 "layout": layout, "placement": placement, "coll": coll, "hosts": run.hosts,
                 "smpirun": run.argv}
+    if NS3_ENV in run.env:
+        settings["environment"] = {NS3_ENV: run.env[NS3_ENV]}
     (run.output / "record.json").write_text(json.dumps(settings, indent=2) + "\n")
 
 
