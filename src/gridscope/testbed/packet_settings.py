@@ -59,22 +59,10 @@ class PacketSettings:
 
     def ns3_attributes(self) -> list[str]:
         """``name=value`` for NS_ATTRIBUTE_DEFAULT, in a fixed order."""
-        out = [f"ns3::TcpSocket::SndBufSize={SEND_BUFFER}"]
-        if self.congestion is not None:
-            out.append(f"ns3::TcpL4Protocol::SocketType=ns3::Tcp{CONGESTION[self.congestion]}")
-        if self.segment_size is not None:
-            out.append(f"ns3::TcpSocket::SegmentSize={self.segment_size}")
-        if self.initial_window is not None:
-            out.append(f"ns3::TcpSocket::InitialCwnd={self.initial_window}")
-        if self.min_rto is not None:
-            out.append(f"ns3::TcpSocketBase::MinRto={self.min_rto * 1e6:.10g}us")
-        if self.window is not None:
-            out.append(f"ns3::TcpSocket::RcvBufSize={self.window}")
-        if self.delayed_ack is not None:
-            out.append(f"ns3::TcpSocket::DelAckCount={self.delayed_ack}")
-        if self.queue is not None:
-            out.append(f"ns3::FqCoDelQueueDisc::MaxSize={self.queue}p")
-        return out
+        return [f"ns3::TcpSocket::SndBufSize={SEND_BUFFER}"] + [
+            f"{attribute}={render(getattr(self, key))}"
+            for key, (attribute, render) in _NS3_ATTRIBUTES.items()
+            if getattr(self, key) is not None]
 
     def summary(self) -> str:
         """The settings given, for `gridscope platform --list`."""
@@ -86,6 +74,17 @@ class PacketSettings:
     def ns3_env(self) -> str:
         return ";".join(self.ns3_attributes())
 
+
+# each setting's ns-3 attribute and how its value is written there
+_NS3_ATTRIBUTES = {
+    "congestion": ("ns3::TcpL4Protocol::SocketType", lambda v: f"ns3::Tcp{CONGESTION[v]}"),
+    "segment_size": ("ns3::TcpSocket::SegmentSize", str),
+    "initial_window": ("ns3::TcpSocket::InitialCwnd", str),
+    "min_rto": ("ns3::TcpSocketBase::MinRto", lambda v: f"{v * 1e6:.10g}us"),
+    "window": ("ns3::TcpSocket::RcvBufSize", str),
+    "delayed_ack": ("ns3::TcpSocket::DelAckCount", str),
+    "queue": ("ns3::FqCoDelQueueDisc::MaxSize", lambda v: f"{v}p"),
+}
 
 SETTING_KEYS = {f.name for f in fields(PacketSettings)}
 
