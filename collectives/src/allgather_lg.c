@@ -109,7 +109,7 @@ typedef struct {
     fwd_duty_t *fw; /* duties with the same src are adjacent */
     MPI_Request *fq; /* fq[i]: duty i's send */
     int nfw;
-    double t0, *step; /* paced: chunk c to destination d goes at t0 + c * step[d] */
+    double t0, *step; /* paced: the time of destination d's link for all its blocks */
 } wan_tx_t;
 
 /* Paced, a waiting rank looks for arrivals at least this often (seconds): well below a LAN
@@ -161,13 +161,19 @@ static void wan_post(wan_tx_t *w, int d)
                   &w->rq[d * w->nck + c]);
 }
 
+/* paced: chunk c to destination d leaves when the link has had time for the bytes before it */
+static double chunk_due(const wan_tx_t *w, int d, int c)
+{
+    return w->t0 + w->step[d] * (double)w->coff[c] / (double)w->coff[w->nck];
+}
+
 /* post every chunk whose predecessor-but-one has completed */
 static void wan_refill(wan_tx_t *w)
 {
     double now = w->step ? PMPI_Wtime() : 0;
     for (int d = 0; d < w->nd; d++) {
         if (w->step && w->step[d] > 0) {
-            while (w->next[d] < w->nck && w->t0 + w->next[d] * w->step[d] <= now) wan_post(w, d);
+            while (w->next[d] < w->nck && chunk_due(w, d, w->next[d]) <= now) wan_post(w, d);
             continue;
         }
         while (w->next[d] < w->nck && w->rq[d * w->nck + w->next[d] - 2] == MPI_REQUEST_NULL)
@@ -180,8 +186,8 @@ static double next_due(const wan_tx_t *w)
 {
     double t = INFINITY;
     for (int d = 0; w->step && d < w->nd; d++)
-        if (w->step[d] > 0 && w->next[d] < w->nck && w->t0 + w->next[d] * w->step[d] < t)
-            t = w->t0 + w->next[d] * w->step[d];
+        if (w->step[d] > 0 && w->next[d] < w->nck && chunk_due(w, d, w->next[d]) < t)
+            t = chunk_due(w, d, w->next[d]);
     for (int i = 0; i < w->nfw; i++)
         if (!w->fw[i].posted && w->fw[i].due > PMPI_Wtime() && w->fw[i].due < t) t = w->fw[i].due;
     return t;
@@ -722,7 +728,7 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                             &rr[c * nin + k], in + (size_t)k * bsz + coff[c],
                             (int)(coff[c + 1] - coff[c]), t->meta_ranks[t->meta_start[D] + i % nD],
                             GS_TAG_UNIT + (i / nA) * nck + c, 0,
-                            link_s ? w.t0 + c * link_s[A * nm + D] / nck : 0};
+                            link_s ? w.t0 + link_s[A * nm + D] * (double)coff[c] / (double)bsz : 0};
                     }
                 k++;
             }
@@ -755,7 +761,7 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     for (int i = 0; i < w.nd * nck; i++) w.rq[i] = MPI_REQUEST_NULL;
     if (link_s) {
         w.step = calloc((size_t)w.nd + 1, sizeof(double));
-        for (int d = 0; d < w.nd; d++) w.step[d] = link_s[A * nm + t->group[0][dst[d]]] / nck;
+        for (int d = 0; d < w.nd; d++) w.step[d] = link_s[A * nm + t->group[0][dst[d]]];
         wan_refill(&w);
     } else
         for (int d = 0; d < w.nd; d++)
