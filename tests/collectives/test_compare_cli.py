@@ -54,27 +54,26 @@ def test_compare_small_run(tmp_path):
         r["vanilla_s"] for r in doc["rows"] if r["op"] == "barrier")]
     assert all(r["topo_s"] and r["auto_s"] for r in rows)
     assert not (again / "round-robin" / "vanilla").exists()
+    def refused(platform, out_name, size, placement):
+        """stderr of a topo compare against the first one's vanilla runs, which must refuse"""
+        proc = run_gridscope("compare", "--platform", platform, "-np", "4", "-o",
+                             tmp_path / out_name, "--ops", "bcast", "--sizes", size,
+                             "--placement", placement, "--modes", "topo", "--vanilla-from", out,
+                             "--no-analysis", check=False)
+        assert proc.returncode == 2
+        return proc.stderr
+
     # a size the first compare did not run is refused, naming the file
-    proc = run_gridscope("compare", "--platform", "grid5000-2", "-np", "4", "-o", tmp_path / "x",
-                         "--ops", "bcast", "--sizes", "8", "--placement", "round-robin",
-                         "--modes", "topo", "--vanilla-from", out, "--no-analysis", check=False)
-    assert proc.returncode == 2 and "has no vanilla timing of bcast at 8 bytes" in proc.stderr
-    proc = run_gridscope("compare", "--platform", "grid5000-2", "-np", "4", "-o", tmp_path / "y",
-                         "--ops", "bcast", "--sizes", "1024", "--placement", "block",
-                         "--modes", "topo", "--vanilla-from", out, "--no-analysis", check=False)
-    assert proc.returncode == 2 and "has no vanilla run in placement block" in proc.stderr
+    assert "has no vanilla timing of bcast at 8 bytes" in refused(
+        "grid5000-2", "x", "8", "round-robin")
+    assert "has no vanilla run in placement block" in refused("grid5000-2", "y", "1024", "block")
     # the same platform named by its TOML file is the same platform (the check gets as far as
     # the sizes); another platform with as many ranks is not
     copy = tmp_path / "g2.toml"
     copy.write_text((PRESETS / "grid5000-2.toml").read_text())
-    proc = run_gridscope("compare", "--platform", copy, "-np", "4", "-o", tmp_path / "z",
-                         "--ops", "bcast", "--sizes", "8", "--placement", "round-robin",
-                         "--modes", "topo", "--vanilla-from", out, "--no-analysis", check=False)
-    assert proc.returncode == 2 and "has no vanilla timing of bcast at 8 bytes" in proc.stderr
-    proc = run_gridscope("compare", "--platform", "grid5000-3", "-np", "4", "-o", tmp_path / "w",
-                         "--ops", "bcast", "--sizes", "65536", "--placement", "round-robin",
-                         "--modes", "topo", "--vanilla-from", out, "--no-analysis", check=False)
-    assert proc.returncode == 2 and "ran grid5000-2 with 4 ranks, not grid5000-3" in proc.stderr
+    assert "has no vanilla timing of bcast at 8 bytes" in refused(copy, "z", "8", "round-robin")
+    assert "ran grid5000-2 with 4 ranks, not grid5000-3" in refused(
+        "grid5000-3", "w", "65536", "round-robin")
 
 
 @pytest.mark.parametrize("args, message", [
