@@ -16,458 +16,9 @@
  * (PMPI_Allgather(v) on the cached metahost communicator was tried: SimGrid 3.32 aborts in
  * it on the test platform, "Actor pid=-1 is gone".) */
 #include <stdlib.h>
-#include <math.h>
 #include <string.h>
 
-#include "gsc_internal.h"
-
-
-int gsc_local_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
-                            char *all, const int *counts, const int *displs, int tag_a,
-                            int tag_b, MPI_Comm comm)
-{
-    int *node = malloc(sizeof(int) * (size_t)nA), *lead = malloc(sizeof(int) * (size_t)nA);
-    MPI_Request *rq = malloc(sizeof(MPI_Request) * (size_t)(4 * nA + 2));
-    int nr = 0, rc = MPI_SUCCESS;
-    for (int j = 0; j < nA; j++) {
-        node[j] = t->nlevels > 1 ? t->group[1][MA[j]] : MA[j];
-        lead[j] = j;
-        for (int k = 0; k < j; k++)
-            if (node[k] == node[j]) {
-                lead[j] = k;
-                break;
-            }
-    }
-    int i_lead = lead[my] == my;
-    if (counts[my]) memcpy(all + displs[my], mine, (size_t)counts[my]);
-    /* receives: mates directly; other nodes directly (leader) or via my leader */
-    int *fwd = malloc(sizeof(int) * (size_t)nA), nf = 0;
-    MPI_Request *fq = malloc(sizeof(MPI_Request) * (size_t)(nA + 1));
-    for (int j = 0; j < nA; j++) {
-        if (j == my || !counts[j]) continue;
-        if (node[j] == node[my])
-            PMPI_Irecv(all + displs[j], counts[j], MPI_BYTE, MA[j], tag_a, comm, &rq[nr++]);
-        else if (i_lead) {
-            PMPI_Irecv(all + displs[j], counts[j], MPI_BYTE, MA[j], tag_a, comm, &fq[nf]);
-            fwd[nf++] = j;
-        } else
-            PMPI_Irecv(all + displs[j], counts[j], MPI_BYTE, MA[lead[my]], tag_b, comm, &rq[nr++]);
-    }
-    if (counts[my])
-        for (int j = 0; j < nA; j++) {
-            if (j == my) continue;
-            if (node[j] == node[my] || lead[j] == j)
-                PMPI_Isend(mine, counts[my], MPI_BYTE, MA[j], tag_a, comm, &rq[nr++]);
-        }
-    for (int f = 0; f < nf; f++) { /* leader: pass other nodes' parts to my mates */
-        PMPI_Wait(&fq[f], MPI_STATUS_IGNORE);
-        int j = fwd[f];
-        for (int k = 0; k < nA; k++)
-            if (k != my && node[k] == node[my])
-                PMPI_Isend(all + displs[j], counts[j], MPI_BYTE, MA[k], tag_b, comm, &rq[nr++]);
-    }
-    if (nr) rc = PMPI_Waitall(nr, rq, MPI_STATUSES_IGNORE);
-    free(node);
-    free(lead);
-    free(rq);
-    free(fwd);
-    free(fq);
-    return rc;
-}
-
-/* Part size (bytes per member) from which the local steps run as a ring: below it the
- * direct exchange's single step (one latency instead of nA-1) wins.
- * GRIDSCOPE_COLL_RING_MIN overrides. */
-static size_t gsc_ring_min_part(void)
-{
-    const char *v = getenv("GRIDSCOPE_COLL_RING_MIN");
-    return v && *v ? (size_t)strtoull(v, NULL, 10) : (size_t)32768;
-}
-
-/* My block's WAN sends, cut into nck chunks, two chunks in flight per destination: the
- * receivers then get the blocks chunk round by chunk round instead of all at the end of the
- * WAN transfer (flows sharing a link finish together), so the local exchange of the remote
- * blocks runs during the WAN transfer, except for the last round. */
-/* As a relay, a rank forwards chunks of the remote blocks it receives for itself to other
- * metahosts (relayed_blocks): duty i sends len bytes at buf to rank `to` once the receive
- * *src has completed. */
-typedef struct {
-    MPI_Request *src;
-    const char *buf;
-    int len, to, tag, posted;
-    double due; /* not before this time (paced) */
-} fwd_duty_t;
-
-typedef struct {
-    int nd, nck, sync;
-    const int *dst;
-    MPI_Request *rq; /* rq[d * nck + c] */
-    int *next;       /* next chunk to post per destination */
-    const char *buf;
-    const size_t *coff; /* chunk c is bytes [coff[c], coff[c+1]) of the block */
-    MPI_Comm comm;
-    fwd_duty_t *fw; /* duties with the same src are adjacent */
-    MPI_Request *fq; /* fq[i]: duty i's send */
-    int nfw;
-    double t0, *step; /* paced: the time of destination d's link for all its blocks */
-} wan_tx_t;
-
-/* Paced, a waiting rank looks for arrivals at least this often (seconds): well below a LAN
- * latency (0.05-0.1 ms on the testbed's platforms) */
-#define PACE_POLL_S 2e-5
-
-#ifdef GS_SMPI
-#include <sys/types.h>
-extern int smpi_usleep(useconds_t usecs);
-static void pause_for(double s)
-{
-    smpi_usleep((useconds_t)(s * 1e6) + 1);
-}
-#else
-#include <time.h>
-static void pause_for(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    nanosleep(&ts, NULL);
-}
-#endif
-
-/* posts every forward whose chunk is in (an empty request: completed and waited for;
- * SimGrid 3.32's MPI_Test leaves the flag unset for an empty request with
- * MPI_STATUS_IGNORE, so that case is tested here) */
-static void fwd_progress(wan_tx_t *w)
-{
-    for (int i = 0; i < w->nfw; i++) {
-        fwd_duty_t *f = &w->fw[i];
-        int flag = *f->src == MPI_REQUEST_NULL;
-        if (f->posted || f->due > PMPI_Wtime()) continue;
-        if (!flag) PMPI_Test(f->src, &flag, MPI_STATUS_IGNORE);
-        if (!flag) continue;
-        PMPI_Isend(f->buf, f->len, MPI_BYTE, f->to, f->tag, w->comm, &w->fq[i]);
-        f->posted = 1;
-    }
-}
-
-static void wan_post(wan_tx_t *w, int d)
-{
-    int c = w->next[d]++;
-    size_t off = w->coff[c], len = w->coff[c + 1] - off;
-    /* synchronous when windowed: completion then means the chunk arrived */
-    if (w->sync)
-        PMPI_Issend(w->buf + off, (int)len, MPI_BYTE, w->dst[d], GS_TAG_ALLGATHER_X, w->comm,
-                   &w->rq[d * w->nck + c]);
-    else
-        PMPI_Isend(w->buf + off, (int)len, MPI_BYTE, w->dst[d], GS_TAG_ALLGATHER_X, w->comm,
-                  &w->rq[d * w->nck + c]);
-}
-
-/* paced: chunk c to destination d leaves when the link has had time for the bytes before it */
-static double chunk_due(const wan_tx_t *w, int d, int c)
-{
-    return w->t0 + w->step[d] * (double)w->coff[c] / (double)w->coff[w->nck];
-}
-
-/* post every chunk whose predecessor-but-one has completed */
-static void wan_refill(wan_tx_t *w)
-{
-    double now = w->step ? PMPI_Wtime() : 0;
-    for (int d = 0; d < w->nd; d++) {
-        if (w->step && w->step[d] > 0) {
-            while (w->next[d] < w->nck && chunk_due(w, d, w->next[d]) <= now) wan_post(w, d);
-            continue;
-        }
-        while (w->next[d] < w->nck && w->rq[d * w->nck + w->next[d] - 2] == MPI_REQUEST_NULL)
-            wan_post(w, d);
-    }
-}
-
-/* the time of the next paced post or forward (INFINITY: none) */
-static double next_due(const wan_tx_t *w)
-{
-    double t = INFINITY;
-    for (int d = 0; w->step && d < w->nd; d++)
-        if (w->step[d] > 0 && w->next[d] < w->nck && chunk_due(w, d, w->next[d]) < t)
-            t = chunk_due(w, d, w->next[d]);
-    for (int i = 0; i < w->nfw; i++)
-        if (!w->fw[i].posted && w->fw[i].due > PMPI_Wtime() && w->fw[i].due < t) t = w->fw[i].due;
-    return t;
-}
-
-/* A request of wait_progress's set completed: mark it (who: a forward's chunk, a windowed
- * send, or reqs[-1 - who]). */
-static void done_one(wan_tx_t *w, MPI_Request *reqs, int who)
-{
-    if (who >= w->nd)
-        *w->fw[who - w->nd].src = MPI_REQUEST_NULL;
-    else if (who >= 0)
-        w->rq[who * w->nck + w->next[who] - 2] = MPI_REQUEST_NULL;
-    else
-        reqs[-1 - who] = MPI_REQUEST_NULL;
-}
-
-/* Wait for reqs[0..n) while keeping the WAN window moving (a rank never blocks without
- * posting its next chunks, so no receiver waits on a sender that waits on it), and, paced,
- * posting chunks and forwards when they are due. */
-static int wait_progress(wan_tx_t *w, MPI_Request *reqs, int n)
-{
-    if (!w) return n ? PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
-    MPI_Request *arr = malloc(sizeof(MPI_Request) * (size_t)(n + w->nd + w->nfw + 1));
-    int *who = malloc(sizeof(int) * (size_t)(n + w->nd + w->nfw + 1)), rc = MPI_SUCCESS;
-    int *ind = malloc(sizeof(int) * (size_t)(n + w->nd + w->nfw + 1));
-    for (;;) {
-        wan_refill(w);
-        fwd_progress(w);
-        int m = 0;
-        for (int i = 0; i < n; i++)
-            if (reqs[i] != MPI_REQUEST_NULL) {
-                arr[m] = reqs[i];
-                who[m++] = -1 - i;
-            }
-        if (m == 0) break;
-        for (int d = 0; d < w->nd; d++)
-            if (w->next[d] < w->nck && !(w->step && w->step[d] > 0)) {
-                arr[m] = w->rq[d * w->nck + w->next[d] - 2];
-                who[m++] = d;
-            }
-        /* chunks to forward wake this rank too (once per receive; those among reqs are) */
-        for (int i = 0; i < w->nfw; i++) {
-            MPI_Request *src = w->fw[i].src;
-            if (w->fw[i].posted || *src == MPI_REQUEST_NULL || (src >= reqs && src < reqs + n) ||
-                (i > 0 && w->fw[i - 1].src == src))
-                continue;
-            arr[m] = *src;
-            who[m++] = w->nd + i;
-        }
-        double due = next_due(w);
-        if (due < INFINITY) {
-            /* paced: whatever is in, else a short pause before looking again (MPI_Testsome:
-             * SimGrid 3.32's MPI_Testany did not report these receives complete, so the
-             * rounds waited until the rank's last post) */
-            int got = 0;
-            rc = PMPI_Testsome(m, arr, &got, ind, MPI_STATUSES_IGNORE);
-            if (rc != MPI_SUCCESS) break;
-            if (got == MPI_UNDEFINED || got == 0) {
-                double wait = due - PMPI_Wtime();
-                pause_for(wait < PACE_POLL_S ? (wait > 0 ? wait : 1e-6) : PACE_POLL_S);
-                continue;
-            }
-            for (int i = 0; i < got; i++) done_one(w, reqs, who[ind[i]]);
-            continue;
-        }
-        int idx;
-        rc = PMPI_Waitany(m, arr, &idx, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS || idx == MPI_UNDEFINED) break;
-        done_one(w, reqs, who[idx]);
-    }
-    free(arr);
-    free(who);
-    free(ind);
-    return rc;
-}
-
-/* The same, as a ring over the members ordered by node (node mates adjacent): in each of
- * nA-1 steps every member passes one part on to its successor. Every node link then carries
- * one flow per direction at a time. Used for large parts: SimGrid (CM02) shares a link
- * between flows in inverse proportion to their latency, so the many short-latency flows of
- * the direct exchange starve the concurrent WAN flows on the node links, while a single one
- * leaves them their share of the WAN. */
-static int ring_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
-                           char *all, const int *counts, const int *displs, int tag,
-                           MPI_Comm comm, wan_tx_t *w)
-{
-    int *ring = malloc(sizeof(int) * (size_t)nA), pos = 0, n = 0, rc = MPI_SUCCESS;
-    char *done = calloc((size_t)nA, 1);
-    for (int j = 0; j < nA; j++) { /* by node of first appearance, then member order */
-        if (done[j]) continue;
-        int nj = t->nlevels > 1 ? t->group[1][MA[j]] : MA[j];
-        for (int k = j; k < nA; k++)
-            if (!done[k] && (t->nlevels > 1 ? t->group[1][MA[k]] : MA[k]) == nj) {
-                done[k] = 1;
-                ring[n++] = k;
-            }
-    }
-    for (int j = 0; j < nA; j++)
-        if (ring[j] == my) pos = j;
-    if (counts[my]) memcpy(all + displs[my], mine, (size_t)counts[my]);
-    int next = MA[ring[(pos + 1) % nA]], prev = MA[ring[(pos + nA - 1) % nA]];
-    for (int s = 0; s < nA - 1 && rc == MPI_SUCCESS; s++) {
-        int sp = ring[(pos + nA - s) % nA], rp = ring[(pos + nA - s - 1) % nA];
-        MPI_Request rq[2];
-        PMPI_Irecv(all + displs[rp], counts[rp], MPI_BYTE, prev, tag, comm, &rq[0]);
-        PMPI_Isend(all + displs[sp], counts[sp], MPI_BYTE, next, tag, comm, &rq[1]);
-        rc = wait_progress(w, rq, 2);
-    }
-    free(ring);
-    free(done);
-    return rc;
-}
-
-/* The same in ceil(log2 P) steps over the P nodes (Bruck's concatenation): in step k each
- * node leader sends the parts it holds from its own node on (2^k nodes' worth, at most
- * what the receiver lacks) to the node 2^k before it, and receives as much from the node
- * 2^k after it; its node mates send it their parts first and get every step's new parts
- * from it (their loopback runs beside the next step's node link). Like the ring, every node
- * link carries one flow per direction at a time and every part once, but with log2 P
- * latencies instead of nA - 1 (asym-3, 64 ranks, 64 KiB: a round's ring over Sophia's 21
- * one-core nodes paid 20 LAN latencies, 16 rounds of them). */
-static int bruck_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
-                            char *all, const int *counts, const int *displs, int tag,
-                            MPI_Comm comm, wan_tx_t *w)
-{
-    int *node = malloc(sizeof(int) * (size_t)nA), *first = malloc(sizeof(int) * (size_t)(nA + 1));
-    int *of = malloc(sizeof(int) * (size_t)nA), P = 0, rc = MPI_SUCCESS;
-    size_t *nbytes = calloc((size_t)nA + 1, sizeof(size_t));
-    /* nodes in order of first appearance; of[j]: member j's node index */
-    for (int j = 0; j < nA; j++) {
-        node[j] = t->nlevels > 1 ? t->group[1][MA[j]] : MA[j];
-        of[j] = -1;
-        for (int q = 0; q < P; q++)
-            if (node[first[q]] == node[j]) of[j] = q;
-        if (of[j] < 0) {
-            of[j] = P;
-            first[P++] = j;
-        }
-        nbytes[of[j]] += (size_t)counts[j];
-    }
-    if (counts[my]) memcpy(all + displs[my], mine, (size_t)counts[my]);
-    int me_node = of[my], leader = first[me_node] == my, steps = 0;
-    while ((1 << steps) < P) steps++;
-    /* the parts of nodes [q0, q0 + cnt) (mod P), packed in node then member order */
-    size_t cap = 0;
-    for (int q = 0; q < P; q++) cap += nbytes[q];
-    char *tx = malloc(cap + 1), *rx = malloc(cap + 1);
-    MPI_Request rq[3];
-    if (!leader) {
-        /* my part to my leader, then every step's new parts from it */
-        int L = MA[first[me_node]];
-        PMPI_Isend(mine, counts[my], MPI_BYTE, L, tag, comm, &rq[0]);
-        rc = wait_progress(w, rq, 1);
-        for (int k = 0; k < steps && rc == MPI_SUCCESS; k++) {
-            int d = 1 << k, cnt = d < P - d ? d : P - d;
-            size_t got = 0;
-            for (int c = 0; c < cnt; c++) got += nbytes[(me_node + d + c) % P];
-            PMPI_Irecv(rx, (int)got, MPI_BYTE, L, tag, comm, &rq[0]);
-            rc = wait_progress(w, rq, 1);
-            size_t o = 0;
-            for (int c = 0; c < cnt; c++)
-                for (int j = 0; j < nA; j++)
-                    if (of[j] == (me_node + d + c) % P) {
-                        memcpy(all + displs[j], rx + o, (size_t)counts[j]);
-                        o += (size_t)counts[j];
-                    }
-        }
-        /* and my own node's other parts */
-        size_t own = nbytes[me_node] - (size_t)counts[my];
-        PMPI_Irecv(rx, (int)own, MPI_BYTE, L, tag, comm, &rq[0]);
-        rc = wait_progress(w, rq, 1);
-        size_t o = 0;
-        for (int j = 0; j < nA; j++)
-            if (of[j] == me_node && j != my) {
-                memcpy(all + displs[j], rx + o, (size_t)counts[j]);
-                o += (size_t)counts[j];
-            }
-    } else {
-        int nmate = 0;
-        for (int j = 0; j < nA; j++)
-            if (of[j] == me_node && j != my) nmate++;
-        MPI_Request *mq = malloc(sizeof(MPI_Request) * (size_t)(nmate * (steps + 1) + 1));
-        char **keep = calloc((size_t)steps + 2, sizeof(char *));
-        int nq = 0;
-        for (int j = 0; j < nA; j++)
-            if (of[j] == me_node && j != my)
-                PMPI_Irecv(all + displs[j], counts[j], MPI_BYTE, MA[j], tag, comm, &mq[nq++]);
-        rc = wait_progress(w, mq, nq);
-        nq = 0;
-        for (int k = 0; k < steps && rc == MPI_SUCCESS; k++) {
-            int d = 1 << k, cnt = d < P - d ? d : P - d;
-            int to = MA[first[(me_node - d + P) % P]], from = MA[first[(me_node + d) % P]];
-            size_t o = 0, got = 0;
-            for (int c = 0; c < cnt; c++)
-                for (int j = 0; j < nA; j++)
-                    if (of[j] == (me_node + c) % P) {
-                        memcpy(tx + o, all + displs[j], (size_t)counts[j]);
-                        o += (size_t)counts[j];
-                    }
-            for (int c = 0; c < cnt; c++) got += nbytes[(me_node + d + c) % P];
-            keep[k] = malloc(got + 1);
-            PMPI_Irecv(keep[k], (int)got, MPI_BYTE, from, tag, comm, &rq[0]);
-            PMPI_Isend(tx, (int)o, MPI_BYTE, to, tag, comm, &rq[1]);
-            rc = wait_progress(w, rq, 2);
-            size_t u = 0;
-            for (int c = 0; c < cnt; c++)
-                for (int j = 0; j < nA; j++)
-                    if (of[j] == (me_node + d + c) % P) {
-                        memcpy(all + displs[j], keep[k] + u, (size_t)counts[j]);
-                        u += (size_t)counts[j];
-                    }
-            for (int j = 0; j < nA; j++) /* the step's new parts on to my mates */
-                if (of[j] == me_node && j != my)
-                    PMPI_Isend(keep[k], (int)got, MPI_BYTE, MA[j], tag, comm, &mq[nq++]);
-        }
-        /* my node's parts to each mate (all but its own) */
-        char **per = calloc((size_t)nA + 1, sizeof(char *));
-        for (int j = 0; j < nA && rc == MPI_SUCCESS; j++) {
-            if (of[j] != me_node || j == my) continue;
-            size_t o = 0;
-            per[j] = malloc(nbytes[me_node] + 1);
-            for (int i = 0; i < nA; i++)
-                if (of[i] == me_node && i != j) {
-                    memcpy(per[j] + o, all + displs[i], (size_t)counts[i]);
-                    o += (size_t)counts[i];
-                }
-            PMPI_Isend(per[j], (int)o, MPI_BYTE, MA[j], tag, comm, &mq[nq++]);
-        }
-        int r2 = wait_progress(w, mq, nq);
-        if (rc == MPI_SUCCESS) rc = r2;
-        for (int k = 0; k < steps; k++) free(keep[k]);
-        for (int j = 0; j < nA; j++) free(per[j]);
-        free(per);
-        free(keep);
-        free(mq);
-    }
-    free(tx);
-    free(rx);
-    free(node);
-    free(first);
-    free(of);
-    free(nbytes);
-    return rc;
-}
-
-/* Bruck or ring for long parts: both move the same bytes over every node link, one flow per
- * direction at a time; Bruck pays ceil(log2 P) LAN latencies instead of nA - 1, but its node
- * leaders pass every step on to their node mates. So Bruck where the latencies it saves are
- * worth a tenth of the parts' time on a node link, as measured: asym-3, 64 ranks, 64 KiB,
- * rounds over Sophia's 21 one-core nodes (saves 1.5 ms a round against 2.8 ms of data):
- * ring 120.25 ms, Bruck 100.98; grid5000-3, 64 ranks, 64 KiB (0.6 against 1.5 ms): 107.39 and
- * 106.41; grid5000-2, 32 ranks, 1 MiB (0.4 against 9.4 ms): 1076.40 and 1093.23. Without the
- * WAN graph's LAN figures, the ring. */
-static int long_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
-                           char *all, const int *counts, const int *displs, int tag,
-                           MPI_Comm comm, wan_tx_t *w)
-{
-    int A = t->group[0][MA[0]], P = t->meta_width ? t->meta_width[A] : nA, logp = 0;
-    while ((1 << logp) < P) logp++;
-    double total = 0;
-    for (int j = 0; j < nA; j++) total += counts[j];
-    const gsc_wan_t *g = t->wan;
-    if (g && g->lan_lat && g->lan_bw && g->lan_bw[A] > 0 &&
-        (nA - 1 - logp) * g->lan_lat[A] > 0.1 * total / g->lan_bw[A])
-        return bruck_allgatherv(t, MA, nA, my, mine, all, counts, displs, tag, comm, w);
-    return ring_allgatherv(t, MA, nA, my, mine, all, counts, displs, tag, comm, w);
-}
-
-/* direct exchange for short parts (one step: latency), ring or Bruck for long ones */
-static int meta_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
-                           char *all, const int *counts, const int *displs, int tag_a,
-                           int tag_b, MPI_Comm comm, wan_tx_t *w)
-{
-    size_t total = 0;
-    for (int j = 0; j < nA; j++) total += (size_t)counts[j];
-    if (nA > 2 && total / (size_t)nA >= gsc_ring_min_part())
-        return long_allgatherv(t, MA, nA, my, mine, all, counts, displs, tag_a, comm, w);
-    return gsc_local_allgatherv(t, MA, nA, my, mine, all, counts, displs, tag_a, tag_b, comm);
-}
+#include "allgather_wan_tx.h"
 
 /* Chunks of a block on the WAN. By default about 4 KiB each, at most 16, graded (below) and
  * all sent at once, so that they arrive one after the other during the WAN transfer and the
@@ -697,8 +248,8 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     int nduty = 0;
     if (rt) /* at most one forward per chunk, block I receive and other metahost */
         nduty = nin * nck * (nm > 2 ? nm - 2 : 0);
-    wan_tx_t w = {0, nck, !graded && !link_s && nck > 2, dst, NULL, NULL, own, coff, comm,
-                  calloc((size_t)nduty + 1, sizeof(fwd_duty_t)),
+    gsc_wan_tx_t w = {0, nck, !graded && !link_s && nck > 2, dst, NULL, NULL, own, coff, comm,
+                  calloc((size_t)nduty + 1, sizeof(gsc_fwd_duty_t)),
                   malloc(sizeof(MPI_Request) * (size_t)(nduty + 1)), 0, PMPI_Wtime(), NULL};
     for (int B = 0; B < nm; B++) {
         if (B == A) continue;
@@ -724,7 +275,7 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                     for (int D = 0; D < nm; D++) {
                         if (D == A || D == B || rt[(B * nm + D) * n + i] != A) continue;
                         int nD = t->meta_start[D + 1] - t->meta_start[D];
-                        w.fw[w.nfw++] = (fwd_duty_t){
+                        w.fw[w.nfw++] = (gsc_fwd_duty_t){
                             &rr[c * nin + k], in + (size_t)k * bsz + coff[c],
                             (int)(coff[c + 1] - coff[c]), t->meta_ranks[t->meta_start[D] + i % nD],
                             GS_TAG_UNIT + (i / nA) * nck + c, 0,
@@ -762,10 +313,10 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     if (link_s) {
         w.step = calloc((size_t)w.nd + 1, sizeof(double));
         for (int d = 0; d < w.nd; d++) w.step[d] = link_s[A * nm + t->group[0][dst[d]]];
-        wan_refill(&w);
+        gsc_wan_tx_refill(&w);
     } else
         for (int d = 0; d < w.nd; d++)
-            for (int c = 0; c < nck && (graded || c < 2); c++) wan_post(&w, d);
+            for (int c = 0; c < nck && (graded || c < 2); c++) gsc_wan_tx_post(&w, d);
 
     /* my metahost's blocks, while the WAN transfers run */
     char *loc = malloc((size_t)nA * bsz);
@@ -774,7 +325,7 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
         bc[j] = (int)bsz;
         bd[j] = (int)((size_t)j * bsz);
     }
-    meta_allgatherv(t, MA, nA, my, own, loc, bc, bd, GS_TAG_ALLGATHER_DOWN, GS_TAG_BCAST, comm,
+    gsc_allgatherv_meta(t, MA, nA, my, own, loc, bc, bd, GS_TAG_ALLGATHER_DOWN, GS_TAG_BCAST, comm,
                     &w);
     free(bc);
     free(bd);
@@ -805,7 +356,7 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
         size_t off = coff[c], len = coff[c + 1] - off;
         if (rx.fl) rc = gsc_wan_finish(&wx); /* my remote blocks are in, relays done */
         if (rc != MPI_SUCCESS) break;
-        rc = wait_progress(&w, &rr[c * nin], nin);
+        rc = gsc_wan_tx_wait(&w, &rr[c * nin], nin);
         if (rc != MPI_SUCCESS) break;
         int tot = 0;
         for (int j = 0; j < nA; j++) {
@@ -814,31 +365,17 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
             tot += cc[j];
         }
         if (nck == 1) {
-            rc = meta_allgatherv(t, MA, nA, my, in, all, cc, cd, GS_TAG_GATHER, GS_TAG_BCAST_B,
+            rc = gsc_allgatherv_meta(t, MA, nA, my, in, all, cc, cd, GS_TAG_GATHER, GS_TAG_BCAST_B,
                                  comm, &w);
             break;
         }
         for (int q = 0; q < nin; q++) memcpy(mine + (size_t)q * len, in + (size_t)q * bsz + off, len);
-        rc = long_allgatherv(t, MA, nA, my, mine, part, cc, cd, GS_TAG_GATHER, comm, &w);
+        rc = gsc_allgatherv_long(t, MA, nA, my, mine, part, cc, cd, GS_TAG_GATHER, comm, &w);
         for (int j = 0; j < nA; j++)
             for (int q = 0; q < nbl[j]; q++)
                 memcpy(all + displs[j] + (size_t)q * bsz + off, part + cd[j] + (size_t)q * len, len);
     }
-    /* the rest of my chunks, then every WAN send */
-    for (double due; w.step && (due = next_due(&w)) < INFINITY;) {
-        double wait = due - PMPI_Wtime();
-        if (wait > 0) pause_for(wait);
-        wan_refill(&w);
-        fwd_progress(&w);
-    }
-    for (int d = 0; d < w.nd; d++)
-        while (w.next[d] < nck) {
-            PMPI_Wait(&w.rq[d * nck + w.next[d] - 2], MPI_STATUS_IGNORE);
-            wan_post(&w, d);
-        }
-    if (w.nd > 0) PMPI_Waitall(w.nd * nck, w.rq, MPI_STATUSES_IGNORE);
-    fwd_progress(&w); /* every chunk I receive is in: the last forwards go now */
-    if (w.nfw > 0) PMPI_Waitall(w.nfw, w.fq, MPI_STATUSES_IGNORE);
+    gsc_wan_tx_drain(&w); /* the rest of my chunks, then every WAN send */
     for (int j = 0; j < nA; j++) {
         size_t o = (size_t)displs[j];
         for (int B = 0; B < nm; B++) {

@@ -266,10 +266,20 @@ int gsc_allgather_route(const gsc_topo_t *t, size_t bsz, int pipelined, gsc_wan_
 /* Allgatherv inside metahost members MA[0..nA) (I am member my; counts/displs in bytes, all
  * receives every part), node-aware: each member sends its part to its node mates and to the
  * leader (lowest member) of every other node, and leaders pass what they receive on to their
- * node mates, so every byte crosses each node's network link once (allgather_lg.c). */
+ * node mates, so every byte crosses each node's network link once (allgather_local.c). */
 int gsc_local_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
                          char *all, const int *counts, const int *displs, int tag_a, int tag_b,
                          MPI_Comm comm);
+/* The allgather's WAN sender (allgather_wan_tx.h), kept moving by the local rounds below. */
+typedef struct gsc_wan_tx gsc_wan_tx_t;
+/* The same for long parts: a ring or Bruck's steps over the nodes (allgather_local.c). */
+int gsc_allgatherv_long(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
+                        char *all, const int *counts, const int *displs, int tag, MPI_Comm comm,
+                        gsc_wan_tx_t *w);
+/* Direct for short parts, gsc_allgatherv_long for long ones. */
+int gsc_allgatherv_meta(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
+                        char *all, const int *counts, const int *displs, int tag_a, int tag_b,
+                        MPI_Comm comm, gsc_wan_tx_t *w);
 int gsc_allgather_lg(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                     gsc_topo_t *);
 int gsc_barrier_hier(MPI_Comm, gsc_topo_t *);
