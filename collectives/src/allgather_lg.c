@@ -193,6 +193,19 @@ static char *routed_buf(void *ctx, int f, size_t u, int at_dest)
     return c->in; /* not reached: u is one of mine */
 }
 
+/* The remote blocks member j of metahost A (nA members) receives as the LG partner of their
+ * sources: b_i of every other metahost with i mod nA == j. */
+static int partner_blocks(const gsc_topo_t *t, int A, int nA, int j)
+{
+    int count = 0;
+    for (int B = 0; B < t->nmeta; B++) {
+        if (B == A) continue;
+        int nB = t->meta_start[B + 1] - t->meta_start[B];
+        for (int i = 0; i < nB; i++) count += i % nA == j;
+    }
+    return count;
+}
+
 int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, gsc_topo_t *t)
 {
@@ -232,13 +245,7 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                     ? gsc_pack((char *)recvbuf + (MPI_Aint)me * recvcount * rext, recvcount,
                               recvtype, &b)
                     : gsc_pack(sendbuf, sendcount, sendtype, &b);
-    /* remote blocks I receive: sources s = b_i of every other metahost with i mod nA == my */
-    int nin = 0;
-    for (int B = 0; B < nm; B++) {
-        if (B == A) continue;
-        int nB = t->meta_start[B + 1] - t->meta_start[B];
-        for (int i = 0; i < nB; i++) nin += i % nA == my;
-    }
+    int nin = partner_blocks(t, A, nA, my);
     char *in = malloc((size_t)(nin ? nin : 1) * bsz);
     /* rr[c * nin + k]: chunk c of the k-th remote block I receive (a round's receives are
      * contiguous, so the forwards below can test them in place) */
@@ -339,15 +346,9 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     int *cc = malloc(sizeof(int) * (size_t)nA), *cd = malloc(sizeof(int) * (size_t)nA);
     int total = 0;
     for (int j = 0; j < nA; j++) {
-        int c = 0;
-        for (int B = 0; B < nm; B++) {
-            if (B == A) continue;
-            int nB = t->meta_start[B + 1] - t->meta_start[B];
-            for (int i = 0; i < nB; i++) c += i % nA == j;
-        }
-        nbl[j] = c;
+        nbl[j] = partner_blocks(t, A, nA, j);
         displs[j] = total;
-        total += (int)((size_t)c * bsz);
+        total += (int)((size_t)nbl[j] * bsz);
     }
     char *all = malloc(total ? (size_t)total : 1);
     char *part = nck > 1 ? malloc((size_t)total / bsz * csz + 1) : all;
