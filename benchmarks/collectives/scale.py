@@ -8,7 +8,8 @@ Long (several minutes per platform and rank count on 2 cores; vanilla's runs at 
 take about 10 minutes each): a benchmark, not a test. Vanilla runs in its own compare folder,
 OUT/PLATFORM-N/vanilla, which --reuse-vanilla keeps (SimGrid's collectives do not change
 with the library); topo and auto run in OUT/PLATFORM-N/library with `--vanilla-from` it.
-Usage: scale.py [--out DIR] [--ranks 64] [--reuse | --reuse-vanilla]
+--docs writes the tables into docs/perf-collectives.md between its GENERATED markers.
+Usage: scale.py [--out DIR] [--ranks 64] [--reuse | --reuse-vanilla] [--docs]
 (PYTHONPATH=src GRIDSCOPE_NATIVE_DIR=build/dev-native during development.)
 """
 
@@ -20,7 +21,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from figures import ms, write_generated
+
 HERE = Path(__file__).resolve().parent
+DOC = HERE.parent.parent / "docs" / "perf-collectives.md"
 PLATFORMS = (("grid5000-3", "grid5000-3"), ("asym-3", str(HERE / "asym-3.toml")))
 # 1 MiB is left out: the topo collbench run of 64 ranks with 1 MiB blocks was killed by the
 # OOM killer at 21.5 GB (every simulated rank lives in one SMPI process)
@@ -46,9 +50,6 @@ def compare(spec: str, ranks: int, folder: Path, reuse: bool, reuse_vanilla: boo
 
 
 def table(name: str, ranks: int, rows: list[dict]) -> list[str]:
-    def ms(x):
-        return "–" if x is None else f"{x * 1e3:.2f}"
-
     out = [f"{name}, {ranks} ranks:", "",
            "| op | bytes | placement | vanilla ms | topo ms | auto ms | bound ms | topo/bound "
            "| auto/vanilla | targets |", "|---|---:|---|---:|---:|---:|---:|---:|---:|---|"]
@@ -71,13 +72,18 @@ def main() -> None:
     ap.add_argument("--ranks", default="64")
     ap.add_argument("--reuse", action="store_true", help="keep every finished compare")
     ap.add_argument("--reuse-vanilla", action="store_true", help="keep finished vanilla runs")
+    ap.add_argument("--docs", action="store_true", help=f"write the tables into {DOC.name}")
     a = ap.parse_args()
     lines = []
     for n in (int(x) for x in a.ranks.split(",")):
         for name, spec in PLATFORMS:
             lines += table(name, n, compare(spec, n, a.out.resolve() / f"{name}-{n}", a.reuse,
                                             a.reuse_vanilla))
-    print("\n".join(lines))
+    text = "\n".join(lines).rstrip()
+    print(text)
+    if a.docs:
+        write_generated(DOC, "benchmarks/collectives/scale.py", text)
+        print(f"wrote {DOC}", file=sys.stderr)
 
 
 if __name__ == "__main__":
