@@ -332,8 +332,8 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
         bc[j] = (int)bsz;
         bd[j] = (int)((size_t)j * bsz);
     }
-    gsc_allgatherv_meta(t, MA, nA, my, own, loc, bc, bd, GS_TAG_ALLGATHER_DOWN, GS_TAG_BCAST, comm,
-                    &w);
+    gsc_allgatherv_meta(t, MA, nA, my, own, loc, bc, bd, GS_TAG_ALLGATHER_DOWN, GS_TAG_BCAST,
+                        comm, &w);
     free(bc);
     free(bd);
     for (int j = 0; j < nA; j++)
@@ -366,8 +366,8 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
             tot += cc[j];
         }
         if (nck == 1) {
-            rc = gsc_allgatherv_meta(t, MA, nA, my, in, all, cc, cd, GS_TAG_GATHER, GS_TAG_BCAST_B,
-                                 comm, &w);
+            rc = gsc_allgatherv_meta(t, MA, nA, my, in, all, cc, cd, GS_TAG_GATHER,
+                                     GS_TAG_BCAST_B, comm, &w);
             break;
         }
         for (int q = 0; q < nin; q++) memcpy(mine + (size_t)q * len, in + (size_t)q * bsz + off, len);

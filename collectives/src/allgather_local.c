@@ -246,8 +246,8 @@ static int bruck_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, 
  * 106.41; grid5000-2, 32 ranks, 1 MiB (0.4 against 9.4 ms): 1076.40 and 1093.23. Without the
  * WAN graph's LAN figures, the ring. */
 int gsc_allgatherv_long(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
-                           char *all, const int *counts, const int *displs, int tag,
-                           MPI_Comm comm, gsc_wan_tx_t *w)
+                        char *all, const int *counts, const int *displs, int tag, MPI_Comm comm,
+                        gsc_wan_tx_t *w)
 {
     int A = t->group[0][MA[0]], P = t->meta_width ? t->meta_width[A] : nA, logp = 0;
     while ((1 << logp) < P) logp++;
@@ -262,8 +262,8 @@ int gsc_allgatherv_long(const gsc_topo_t *t, const int *MA, int nA, int my, cons
 
 /* direct exchange for short parts (one step: latency), ring or Bruck for long ones */
 int gsc_allgatherv_meta(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
-                           char *all, const int *counts, const int *displs, int tag_a,
-                           int tag_b, MPI_Comm comm, gsc_wan_tx_t *w)
+                        char *all, const int *counts, const int *displs, int tag_a, int tag_b,
+                        MPI_Comm comm, gsc_wan_tx_t *w)
 {
     size_t total = 0;
     for (int j = 0; j < nA; j++) total += (size_t)counts[j];
