@@ -145,20 +145,6 @@ static double path_latency(const gsc_wan_t *w, const path_t *p)
     return l;
 }
 
-/* Time to clear the bytes queued on the links of p: every link in turn (store and forward:
- * a relay sends a piece once it has all of it), or the busiest link (pipelined: pieces of
- * one unit each, which relays forward unit by unit). */
-static double path_queue(const gsc_wan_t *w, const double *load, const path_t *p, int pipelined)
-{
-    double q = 0;
-    for (int i = 0; i + 1 < p->n; i++) {
-        int l = p->site[i] * w->k + p->site[i + 1];
-        double t = load[l] / w->bw[l];
-        q = pipelined ? (t > q ? t : q) : q + t;
-    }
-    return q;
-}
-
 /* When a piece of `bytes` sent along p at once has arrived: the path's latency plus, store
  * and forward, every link's time for all it carries in turn, or, pipelined (relays forward
  * unit by unit), the busiest link's time for all it carries (the links' other loads run
@@ -215,7 +201,7 @@ static double plan_time(const gsc_wan_t *w, const gsc_wan_piece_t *pc, int npc, 
     for (int i = 0; i < npc; i++) {
         path_t p = {pc[i].n, {0}};
         memcpy(p.site, pc[i].path, sizeof(int) * (size_t)pc[i].n);
-        double t = path_latency(w, &p) + (pc[i].len ? path_queue(w, load, &p, pipelined) : 0.0);
+        double t = pc[i].len ? path_end(w, load, &p, pipelined, 0) : path_latency(w, &p);
         if (t > worst) worst = t;
     }
     free(load);
@@ -307,10 +293,14 @@ static int plan_split(const gsc_wan_t *w, const gsc_wan_flow_t *flows, int nflow
         int nc = candidates(w, next, flows[f].src, flows[f].dst, cand);
         double V = (double)flows[f].units * (double)unit;
         int best = 0;
-        for (int c = 0; c < nc; c++)
-            if (path_end(w, load, &cand[c], pipelined, 0) <
-                path_end(w, load, &cand[best], pipelined, 0) - 1e-12)
+        double best_end = INFINITY;
+        for (int c = 0; c < nc; c++) {
+            double e = path_end(w, load, &cand[c], pipelined, 0);
+            if (e < best_end - 1e-12) {
                 best = c;
+                best_end = e;
+            }
+        }
         if (flows[f].units == 0) { /* an empty message: the quickest path */
             npc = put_piece(pc, npc, max, f, 0, 0, &cand[best]);
             continue;
