@@ -24,7 +24,7 @@ int gsc_allgather_route(const gsc_topo_t *t, size_t bsz, int pipelined, gsc_wan_
     for (int a = 0; a < nm; a++)
         for (int b = 0; b < nm; b++)
             if (a != b)
-                fl[(*nf)++] = (gsc_wan_flow_t){a, b, (size_t)(t->meta_start[a + 1] - t->meta_start[a])};
+                fl[(*nf)++] = (gsc_wan_flow_t){a, b, (size_t)gsc_meta_size(t, a)};
     return gsc_wan_route_ex(t, fl, *nf, bsz, pipelined, route);
 }
 
@@ -67,7 +67,7 @@ int gsc_allgather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     int npc = 0;
     for (int j = 0; j < nm; j++) {
         int m = mo[j];
-        size_t len = (size_t)(t->meta_start[m + 1] - t->meta_start[m]) * bsz;
+        size_t len = (size_t)gsc_meta_size(t, m) * bsz;
         for (size_t o = 0; o < len; o += seg) {
             pc[npc].off = regoff[m] + o;
             pc[npc].len = len - o < seg ? len - o : seg;

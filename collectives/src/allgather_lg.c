@@ -85,7 +85,7 @@ static int *relayed_blocks(const gsc_topo_t *t, size_t bsz, int nck)
     int *rt = malloc(sizeof(int) * (size_t)(nm * nm * n));
     int relayed = bytes && units && via && rt;
     for (int S = 0; relayed && S < nm; S++) {
-        units[S] = t->meta_start[S + 1] - t->meta_start[S];
+        units[S] = gsc_meta_size(t, S);
         bytes[S] = (double)units[S] * (double)bsz;
     }
     relayed = relayed && gsc_wan_plan_shared(t->wan, bytes, units, via);
@@ -97,7 +97,7 @@ static int *relayed_blocks(const gsc_topo_t *t, size_t bsz, int nck)
             for (int b = 0; b < i; b++) rt[(S * nm + D) * n + b] = -1;
             for (int R = 0; R < nm; R++) {
                 if (R == S || R == D) continue;
-                int nR = t->meta_start[R + 1] - t->meta_start[R];
+                int nR = gsc_meta_size(t, R);
                 if (via[(S * nm + D) * nm + R] &&
                     (size_t)(units[S] / nR + 1) * (size_t)nck > GS_TAG_SLICE - GS_TAG_UNIT)
                     relayed = 0;
@@ -146,7 +146,7 @@ static double *link_times(const gsc_topo_t *t, const int *rt, size_t bsz)
             int blocks = 0;
             for (int X = 0; X < nm; X++) {
                 if (X == D) continue;
-                for (int i = 0; i < t->meta_start[X + 1] - t->meta_start[X]; i++) {
+                for (int i = 0; i < gsc_meta_size(t, X); i++) {
                     int R = rt ? rt[(X * nm + D) * n + i] : -1;
                     blocks += (X == S && R < 0) || (X != S && R == S);
                 }
@@ -180,10 +180,10 @@ static char *routed_buf(void *ctx, int f, size_t u, int at_dest)
     if (!at_dest) return c->own;
     const gsc_topo_t *t = c->t;
     int A = c->fl[f].dst, S = c->fl[f].src, my = t->meta_index[t->rank];
-    int nA = t->meta_start[A + 1] - t->meta_start[A], k = 0;
+    int nA = gsc_meta_size(t, A), k = 0;
     for (int B = 0; B < t->nmeta; B++) {
         if (B == A) continue;
-        int nB = t->meta_start[B + 1] - t->meta_start[B];
+        int nB = gsc_meta_size(t, B);
         for (int i = 0; i < nB; i++)
             if (i % nA == my) {
                 if (B == S && (size_t)i == u) return c->in + (size_t)k * c->bsz;
@@ -200,7 +200,7 @@ static int partner_blocks(const gsc_topo_t *t, int A, int nA, int j)
     int count = 0;
     for (int B = 0; B < t->nmeta; B++) {
         if (B == A) continue;
-        int nB = t->meta_start[B + 1] - t->meta_start[B];
+        int nB = gsc_meta_size(t, B);
         for (int i = 0; i < nB; i++) count += i % nA == j;
     }
     return count;
@@ -215,7 +215,7 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     MPI_Aint lb, rext;
     PMPI_Type_get_extent(recvtype, &lb, &rext);
     int A = t->group[0][me], my = t->meta_index[me];
-    int nA = t->meta_start[A + 1] - t->meta_start[A];
+    int nA = gsc_meta_size(t, A);
     const int *MA = t->meta_ranks + t->meta_start[A];
     int graded = 0, nck = wan_chunks(bsz, &graded), n = t->size;
     int *rt = nck > 1 ? relayed_blocks(t, bsz, nck) : NULL;
@@ -260,12 +260,12 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                   malloc(sizeof(MPI_Request) * (size_t)(nduty + 1)), 0, PMPI_Wtime(), NULL};
     for (int B = 0; B < nm; B++) {
         if (B == A) continue;
-        int nB = t->meta_start[B + 1] - t->meta_start[B];
+        int nB = gsc_meta_size(t, B);
         for (int i = 0; i < nB; i++)
             if (i % nA == my) {
                 /* block i of B: from B's member, or from its partner in the relay R */
                 int R = rt ? rt[(B * nm + A) * n + i] : -1;
-                int nR = R >= 0 ? t->meta_start[R + 1] - t->meta_start[R] : 1;
+                int nR = R >= 0 ? gsc_meta_size(t, R) : 1;
                 int from = R >= 0 ? t->meta_ranks[t->meta_start[R] + i % nR]
                                   : t->meta_ranks[t->meta_start[B] + i];
                 for (int c = 0; c < nck; c++) {
@@ -281,7 +281,7 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                 for (int c = 0; rt && c < nck; c++)
                     for (int D = 0; D < nm; D++) {
                         if (D == A || D == B || rt[(B * nm + D) * n + i] != A) continue;
-                        int nD = t->meta_start[D + 1] - t->meta_start[D];
+                        int nD = gsc_meta_size(t, D);
                         w.fw[w.nfw++] = (gsc_fwd_duty_t){
                             &rr[c * nin + k], in + (size_t)k * bsz + coff[c],
                             (int)(coff[c + 1] - coff[c]), t->meta_ranks[t->meta_start[D] + i % nD],
@@ -301,7 +301,7 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
         rx.owner = malloc(sizeof(int *) * (size_t)(nf + 1));
         rx.downer = malloc(sizeof(int *) * (size_t)(nf + 1));
         for (int f = 0; f < nf; f++) {
-            int S = fl[f].src, D = fl[f].dst, nD = t->meta_start[D + 1] - t->meta_start[D];
+            int S = fl[f].src, D = fl[f].dst, nD = gsc_meta_size(t, D);
             rx.owner[f] = t->meta_ranks + t->meta_start[S];
             rx.downer[f] = malloc(sizeof(int) * (fl[f].units + 1));
             for (size_t u = 0; u < fl[f].units; u++)
@@ -381,7 +381,7 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
         size_t o = (size_t)displs[j];
         for (int B = 0; B < nm; B++) {
             if (B == A) continue;
-            int nB = t->meta_start[B + 1] - t->meta_start[B];
+            int nB = gsc_meta_size(t, B);
             for (int i = 0; i < nB; i++)
                 if (i % nA == j) {
                     int src = t->meta_ranks[t->meta_start[B] + i];

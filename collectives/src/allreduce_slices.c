@@ -52,11 +52,6 @@ static int cut(int c0, int n, int parts, int i)
     return c0 + (int)((long long)n * i / parts);
 }
 
-static int member_count(const gsc_topo_t *t, int B)
-{
-    return t->meta_start[B + 1] - t->meta_start[B];
-}
-
 /* Units are spread over the chunk the same way: unit u of [c0, c0 + n) */
 static int unit_elem(const slices_t *x, int c0, int n, int u)
 {
@@ -142,7 +137,7 @@ typedef void (*overlap_fn)(void *ctx, int rank, int a, int b);
 static void each_overlap(const slices_t *x, int B, int c0, int n, int a, int b, overlap_fn fn,
                          void *ctx)
 {
-    int nB = member_count(x->t, B);
+    int nB = gsc_meta_size(x->t, B);
     const int *MB = x->t->meta_ranks + x->t->meta_start[B];
     for (int j = 0; j < nB; j++) {
         int lo = cut(c0, n, nB, j), hi = cut(c0, n, nB, j + 1);
@@ -383,7 +378,7 @@ int gsc_allreduce_slices(const void *sendbuf, void *recvbuf, int count, MPI_Data
                   0, NULL, NULL, NULL};
     MPI_Aint lb;
     PMPI_Type_get_extent(dt, &lb, &x.ext);
-    x.nA = member_count(t, x.A);
+    x.nA = gsc_meta_size(t, x.A);
     x.MA = t->meta_ranks + t->meta_start[x.A];
     const char *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     size_t bytes = gsc_type_bytes(count, dt);

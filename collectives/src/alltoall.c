@@ -22,10 +22,10 @@ int gsc_lg_relay(int nS, int nD, int i, int j)
 /* Blocks a_i hands to relay a_r (besides its own block for a_r), in (metahost, j) order. */
 static int relayed_count(const gsc_topo_t *t, int A, int i, int r)
 {
-    int nA = t->meta_start[A + 1] - t->meta_start[A], k = 0;
+    int nA = gsc_meta_size(t, A), k = 0;
     for (int B = 0; B < t->nmeta; B++) {
         if (B == A) continue;
-        int nB = t->meta_start[B + 1] - t->meta_start[B];
+        int nB = gsc_meta_size(t, B);
         for (int j = 0; j < nB; j++) k += gsc_lg_relay(nA, nB, i, j) == r;
     }
     return k;
@@ -59,7 +59,7 @@ static int largest_metahost(const gsc_topo_t *t)
 {
     int m = 0;
     for (int B = 0; B < t->nmeta; B++)
-        if (t->meta_start[B + 1] - t->meta_start[B] > m) m = t->meta_start[B + 1] - t->meta_start[B];
+        if (gsc_meta_size(t, B) > m) m = gsc_meta_size(t, B);
     return m;
 }
 
@@ -79,7 +79,7 @@ static int alltoall_lg_rounds(const char *P, void *recvbuf, int recvcount,
 {
     int n = t->size, me = t->rank, nm = t->nmeta, rc = MPI_SUCCESS;
     int A = t->group[0][me], my = t->meta_index[me];
-    int nA = t->meta_start[A + 1] - t->meta_start[A];
+    int nA = gsc_meta_size(t, A);
     const int *MA = t->meta_ranks + t->meta_start[A];
     int *tmp = malloc(sizeof(int) * (size_t)(n + 1));
     /* offset (in blocks) of the block for remote rank d inside a_i's phase-1 message to me */
@@ -88,7 +88,7 @@ static int alltoall_lg_rounds(const char *P, void *recvbuf, int recvcount,
         int o = 1;
         for (int B = 0; B < nm; B++) {
             if (B == A) continue;
-            int nB = t->meta_start[B + 1] - t->meta_start[B];
+            int nB = gsc_meta_size(t, B);
             for (int j = 0; j < nB; j++)
                 if (gsc_lg_relay(nA, nB, i, j) == my)
                     off[(size_t)i * n + t->meta_ranks[t->meta_start[B] + j]] = o++;
@@ -112,7 +112,7 @@ static int alltoall_lg_rounds(const char *P, void *recvbuf, int recvcount,
     MPI_Request *wreq = malloc(sizeof(MPI_Request) * (size_t)maxw);
     for (int B = 0; B < nm; B++) {
         if (B == A) continue;
-        int nB = t->meta_start[B + 1] - t->meta_start[B];
+        int nB = gsc_meta_size(t, B);
         const int *MB = t->meta_ranks + t->meta_start[B];
         for (int r = 0; r < nB; r++) {
             int k = relay_list(nB, nA, r, my, tmp);
@@ -137,7 +137,7 @@ static int alltoall_lg_rounds(const char *P, void *recvbuf, int recvcount,
         memcpy(buf, P + (size_t)MA[r] * bsz, bsz);
         for (int B = 0; B < nm; B++) {
             if (B == A) continue;
-            int nB = t->meta_start[B + 1] - t->meta_start[B];
+            int nB = gsc_meta_size(t, B);
             for (int j = 0; j < nB; j++)
                 if (gsc_lg_relay(nA, nB, my, j) == r) {
                     memcpy(buf + o, P + (size_t)t->meta_ranks[t->meta_start[B] + j] * bsz, bsz);
@@ -150,7 +150,7 @@ static int alltoall_lg_rounds(const char *P, void *recvbuf, int recvcount,
     int nsv = 0;
     for (int B = 0; B < nm; B++) {
         if (B == A) continue;
-        int nB = t->meta_start[B + 1] - t->meta_start[B];
+        int nB = gsc_meta_size(t, B);
         for (int j = 0; j < nB; j++) {
             int k = relay_list(nA, nB, my, j, tmp);
             if (!k) continue;
@@ -300,7 +300,7 @@ int gsc_alltoall_lg_unrouted(const void *sendbuf, int sendcount, MPI_Datatype se
     char *P = malloc((size_t)n * bsz);
     gsc_alltoall_pack_mine(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, n, bsz, P);
     int A = t->group[0][me], my = t->meta_index[me];
-    int nA = t->meta_start[A + 1] - t->meta_start[A];
+    int nA = gsc_meta_size(t, A);
     const int *MA = t->meta_ranks + t->meta_start[A];
     /* every metahost must take the same branch: decide on the largest relay message of all */
     int rounds = lg_rounds((size_t)largest_metahost(t) * bsz);
@@ -328,7 +328,7 @@ int gsc_alltoall_lg_unrouted(const void *sendbuf, int sendcount, MPI_Datatype se
     MPI_Request *wreq = malloc(sizeof(MPI_Request) * (size_t)(n + 1));
     for (int B = 0; B < nm; B++) {
         if (B == A) continue;
-        int nB = t->meta_start[B + 1] - t->meta_start[B];
+        int nB = gsc_meta_size(t, B);
         for (int r = 0; r < nB; r++) {
             int k = 0;
             for (int i = 0; i < nB; i++) k += gsc_lg_relay(nB, nA, i, my) == r;
@@ -351,7 +351,7 @@ int gsc_alltoall_lg_unrouted(const void *sendbuf, int sendcount, MPI_Datatype se
         o = bsz;
         for (int B = 0; B < nm; B++) {
             if (B == A) continue;
-            int nB = t->meta_start[B + 1] - t->meta_start[B];
+            int nB = gsc_meta_size(t, B);
             for (int j = 0; j < nB; j++)
                 if (gsc_lg_relay(nA, nB, my, j) == r) {
                     memcpy(buf + o, P + (size_t)t->meta_ranks[t->meta_start[B] + j] * bsz, bsz);
@@ -375,7 +375,7 @@ int gsc_alltoall_lg_unrouted(const void *sendbuf, int sendcount, MPI_Datatype se
     int *cursor = calloc((size_t)nA, sizeof(int)); /* next relayed block in lin[i] */
     for (int B = 0; B < nm; B++) {
         if (B == A) continue;
-        int nB = t->meta_start[B + 1] - t->meta_start[B];
+        int nB = gsc_meta_size(t, B);
         for (int j = 0; j < nB; j++) {
             int k = 0;
             for (int i = 0; i < nA; i++) k += gsc_lg_relay(nA, nB, i, j) == my;
@@ -397,7 +397,7 @@ int gsc_alltoall_lg_unrouted(const void *sendbuf, int sendcount, MPI_Datatype se
     if (nwan_r) PMPI_Waitall(nwan_r, wreq, MPI_STATUSES_IGNORE);
     for (int w = 0; w < nwan_r; w++) {
         int B = win_meta[w], r = win_r[w];
-        int nB = t->meta_start[B + 1] - t->meta_start[B];
+        int nB = gsc_meta_size(t, B);
         size_t o = 0;
         for (int i = 0; i < nB; i++) {
             if (gsc_lg_relay(nB, nA, i, my) != r) continue;

@@ -72,7 +72,7 @@ int gsc_alltoall_topo(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     gsc_alltoall_fn routed = bsz ? gsc_alltoall_routed(t, bsz) : NULL;
     if (routed) return routed(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, t);
     for (int m = 0; m < t->nmeta; m++) {
-        size_t nm = (size_t)(t->meta_start[m + 1] - t->meta_start[m]);
+        size_t nm = (size_t)gsc_meta_size(t, m);
         if (nm * ((size_t)t->size - nm) > out) out = nm * ((size_t)t->size - nm);
     }
     if (out * bsz >= direct_min_bytes())

@@ -18,8 +18,8 @@ static int alltoall_flows(const gsc_topo_t *t, gsc_wan_flow_t *fl)
         for (int b = 0; b < nm; b++)
             if (a != b)
                 fl[nf++] = (gsc_wan_flow_t){a, b,
-                                            (size_t)(t->meta_start[a + 1] - t->meta_start[a]) *
-                                                (size_t)(t->meta_start[b + 1] - t->meta_start[b])};
+                                            (size_t)gsc_meta_size(t, a) *
+                                                (size_t)gsc_meta_size(t, b)};
     return nf;
 }
 
@@ -42,7 +42,7 @@ int gsc_alltoall_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     MPI_Aint lb, rext;
     PMPI_Type_get_extent(recvtype, &lb, &rext);
     int A = t->group[0][me], my = t->meta_index[me];
-    int nA = t->meta_start[A + 1] - t->meta_start[A];
+    int nA = gsc_meta_size(t, A);
     const int *MA = t->meta_ranks + t->meta_start[A];
     int leader = my == 0;
     /* my blocks packed in destination rank order */
@@ -72,7 +72,7 @@ int gsc_alltoall_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
         for (int m = 0; m < nm && rc == MPI_SUCCESS; m++) {
             leaders[m] = t->meta_ranks[t->meta_start[m]];
             if (m == A) continue;
-            size_t nM = (size_t)(t->meta_start[m + 1] - t->meta_start[m]);
+            size_t nM = (size_t)gsc_meta_size(t, m);
             out[m] = malloc((size_t)nA * nM * bsz);
             in[m] = malloc((size_t)nA * nM * bsz);
             if (!out[m] || !in[m]) rc = MPI_ERR_NO_MEM;
@@ -95,7 +95,7 @@ int gsc_alltoall_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
             for (int m = 0; m < nm; m++) {
                 if (m == A) continue;
                 const int *MM = t->meta_ranks + t->meta_start[m];
-                int nM = t->meta_start[m + 1] - t->meta_start[m];
+                int nM = gsc_meta_size(t, m);
                 for (int i = 0; i < nA; i++)
                     for (int j = 0; j < nM; j++)
                         memcpy(out[m] + ((size_t)i * nM + j) * bsz,
@@ -113,7 +113,7 @@ int gsc_alltoall_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
         for (int j = 0; j < nA && rc == MPI_SUCCESS && T; j++) {
             for (int s = 0; s < n; s++) {
                 int m = t->group[0][s], i = t->meta_index[s];
-                int nM = t->meta_start[m + 1] - t->meta_start[m];
+                int nM = gsc_meta_size(t, m);
                 const char *blk = m == A ? S + ((size_t)i * n + MA[j]) * bsz
                                          : in[m] + ((size_t)i * nA + j) * bsz;
                 memcpy((j ? T : R) + (size_t)s * bsz, blk, bsz);
@@ -171,7 +171,7 @@ int gsc_alltoall_units(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     if (bsz == 0) return MPI_SUCCESS;
     MPI_Aint lb, rext;
     PMPI_Type_get_extent(recvtype, &lb, &rext);
-    int A = t->group[0][me], nA = t->meta_start[A + 1] - t->meta_start[A];
+    int A = t->group[0][me], nA = gsc_meta_size(t, A);
     const int *MA = t->meta_ranks + t->meta_start[A];
     char *P = malloc((size_t)n * bsz), *R = malloc((size_t)n * bsz);
     gsc_wan_flow_t *fl = malloc(sizeof(gsc_wan_flow_t) * (size_t)(nm * nm));
@@ -198,7 +198,7 @@ int gsc_alltoall_units(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     /* between metahosts: unit u of S -> D is block (MS[u / nD] -> MD[u % nD]) */
     nf = alltoall_flows(t, fl);
     for (int f = 0; f < nf && rc == MPI_SUCCESS; f++) {
-        int S = fl[f].src, D = fl[f].dst, nD = t->meta_start[D + 1] - t->meta_start[D];
+        int S = fl[f].src, D = fl[f].dst, nD = gsc_meta_size(t, D);
         owner[f] = malloc(sizeof(int) * (fl[f].units + 1));
         downer[f] = malloc(sizeof(int) * (fl[f].units + 1));
         if (!owner[f] || !downer[f]) {

@@ -102,7 +102,7 @@ int gsc_gather_hier(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                 ld[m] = gsc_meta_leader(t, m, root);
                 if (m != root_meta)
                     f[nf++] = (gsc_wan_flow_t){m, root_meta,
-                                               (size_t)(t->meta_start[m + 1] - t->meta_start[m])};
+                                               (size_t)gsc_meta_size(t, m)};
             }
             np = gsc_wan_route_ex(t, f, nf, bsz, 1, &plan); /* sent unit by unit */
         }

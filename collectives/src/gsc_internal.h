@@ -61,6 +61,12 @@ typedef struct gsc_topo {
                               * NULL: unknown, every leader talks over the direct link */
 } gsc_topo_t;
 
+/* The number of ranks in metahost m. */
+static inline int gsc_meta_size(const gsc_topo_t *t, int m)
+{
+    return t->meta_start[m + 1] - t->meta_start[m];
+}
+
 /* The cached hierarchy of comm (built on first use, collectively). NULL on error. */
 gsc_topo_t *gsc_topo_get(MPI_Comm comm);
 /* Fills t->meta_width from the groups and the metahost membership (once, at build). With

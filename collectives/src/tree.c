@@ -103,7 +103,7 @@ static void build_group(builder_t *b, const int *members, int k, int leader, int
 int gsc_meta_leader(const gsc_topo_t *t, int m, int root)
 {
     const int *mr = t->meta_ranks + t->meta_start[m];
-    return leader_of(mr, t->meta_start[m + 1] - t->meta_start[m], root);
+    return leader_of(mr, gsc_meta_size(t, m), root);
 }
 
 int gsc_tree_build(const gsc_topo_t *t, int root, const gsc_shape_t *shape, gsc_tree_t *tr)
@@ -143,7 +143,7 @@ int gsc_tree_build_meta(const gsc_topo_t *t, int root, const gsc_shape_t *shape,
         /* one tree per metahost below level 0, rooted at its lowest rank */
         for (int m = 0; m < t->nmeta; m++) {
             const int *mr = t->meta_ranks + t->meta_start[m];
-            int k = t->meta_start[m + 1] - t->meta_start[m];
+            int k = gsc_meta_size(t, m);
             b.order[mr[0]] = b.seq++;
             build_group(&b, mr, k, mr[0], 1);
         }
