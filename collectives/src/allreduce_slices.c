@@ -52,10 +52,15 @@ static int cut(int c0, int n, int parts, int i)
     return c0 + (int)((long long)n * i / parts);
 }
 
-/* Units are spread over the chunk the same way: unit u of [c0, c0 + n) */
-static int unit_elem(const slices_t *x, int c0, int n, int u)
+/* The elements [*a, *b) of share g within my slice [lo, hi) of chunk [c0, c0 + n) (units
+ * are spread over the chunk as slices are); 0 when none are. */
+static int seg_in_slice(const slices_t *x, const seg_t *g, int c0, int n, int lo, int hi, int *a,
+                        int *b)
 {
-    return cut(c0, n, x->units, u);
+    int ga = cut(c0, n, x->units, g->u0), gb = cut(c0, n, x->units, g->u1);
+    *a = ga > lo ? ga : lo;
+    *b = gb < hi ? gb : hi;
+    return *a < *b;
 }
 
 /* Where the WAN graph has quicker ways, the shares of every flow S -> D per path, from one
@@ -179,10 +184,8 @@ static void post_wan(slices_t *x, reqs_t *r, int c0, int n, int lo, int hi, char
             int S = dir ? A : B, D = dir ? B : A;
             for (int s = 0; s < x->nseg[S * nm + D]; s++) {
                 const seg_t *g = &x->seg[S * nm + D][s];
-                int a = unit_elem(x, c0, n, g->u0), b = unit_elem(x, c0, n, g->u1);
-                a = a > lo ? a : lo;
-                b = b < hi ? b : hi;
-                if (a >= b) continue;
+                int a, b;
+                if (!seg_in_slice(x, g, c0, n, lo, hi, &a, &b)) continue;
                 if (dir && g->relay >= 0) continue; /* the relay forwards it */
                 post_t p = {x, r, dir ? mine : rem + (MPI_Aint)k * (hi - lo) * x->ext, lo, S,
                             GS_TAG_SLICE + S, !dir};
@@ -203,11 +206,8 @@ static void forward(slices_t *x, reqs_t *r, int S, int c0, int n, int lo, int hi
         if (D == S || D == A) continue;
         for (int s = 0; s < x->nseg[S * nm + D]; s++) {
             const seg_t *g = &x->seg[S * nm + D][s];
-            if (g->relay != A) continue;
-            int a = unit_elem(x, c0, n, g->u0), b = unit_elem(x, c0, n, g->u1);
-            a = a > lo ? a : lo;
-            b = b < hi ? b : hi;
-            if (a >= b) continue;
+            int a, b;
+            if (g->relay != A || !seg_in_slice(x, g, c0, n, lo, hi, &a, &b)) continue;
             post_t p = {x, r, rem_S, lo, S, GS_TAG_SLICE + S, 0};
             each_overlap(x, D, c0, n, a, b, post_one, &p);
         }
