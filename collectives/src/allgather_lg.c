@@ -286,7 +286,7 @@ int gsc_allgather_lg(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                             &rr[c * nin + k], in + (size_t)k * bsz + coff[c],
                             (int)(coff[c + 1] - coff[c]), t->meta_ranks[t->meta_start[D] + i % nD],
                             GS_TAG_UNIT + (i / nA) * nck + c, 0,
-                            link_s ? w.t0 + link_s[A * nm + D] * (double)coff[c] / (double)bsz : 0};
+                            link_s ? gsc_wan_tx_due(&w, link_s[A * nm + D], c) : 0};
                     }
                 k++;
             }

@@ -105,6 +105,33 @@ static int ring_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, c
     return rc;
 }
 
+/* The parts of a Bruck exchange: member j's (counts[j] bytes at all + displs[j]) is on node
+ * of[j] of P. */
+typedef struct {
+    int nA, P;
+    const int *of, *counts, *displs;
+    char *all;
+} node_parts_t;
+
+/* Copies the parts of nodes q0 .. q0 + cnt - 1 (mod P), but member skip's, in node then
+ * member order, into the packed buffer (pack) or out of it; returns the bytes. */
+static size_t node_parts(const node_parts_t *np, char *packed, int pack, int q0, int cnt,
+                         int skip)
+{
+    size_t o = 0;
+    for (int c = 0; c < cnt; c++)
+        for (int j = 0; j < np->nA; j++) {
+            if (np->of[j] != (q0 + c) % np->P || j == skip) continue;
+            char *part = np->all + np->displs[j];
+            if (pack)
+                memcpy(packed + o, part, (size_t)np->counts[j]);
+            else
+                memcpy(part, packed + o, (size_t)np->counts[j]);
+            o += (size_t)np->counts[j];
+        }
+    return o;
+}
+
 /* The same in ceil(log2 P) steps over the P nodes (Bruck's concatenation): in step k each
  * node leader sends the parts it holds from its own node on (2^k nodes' worth, at most
  * what the receiver lacks) to the node 2^k before it, and receives as much from the node
@@ -134,8 +161,9 @@ static int bruck_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, 
     }
     if (counts[my]) memcpy(all + displs[my], mine, (size_t)counts[my]);
     int me_node = of[my], leader = first[me_node] == my, steps = 0;
+    const node_parts_t parts = {nA, P, of, counts, displs, all};
     while ((1 << steps) < P) steps++;
-    /* the parts of nodes [q0, q0 + cnt) (mod P), packed in node then member order */
+    /* tx, rx: parts of several nodes, packed (node_parts) */
     size_t cap = 0;
     for (int q = 0; q < P; q++) cap += nbytes[q];
     char *tx = malloc(cap + 1), *rx = malloc(cap + 1);
@@ -151,24 +179,13 @@ static int bruck_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, 
             for (int c = 0; c < cnt; c++) got += nbytes[(me_node + d + c) % P];
             PMPI_Irecv(rx, (int)got, MPI_BYTE, L, tag, comm, &rq[0]);
             rc = gsc_wan_tx_wait(w, rq, 1);
-            size_t o = 0;
-            for (int c = 0; c < cnt; c++)
-                for (int j = 0; j < nA; j++)
-                    if (of[j] == (me_node + d + c) % P) {
-                        memcpy(all + displs[j], rx + o, (size_t)counts[j]);
-                        o += (size_t)counts[j];
-                    }
+            node_parts(&parts, rx, 0, me_node + d, cnt, -1);
         }
         /* and my own node's other parts */
         size_t own = nbytes[me_node] - (size_t)counts[my];
         PMPI_Irecv(rx, (int)own, MPI_BYTE, L, tag, comm, &rq[0]);
         rc = gsc_wan_tx_wait(w, rq, 1);
-        size_t o = 0;
-        for (int j = 0; j < nA; j++)
-            if (of[j] == me_node && j != my) {
-                memcpy(all + displs[j], rx + o, (size_t)counts[j]);
-                o += (size_t)counts[j];
-            }
+        node_parts(&parts, rx, 0, me_node, 1, my);
     } else {
         int nmate = 0;
         for (int j = 0; j < nA; j++)
@@ -184,25 +201,13 @@ static int bruck_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, 
         for (int k = 0; k < steps && rc == MPI_SUCCESS; k++) {
             int d = 1 << k, cnt = d < P - d ? d : P - d;
             int to = MA[first[(me_node - d + P) % P]], from = MA[first[(me_node + d) % P]];
-            size_t o = 0, got = 0;
-            for (int c = 0; c < cnt; c++)
-                for (int j = 0; j < nA; j++)
-                    if (of[j] == (me_node + c) % P) {
-                        memcpy(tx + o, all + displs[j], (size_t)counts[j]);
-                        o += (size_t)counts[j];
-                    }
+            size_t o = node_parts(&parts, tx, 1, me_node, cnt, -1), got = 0;
             for (int c = 0; c < cnt; c++) got += nbytes[(me_node + d + c) % P];
             keep[k] = malloc(got + 1);
             PMPI_Irecv(keep[k], (int)got, MPI_BYTE, from, tag, comm, &rq[0]);
             PMPI_Isend(tx, (int)o, MPI_BYTE, to, tag, comm, &rq[1]);
             rc = gsc_wan_tx_wait(w, rq, 2);
-            size_t u = 0;
-            for (int c = 0; c < cnt; c++)
-                for (int j = 0; j < nA; j++)
-                    if (of[j] == (me_node + d + c) % P) {
-                        memcpy(all + displs[j], keep[k] + u, (size_t)counts[j]);
-                        u += (size_t)counts[j];
-                    }
+            node_parts(&parts, keep[k], 0, me_node + d, cnt, -1);
             for (int j = 0; j < nA; j++) /* the step's new parts on to my mates */
                 if (of[j] == me_node && j != my)
                     PMPI_Isend(keep[k], (int)got, MPI_BYTE, MA[j], tag, comm, &mq[nq++]);
@@ -211,13 +216,8 @@ static int bruck_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, 
         char **per = calloc((size_t)nA + 1, sizeof(char *));
         for (int j = 0; j < nA && rc == MPI_SUCCESS; j++) {
             if (of[j] != me_node || j == my) continue;
-            size_t o = 0;
             per[j] = malloc(nbytes[me_node] + 1);
-            for (int i = 0; i < nA; i++)
-                if (of[i] == me_node && i != j) {
-                    memcpy(per[j] + o, all + displs[i], (size_t)counts[i]);
-                    o += (size_t)counts[i];
-                }
+            size_t o = node_parts(&parts, per[j], 1, me_node, 1, j);
             PMPI_Isend(per[j], (int)o, MPI_BYTE, MA[j], tag, comm, &mq[nq++]);
         }
         int r2 = gsc_wan_tx_wait(w, mq, nq);

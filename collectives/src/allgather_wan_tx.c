@@ -56,10 +56,10 @@ void gsc_wan_tx_post(gsc_wan_tx_t *w, int d)
                   &w->rq[d * w->nck + c]);
 }
 
-/* paced: chunk c to destination d leaves when the link has had time for the bytes before it */
-static double chunk_due(const gsc_wan_tx_t *w, int d, int c)
+/* paced: when destination d's next chunk leaves */
+static double next_due_of(const gsc_wan_tx_t *w, int d)
 {
-    return w->t0 + w->step[d] * (double)w->coff[c] / (double)w->coff[w->nck];
+    return gsc_wan_tx_due(w, w->step[d], w->next[d]);
 }
 
 /* post every chunk whose predecessor-but-one has completed */
@@ -68,7 +68,7 @@ void gsc_wan_tx_refill(gsc_wan_tx_t *w)
     double now = w->step ? PMPI_Wtime() : 0;
     for (int d = 0; d < w->nd; d++) {
         if (w->step && w->step[d] > 0) {
-            while (w->next[d] < w->nck && chunk_due(w, d, w->next[d]) <= now) gsc_wan_tx_post(w, d);
+            while (w->next[d] < w->nck && next_due_of(w, d) <= now) gsc_wan_tx_post(w, d);
             continue;
         }
         while (w->next[d] < w->nck && w->rq[d * w->nck + w->next[d] - 2] == MPI_REQUEST_NULL)
@@ -79,12 +79,12 @@ void gsc_wan_tx_refill(gsc_wan_tx_t *w)
 /* the time of the next paced post or forward (INFINITY: none) */
 static double next_due(const gsc_wan_tx_t *w)
 {
-    double t = INFINITY;
+    double t = INFINITY, now = w->nfw ? PMPI_Wtime() : 0;
     for (int d = 0; w->step && d < w->nd; d++)
-        if (w->step[d] > 0 && w->next[d] < w->nck && chunk_due(w, d, w->next[d]) < t)
-            t = chunk_due(w, d, w->next[d]);
+        if (w->step[d] > 0 && w->next[d] < w->nck && next_due_of(w, d) < t)
+            t = next_due_of(w, d);
     for (int i = 0; i < w->nfw; i++)
-        if (!w->fw[i].posted && w->fw[i].due > PMPI_Wtime() && w->fw[i].due < t) t = w->fw[i].due;
+        if (!w->fw[i].posted && w->fw[i].due > now && w->fw[i].due < t) t = w->fw[i].due;
     return t;
 }
 

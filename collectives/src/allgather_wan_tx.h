@@ -33,6 +33,13 @@ struct gsc_wan_tx {
     double t0, *step; /* paced: the time of destination d's link for all its blocks */
 };
 
+/* paced: when chunk c may leave over a link that needs link_s for the whole block, once the
+ * link has had time for the bytes before it (a sender's chunks and a relay's forwards alike) */
+static inline double gsc_wan_tx_due(const gsc_wan_tx_t *w, double link_s, int c)
+{
+    return w->t0 + link_s * (double)w->coff[c] / (double)w->coff[w->nck];
+}
+
 /* post the next chunk to destination d */
 void gsc_wan_tx_post(gsc_wan_tx_t *w, int d);
 /* post every chunk that is due (paced) or whose predecessor-but-one has completed */
