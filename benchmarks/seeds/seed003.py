@@ -42,6 +42,7 @@ BLOCK = 1 << 16
 ALGOS = ("vanilla", "lg")
 PACKET_PRESETS = ("lg-30-30-packet", "lg-20-40-packet")
 PACKET_BLOCKS = (1, 256, 1 << 12, 1 << 16, 1 << 19)
+FLOW_BASE = "lg-30-30"  # the variants' platform
 PACKET_BASE = "lg-30-30-packet"
 PACKET_VARIANTS = {  # name: (text replaced in lg-30-30-packet.toml, replacement); the
     # [packet] table comes last, so a line added at the end of the file lands in it
@@ -72,9 +73,9 @@ def measure(out: Path, quick: bool, reuse: bool) -> dict:
                 {"GRIDSCOPE_COLL_ALLTOALL": algo}, reuse, layout(preset)).items())}
             for algo in ("vanilla", "lg")}
     if not quick:
-        base = (PRESET_DIR / "lg-30-30.toml").read_text()
+        base = (PRESET_DIR / f"{FLOW_BASE}.toml").read_text()
         for name, (old, new) in VARIANTS.items():
-            toml = folder / f"lg-30-30-{name}.toml"
+            toml = folder / f"{FLOW_BASE}-{name}.toml"
             toml.write_text(base.replace(old, new))
             res["variants"][name] = {
                 algo: run_collbench(exe, str(toml), 60, folder / name / algo, "alltoall", BLOCK,
@@ -167,21 +168,13 @@ def plot(res: dict, path: Path) -> None:
 def table(res: dict) -> str:
     lines = ["| platform | block | vanilla ms | LG ms | vanilla / LG | LG time saved |",
              "|---|---:|---:|---:|---:|---:|"]
-    for preset, t in res["presets"].items():
-        for b in t["vanilla"]:
-            v, g = t["vanilla"][b], t["lg"][b]
-            lines.append(f"| {preset} | {size(int(b))} | {v * 1e3:.2f} | {g * 1e3:.2f} | "
-                         f"{v / g:.2f}x | {100 * (1 - g / v):.0f} % |")
-    for name, t in res["variants"].items():
-        v, g = t["vanilla"], t["lg"]
-        lines.append(f"| lg-30-30 `{name}` | {size(BLOCK)} | {v * 1e3:.2f} | {g * 1e3:.2f} | "
-                     f"{v / g:.2f}x | {100 * (1 - g / v):.0f} % |")
     packet = res.get("packet", {})
-    for preset, t in packet.get("presets", {}).items():
-        for b in t["vanilla"]:
-            lines.append(_row(preset, int(b), t["vanilla"][b], t["lg"][b]))
-    for name, t in packet.get("variants", {}).items():
-        lines.append(_row(f"{PACKET_BASE} `{name}`", BLOCK, t["vanilla"], t["lg"]))
+    for network, base in ((res, FLOW_BASE), (packet, PACKET_BASE)):
+        for preset, t in network.get("presets", {}).items():
+            for b in t["vanilla"]:
+                lines.append(_row(preset, int(b), t["vanilla"][b], t["lg"][b]))
+        for name, t in network.get("variants", {}).items():
+            lines.append(_row(f"{base} `{name}`", BLOCK, t["vanilla"], t["lg"]))
     return "\n".join(lines) + "\n"
 
 

@@ -119,6 +119,7 @@ def _check_vanilla_from(opts: Options, plat) -> None:  # noqa: ANN001
     if settings.get("app") is not None or settings.get("late") is not None:
         raise GridscopeError(src, "its runs are not collbench's on-time runs")
     ran = settings.get("platform"), settings.get("ranks")
+    wanted = _without_comments(platform_xml(plat))
     for pl in opts.placements:
         if not (src / pl / "vanilla" / "collbench.json").is_file():
             raise GridscopeError(src, f"has no vanilla run in placement {pl}")
@@ -126,8 +127,7 @@ def _check_vanilla_from(opts: Options, plat) -> None:  # noqa: ANN001
             earlier = (src / pl / "vanilla" / "trace" / PLATFORM_XML).read_text()
         except OSError:
             earlier = None
-        if ran[1] != opts.ranks or earlier is None or \
-                _without_comments(earlier) != _without_comments(platform_xml(plat)):
+        if ran[1] != opts.ranks or earlier is None or _without_comments(earlier) != wanted:
             raise GridscopeError(src, f"ran {ran[0]} with {ran[1]} ranks, not {opts.platform} "
                                  f"with {opts.ranks}")
 
