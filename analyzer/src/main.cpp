@@ -202,6 +202,10 @@ int run(const Options& o, gs::Transport& t) {
   // locations only, exclude each other: then no root causes, and meta.json says why
   uint64_t threads[2] = {data.thread_locations, data.thread_events};
   t.sum(threads, 2);
+  // the run's span: earliest Enter and latest Leave over all processes (the latest as a
+  // minimum of negated times)
+  int64_t span[2] = {data.first_ts, data.last_ts == INT64_MIN ? INT64_MAX : -data.last_ts};
+  t.min(span, 2);
   const bool rc_threads = root_causes && threads[0] > 0;
   if (rc_threads) data.timeline = gs::Timeline{};
   double read_s = seconds_since(t0);
@@ -245,7 +249,10 @@ int run(const Options& o, gs::Transport& t) {
     std::ostringstream j;
     j << "{\n  \"trace\": " << json_str(anchor) << ",\n  \"ranks\": " << defs.ranks() << ",\n  \"processes\": " << P
       << ",\n  \"resolution\": " << defs.resolution << ",\n  \"trace_length_s\": "
-      << double(defs.trace_length) / defs.resolution << ",\n  \"events\": " << totals[0]
+      << double(defs.trace_length) / defs.resolution << ",\n  \"time_range_ticks\": "
+      << (span[0] == INT64_MAX ? std::string("null")
+                               : "[" + std::to_string(span[0]) + ", " + std::to_string(-span[1]) + "]")
+      << ",\n  \"events\": " << totals[0]
       << ",\n  \"mpi_events\": " << totals[1] << ",\n  \"clock_violations\": " << totals[2]
       << ",\n  \"unmatched_sends\": " << totals[3] << ",\n  \"unmatched_receives\": " << totals[4]
       << ",\n  \"incomplete_collectives\": " << totals[5] << ",\n  \"clock_offset_locations\": " << totals[6]

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cmath>
+#include <map>
 #include <cstring>
 #include <queue>
 #include <stdexcept>
@@ -248,10 +249,23 @@ class Analysis {
       const int64_t excess = std::min(fwd_.recv_transfer[k] - (lm == INT64_MAX ? 0 : lm),
                                       calls[c].leave - calls[c].enter - call_wait_[c]);
       if (excess > 0) {
-        if (call_wan_.empty()) call_wan_.assign(calls.size(), 0);
-        call_wan_[c] = std::max(call_wan_[c], excess);
+        if (call_wan_.empty()) call_wan_.assign(calls.size(), 0), call_wan_from_.assign(calls.size(), 0);
+        if (excess > call_wan_[c]) {
+          call_wan_[c] = excess;
+          call_wan_from_[c] = d_.rank_metahost[data_.recvs[k].src];
+        }
       }
     }
+    wan_sources();
+  }
+
+  // Per (call path, rank, source metahost): the WAN excess of the calls, summed.
+  void wan_sources() {
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, int64_t> sums;
+    for (size_t c = 0; c < call_wan_.size(); ++c)
+      if (call_wan_[c] > 0) sums[{tl_.calls[c].cp, tl_.calls[c].rank, call_wan_from_[c]}] += call_wan_[c];
+    for (const auto& [k, v] : sums)
+      out_.wan_sources.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), 0, double(v) / res_});
   }
 
   size_t slot_of(uint32_t rank) const { return rank - mine_[0]; }
@@ -738,6 +752,7 @@ class Analysis {
   std::vector<std::vector<uint32_t>> group_calls_;                   // per owned rank: barriers, Init, Finalize
   std::vector<int64_t> call_wait_;
   std::vector<int64_t> call_wan_;  // per call: its WAN excess (empty: no call has one)
+  std::vector<uint32_t> call_wan_from_;  // per call: the metahost its largest WAN excess came from
   std::vector<double> prop_max_;  // per call on some wait list: the largest scale (else 0)
   std::vector<Reply> replies_;  // per rc_waits entry
   std::vector<DEntry> dents_;
@@ -765,6 +780,7 @@ RootCauseResult root_causes(const Defs& d, const LocalData& data, const ReplayRe
 void write_root_cause_files(const std::string& dir, const RootCauseResult& rc, int process) {
   const std::string suffix = "." + std::to_string(process);
   write_file(dir + "/causes" + suffix + ".bin", rc.causes.data(), rc.causes.size() * sizeof(CauseRow));
+  write_file(dir + "/wansources" + suffix + ".bin", rc.wan_sources.data(), rc.wan_sources.size() * sizeof(WanSourceRow));
   if (process == 0) write_file(dir + "/critical_path.bin", rc.path.data(), rc.path.size() * sizeof(PathPiece));
 }
 

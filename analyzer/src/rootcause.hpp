@@ -26,12 +26,16 @@ struct CauseRow {
 // A stretch of the critical path on one rank (process 0 writes them, in path order: from
 // the end of the run backward).
 struct PathPiece { uint32_t rank, pad; double start, end; };
-static_assert(sizeof(CauseRow) == 32 && sizeof(PathPiece) == 24, "row layout");
+// WAN excess (docs/root-causes.md, "WAN transfer") per receiving call path and rank, by the
+// metahost the messages came from: splits a WAN cause among the links into its site.
+struct WanSourceRow { uint32_t cp, rank, from, pad; double seconds; };
+static_assert(sizeof(CauseRow) == 32 && sizeof(PathPiece) == 24 && sizeof(WanSourceRow) == 24, "row layout");
 
 struct RootCauseResult {
   std::unordered_map<SevKey, double, SevKeyHash> severities;  // delay, wait-class, critical-path metrics
   std::vector<CauseRow> causes;   // in key order
   std::vector<PathPiece> path;    // process 0 only
+  std::vector<WanSourceRow> wan_sources;  // in (cp, rank, from) order
   // totals over all processes (process 0)
   uint64_t wait_states = 0, with_delayer = 0, propagation_edges = 0, unordered = 0;
   uint32_t path_start_rank = kNone;

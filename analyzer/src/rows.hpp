@@ -26,7 +26,20 @@ struct SevKeyHash {
 enum : uint8_t { CLS_LOCAL = 0, CLS_GRID = 1, CLS_NONE = 2 };
 struct SevRow { uint16_t metric; uint8_t cls; uint8_t thread; uint32_t cp; uint32_t rank; uint32_t pad; double value; };
 struct WaitRow { uint16_t metric; uint8_t cls; uint8_t pad; uint32_t cp; uint32_t rank; uint32_t pad2; double start, end; };
-struct PairRow { uint32_t from, to; uint64_t bytes, messages; double max_rate, min_duration; };
-static_assert(sizeof(SevRow) == 24 && sizeof(WaitRow) == 32 && sizeof(PairRow) == 40, "row layout");
+// Messages from one metahost to another. `ready` messages are those whose receive was
+// posted before the send and whose completing call waited for at least half the transfer:
+// their transfer time (receive event minus send event) is the network's, not a receiver's
+// lateness (docs/analyzer.md, "WAN links"). `large` ones are the ready messages of at least
+// kLargeMessageBytes; large_bytes and large_seconds are the fastest of them (a transfer
+// time can only be inflated: a multi-completion call records its receives at its end).
+struct PairRow {
+  uint32_t from, to;
+  uint64_t bytes, messages;
+  double max_rate, min_duration;
+  uint64_t ready_messages, large_messages, large_bytes;
+  double ready_seconds, ready_min, large_seconds;  // ready_min: of the small ones (< 0: none)
+};
+constexpr uint64_t kLargeMessageBytes = 32768;
+static_assert(sizeof(SevRow) == 24 && sizeof(WaitRow) == 32 && sizeof(PairRow) == 88, "row layout");
 
 }  // namespace gs

@@ -110,7 +110,10 @@ def test_no_root_causes_keeps_the_rest_and_says_so(barrier_runs):
     assert off["root_causes"] == [] and off["critical_path"] == [] and off["cause_pairs"] == []
     assert all(v == {"grid": 0.0, "local": 0.0} for v in off["wait_classes"].values())
     assert not (barrier_runs / "off" / "critical_path.feather").exists()
-    rest = set(on) - {"root_causes", "critical_path", "cause_pairs", "wait_classes", "root_cause_analysis", "analysis"}
+    assert off["findings"] is None and off["run"]["critical_path_s"] is None
+    # built from the root causes: the findings, the path's length, the waiting each WAN link caused
+    rest = set(on) - {"root_causes", "critical_path", "cause_pairs", "wait_classes", "root_cause_analysis", "analysis",
+                      "findings", "run", "wan_links"}
     assert {k: off[k] for k in rest} == {k: on[k] for k in rest}
 
 

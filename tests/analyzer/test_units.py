@@ -129,10 +129,15 @@ def test_message_pairs_merge_over_processes(tmp_path):
     for p in range(2):
         (tmp_path / f"callpaths.{p}.tsv").write_text("0\t-1\tmain\t0\n")
         np.zeros(0, SEV_DTYPE).tofile(tmp_path / f"severities.{p}.bin")
-    np.array([(0, 1, 100, 2, 5.0, -1.0), (1, 0, 7, 1, 1.0, 0.25)], PAIR_DTYPE).tofile(tmp_path / "pairs.0.bin")
-    np.array([(0, 1, 50, 1, 9.0, 0.5)], PAIR_DTYPE).tofile(tmp_path / "pairs.1.bin")
+    # (from, to, bytes, messages, max rate, min duration, ready, large, fastest large's bytes,
+    #  ready seconds, smallest small ready transfer, fastest large's seconds)
+    np.array([(0, 1, 100, 2, 5.0, -1.0, 1, 1, 64, 0.5, -1.0, 0.5),
+              (1, 0, 7, 1, 1.0, 0.25, 1, 0, 0, 0.25, 0.25, 0.0)], PAIR_DTYPE).tofile(tmp_path / "pairs.0.bin")
+    np.array([(0, 1, 50, 1, 9.0, 0.5, 2, 1, 40, 0.75, 0.5, 0.25)], PAIR_DTYPE).tofile(tmp_path / "pairs.1.bin")
     pairs = read_profile(tmp_path, read_head(tmp_path)).pairs
-    assert pairs == (Pair("A", "B", 150, 3, 9.0, 0.5), Pair("B", "A", 7, 1, 1.0, 0.25))
+    # sums of counts and seconds, minima of durations, the faster large transfer (40 B in 0.25 s)
+    assert pairs == (Pair("A", "B", 150, 3, 9.0, 0.5, 3, 1.25, 0.5, 2, 40, 0.25),
+                     Pair("B", "A", 7, 1, 1.0, 0.25, 1, 0.25, 0.25, 0, 0, 0.0))
 
 
 def write_profile(folder, tables: list[str], severities: list[list[tuple]]) -> None:

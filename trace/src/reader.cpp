@@ -141,6 +141,7 @@ class RecordBuilder {
 
   OTF2_CallbackCode enter(uint64_t t, uint32_t region) {
     int64_t now = ts(t);
+    if (now < out_.first_ts) out_.first_ts = now;
     uint32_t parent = kNone;
     if (!stack_.empty()) {
       parent = stack_.back().cp;
@@ -173,6 +174,7 @@ class RecordBuilder {
   OTF2_CallbackCode leave(uint64_t t, uint32_t) {  // balanced: the innermost frame's region
     Frame f = stack_.back();
     int64_t now = ts(t);
+    if (now > out_.last_ts) out_.last_ts = now;
     time_[f.cp] += now - last_;
     if (tl_.enabled) {
       if (f.sync != kNone) {  // the call's own time is the call's, not the next segment's

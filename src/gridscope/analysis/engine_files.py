@@ -29,7 +29,10 @@ if TYPE_CHECKING:
 SEV_DTYPE = np.dtype([("metric", "<u2"), ("cls", "u1"), ("thread", "u1"), ("cp", "<u4"), ("rank", "<u4"),
                       ("pad", "<u4"), ("value", "<f8")])
 PAIR_DTYPE = np.dtype([("from", "<u4"), ("to", "<u4"), ("bytes", "<u8"), ("messages", "<u8"),
-                       ("max_rate", "<f8"), ("min_duration", "<f8")])
+                       ("max_rate", "<f8"), ("min_duration", "<f8"), ("ready_messages", "<u8"),
+                       ("large_messages", "<u8"), ("large_bytes", "<u8"), ("ready_seconds", "<f8"),
+                       ("ready_min", "<f8"), ("large_seconds", "<f8")])
+assert PAIR_DTYPE.itemsize == 88  # analyzer: struct PairRow
 CLASSES_BY_CODE = tuple(N.CLASS_BY_CODE[c] for c in range(len(N.CLASS_BY_CODE)))  # local, grid, ""
 
 
@@ -64,6 +67,16 @@ class Pair(NamedTuple):
     messages: int
     max_rate_Bps: float
     min_transfer_s: float  # NaN when no transfer time was measured
+    # messages whose receiver was ready before the send (rows.hpp PairRow): the network's times
+    ready_messages: int = 0
+    ready_seconds: float = 0.0
+    ready_min_s: float = float("nan")  # NaN: none
+    large_messages: int = 0            # ready ones of at least LARGE_MESSAGE_BYTES
+    large_bytes: int = 0               # the fastest of them: its bytes and transfer time
+    large_seconds: float = 0.0
+
+
+LARGE_MESSAGE_BYTES = 32768  # rows.hpp kLargeMessageBytes
 
 
 SEVERITY_FIELDS = ("metric", "cls", "callpath", "rank", "value", "thread")
@@ -123,6 +136,7 @@ class EngineOutput:
     severities: SeverityColumns       # sorted by sorted_by_severity
     pairs: tuple[Pair, ...]           # sorted by metahost index of source, target
     causes: "CauseColumns | None" = None  # root_causes.read_causes; None: root causes were off
+    wan_sources: "WanSources | None" = None  # root_causes.read_wan_sources; None: root causes were off
 
     @cached_property
     def callpath_order(self) -> np.ndarray:
@@ -203,21 +217,30 @@ def _checked_codes(codes: np.ndarray, labels: int, where: Path) -> np.ndarray:
 
 
 def _merge_pairs(parts: list[np.ndarray], hosts: list[str]) -> tuple[Pair, ...]:
+    def minimum(known: float, value: float) -> float:
+        """The smaller of two durations; negative VALUE: not measured; NaN KNOWN: none yet."""
+        return value if value >= 0 and not value >= known else known
+
     merged: dict[tuple[int, int], list] = {}
-    for part in parts:
-        for src, dst, nbytes, messages, rate, duration in part.tolist():
-            row = merged.setdefault((src, dst), [0, 0, float("-inf"), float("nan")])
-            row[0] += nbytes
-            row[1] += messages
-            row[2] = max(row[2], rate)
-            if duration >= 0 and not duration >= row[3]:  # negative: not measured; NaN: none yet
-                row[3] = duration
+    for (src, dst, nbytes, messages, rate, duration, ready, large, large_bytes, ready_s, ready_min,
+         large_s) in (row for part in parts for row in part.tolist()):
+        row = merged.setdefault((src, dst), [0, 0, float("-inf"), float("nan"), 0, 0.0, float("nan"), 0, 0, 0.0])
+        row[0] += nbytes
+        row[1] += messages
+        row[2] = max(row[2], rate)
+        row[3] = minimum(row[3], duration)
+        row[4] += ready
+        row[5] += ready_s
+        row[6] = minimum(row[6], ready_min)
+        row[7] += large
+        if large_s > 0 and (row[9] <= 0 or large_bytes / large_s > row[8] / row[9]):  # the fastest
+            row[8], row[9] = large_bytes, large_s
     return tuple(Pair(hosts[src], hosts[dst], *row) for (src, dst), row in sorted(merged.items()))
 
 
 def read_profile(folder: Path, head: EngineHead) -> EngineOutput:
     """Severities, message pairs and causes (root_causes.read_causes) of every process, merged."""
-    from gridscope.analysis.root_causes import read_causes
+    from gridscope.analysis.root_causes import read_causes, read_wan_sources
 
     parts: list[SeverityColumns] = []
     pairs = []
@@ -233,4 +256,5 @@ def read_profile(folder: Path, head: EngineHead) -> EngineOutput:
               if parts else SeverityColumns.from_rows((), head.callpaths))
     # A fixed row order makes sums independent of how many engine processes ran.
     return EngineOutput(head.meta, head.callpaths, head.mpi_callpaths, sorted_by_severity(merged, head.callpaths),
-                        _merge_pairs(pairs, head.meta["metahosts"]), read_causes(folder, head))
+                        _merge_pairs(pairs, head.meta["metahosts"]), read_causes(folder, head),
+                        read_wan_sources(folder, head))

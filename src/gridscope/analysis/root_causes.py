@@ -155,6 +155,41 @@ def read_causes(folder: Path, head) -> CauseColumns | None:
     return sorted_causes(merged, head.callpaths)
 
 
+WAN_SOURCES_FILE = "wansources.{process}.bin"
+WAN_SOURCE_DTYPE = np.dtype([("cp", "<u4"), ("rank", "<u4"), ("source", "<u4"), ("pad", "<u4"), ("seconds", "<f8")])
+assert WAN_SOURCE_DTYPE.itemsize == 24  # analyzer: struct WanSourceRow
+
+
+@dataclass(frozen=True)
+class WanSources:
+    """WAN excess per receiving call path and rank by the metahost the messages came from
+    (docs/root-causes.md, "WAN transfer"): how a WAN cause splits among the links into its site."""
+
+    callpath: np.ndarray  # index into the merged call paths
+    rank: np.ndarray      # receiving rank
+    source: np.ndarray    # index into the engine's metahosts (meta.json "metahosts")
+    seconds: np.ndarray
+
+
+def read_wan_sources(folder: Path, head) -> WanSources | None:
+    """Every process's WAN source rows (None: root causes were off, or an engine without them)."""
+    if not enabled(head.meta):
+        return None
+    ranks, metahosts = int(head.meta["ranks"]), len(head.meta["metahosts"])
+    parts = []
+    for p, remap in enumerate(head.remaps):
+        path = folder / WAN_SOURCES_FILE.format(process=p)
+        if not path.exists():
+            return None
+        if path.stat().st_size % WAN_SOURCE_DTYPE.itemsize:
+            raise GridscopeError(path, "truncated engine output (not whole WAN source rows)")
+        rows = np.fromfile(path, dtype=WAN_SOURCE_DTYPE)
+        parts.append((remap[_check(rows["cp"], len(remap), "call path", path)].astype(np.int32),
+                      _check(rows["rank"], ranks, "rank", path).astype(np.int32),
+                      _check(rows["source"], metahosts, "metahost", path).astype(np.int32), rows["seconds"]))
+    return WanSources(*(np.concatenate([part[i] for part in parts]) if parts else np.zeros(0) for i in range(4)))
+
+
 def _sums(keys: Sequence[np.ndarray], *values: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     """(first row of each distinct key, the sums of each of VALUES per key), keys ascending;
     each key's rows are summed in row order."""

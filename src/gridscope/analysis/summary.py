@@ -171,7 +171,7 @@ def thread_rows(out: EngineOutput) -> list[dict]:
 
 
 def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> dict:
-    from gridscope.analysis import critical_path, root_causes
+    from gridscope.analysis import critical_path, findings, root_causes, run_shape, wan_links
 
     meta = out.meta
     sev = out.severities
@@ -194,8 +194,14 @@ def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> di
          "min_transfer_s": 0.0 if math.isnan(r.min_transfer_s) else float(r.min_transfer_s)}
         for r in out.pairs if r.messages > 0
     ]
+    shape = run_shape.shape_keys(out)
+    metahost_names = out.meta.get("metahosts", [])
+    caused = wan_links.caused_by_link(out.causes, out.wan_sources, rank_metahost, metahost_names)
     return {
         "trace": trace,
+        # the run's shape first: duration, start-up/shutdown apart (docs/analyzer.md)
+        **shape,
+        **findings.findings_keys(out, rank_metahost, shape["run"]["application_s"]),
         "ranks": int(meta["ranks"]),
         "metahosts": dict(Counter(rank_metahost)),
         "events": int(meta["events"]),
@@ -222,6 +228,7 @@ def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> di
         "by_callpath": _by(patterns, callpath_order[patterns.callpath], callpath_by_order, N.CALLPATH),
         "by_metahost": _by(patterns, metahost_code[patterns.rank], metahosts.tolist(), N.METAHOST),
         "p2p": p2p,
+        "wan_links": wan_links.link_rows(out.pairs, caused, wan_links.nominal_routes(trace)),
         **transfers(sev, callpath_order, callpath_by_order),
         # why: delay costs, wait-state classes, the critical path (docs/root-causes.md)
         **root_causes.summary_keys(out, rank_metahost),

@@ -3,6 +3,7 @@
 #pragma once
 #include <otf2/otf2.h>
 
+#include <cstdint>
 #include <unordered_map>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct LocalData {
   // rank's records (the others are read, found without MPI, and left out).
   uint64_t thread_locations = 0, thread_events = 0;
   uint64_t clock_offsets_applied = 0;
+  // The earliest Enter and the latest Leave read (ticks after the global offset): the run's
+  // span on these ranks (INT64_MAX / INT64_MIN: none read).
+  int64_t first_ts = INT64_MAX, last_ts = INT64_MIN;
   RepairLog repairs;              // user regions repaired while reading
   Timeline timeline;              // filled when timeline.enabled is set before reading
 };
