@@ -44,6 +44,13 @@ COLLECTIVE_CALL = re.compile(r"^MPI_I?(Barrier|Bcast|Reduce|Allreduce|Gather|Gat
 # cause kinds and culprit roles as summary.json names them
 COMPUTATION, COMMUNICATION, WAN_TRANSFER = "computation", "communication", "wan_transfer"
 RANK, RANKS, SITE, MASTER, LATE_ROOT, LINK = "rank", "ranks", "site", "master", "collective_root", "link"
+KIND_WORDS = {COMPUTATION: "computation", COMMUNICATION: "communication", WAN_TRANSFER: "WAN transfers to it"}
+
+
+def _larger_kind(known: str | None, kind: str) -> str:
+    """A call path's kind when causes of two kinds meet in it (an MPI call's own time and its
+    WAN transfer): the transfer names it."""
+    return WAN_TRANSFER if WAN_TRANSFER in (known, kind) else (known or kind)
 
 
 @dataclass
@@ -65,7 +72,7 @@ class _Culprit:
 
     def add(self, callpath: int, kind: str, pattern: str, rank: int, seconds: float) -> None:
         self.by_callpath[callpath] = self.by_callpath.get(callpath, 0.0) + seconds
-        self.kind_of.setdefault(callpath, kind)
+        self.kind_of[callpath] = _larger_kind(self.kind_of.get(callpath), kind)
         self.by_pattern[pattern] = self.by_pattern.get(pattern, 0.0) + seconds
         self.by_rank[rank] = self.by_rank.get(rank, 0.0) + seconds
 
@@ -75,7 +82,7 @@ class _Culprit:
             for key, value in more.items():
                 table[key] = table.get(key, 0.0) + value
         for key, value in other.kind_of.items():
-            self.kind_of.setdefault(key, value)
+            self.kind_of[key] = _larger_kind(self.kind_of.get(key), value)
 
 
 @dataclass(frozen=True)
@@ -131,14 +138,25 @@ def _largest(costs: dict[int, float]) -> tuple[int, ...]:
     return tuple(sorted(r for r, v in costs.items() if v >= EXCESS_OF_LARGEST * top))
 
 
+def _hubs(facts: RunFacts) -> np.ndarray:
+    """Ranks that make at least half as many point-to-point calls as all other ranks together
+    (a master): its WAN transfers are the master's, not a link's (one culprit, one finding)."""
+    calls = facts.p2p_calls
+    others = calls.sum() - calls
+    return (len(calls) >= 3) & (others > 0) & (calls >= 0.5 * others)
+
+
 def _gather(causes, facts: RunFacts, wan_sources, metahosts: Sequence[str]) -> list[_Culprit]:
     from gridscope.analysis.wan_links import split_wan_causes
 
     total = causes.short_s + causes.long_s
     culprits: list[_Culprit] = []
     links: dict[tuple[str, str], _Culprit] = {}
+    hub = _hubs(facts)
     for row, source, share in split_wan_causes(causes, wan_sources, facts.rank_metahost, metahosts):
         rank = int(causes.rank[row])
+        if hub[rank]:
+            continue  # gathered with the rank's other causes below
         to = facts.rank_metahost[rank]
         if source is None:  # an engine without WAN sources: the other site, when there is one
             others = sorted(set(facts.rank_metahost) - {to})
@@ -147,14 +165,16 @@ def _gather(causes, facts: RunFacts, wan_sources, metahosts: Sequence[str]) -> l
         link.add(int(causes.callpath[row]), WAN_TRANSFER, ENGINE_METRICS[int(causes.pattern[row])], rank,
                  share * float(total[row]))
     culprits.extend(links.values())
-    by_callpath: dict[int, _Culprit] = {}
-    for row in np.flatnonzero(causes.kind != N.CAUSE_KINDS.index(N.WAN)).tolist():
+    by_callpath: dict[tuple[int, str], _Culprit] = {}
+    wan = N.CAUSE_KINDS.index(N.WAN)
+    for row in np.flatnonzero((causes.kind != wan) | hub[causes.rank]).tolist():
         cp = int(causes.callpath[row])
-        kind = COMPUTATION if N.CAUSE_KINDS[int(causes.kind[row])] == N.COMPUTATION else COMMUNICATION
-        c = by_callpath.setdefault(cp, _Culprit(kind))
+        kind = {N.COMPUTATION: COMPUTATION, N.COMMUNICATION: COMMUNICATION, N.WAN: WAN_TRANSFER}[
+            N.CAUSE_KINDS[int(causes.kind[row])]]
+        c = by_callpath.setdefault((cp, kind), _Culprit(kind))
         c.add(cp, kind, ENGINE_METRICS[int(causes.pattern[row])], int(causes.rank[row]), float(total[row]))
     merged: dict[tuple[int, ...], _Culprit] = {}
-    for cp, c in by_callpath.items():
+    for (cp, _), c in by_callpath.items():
         if c.cost <= 0:
             continue
         excess = _excess_ranks(facts.spent.get(cp))
@@ -246,10 +266,12 @@ def _advice(c: _Culprit, role: str, callpath: str, metahost: str, facts: RunFact
     detail, _ = _excess_text(cp, c.ranks, facts)
     who = _ranks_text(c.ranks)
     if role == MASTER:
+        where = ", ".join(f"{facts.callpaths[k].rsplit('/', 1)[-1]} ({KIND_WORDS[c.kind_of[k]]})"
+                          for k in sorted(c.by_callpath, key=lambda k: -c.by_callpath[k])[:3])
         return (f"{who.capitalize()} on {metahost} is a master that every worker waits for: it handles "
-                f"{int(facts.p2p_calls[c.ranks[0]]):,} point-to-point calls, and the workers wait while it works in "
-                f"{leaf}. Use several masters (one per site, hierarchical), hand out larger tasks, or let more "
-                f"ranks serve requests.")
+                f"{int(facts.p2p_calls[c.ranks[0]]):,} point-to-point calls, and the workers wait while it is "
+                f"busy in {where}. Use several masters (one per site, hierarchical), hand out larger tasks, "
+                f"or let more ranks serve requests.")
     if role == LATE_ROOT:
         return (f"{who.capitalize()}, the root of the broadcast, arrives late: before the call it spends "
                 f"{detail} while the others wait. Move that work after the broadcast, or share it among the "

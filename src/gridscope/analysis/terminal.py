@@ -23,19 +23,31 @@ def _time_correction_line(tc: dict) -> str:
     def link(x: dict) -> str:
         a, b = x["metahosts"]
         where = f"{a}-{b}" if x["class"] == "grid" else f"{a} {'node' if x['class'] == 'node' else 'nodes'}"
-        return f"{where} {x['latency_s'] * 1e6:.3g} us ({x['source']})"
+        return f"{where} {x['latency_s'] * 1e6:.3g} µs ({x['source']})"
 
     return (f"Time correction: {tc['corrected_receives']} receives, {tc['corrected_collectives']} collective ends "
-            f"moved (max {tc['max_shift_s'] * 1e6:.3g} us); minimum latencies: "
+            f"moved (max {tc['max_shift_s'] * 1e6:.3g} µs); minimum latencies: "
             + (", ".join(link(x) for x in tc.get("latencies", [])) or "-"))
 
 
+def summary_console() -> Console:
+    """A console for the summary: on a terminal its width; piped, lines as long as they are
+    (call paths are never wrapped or split)."""
+    import sys
+
+    return Console() if sys.stdout.isatty() else Console(width=400, soft_wrap=True)
+
+
 def print_summary(summary: dict, console: Console | None = None, top: int = 8) -> None:
-    console = console or Console()
+    from gridscope.analysis.story import print_story
+
+    console = console or summary_console()
     total = summary["total_time_s"]
+    print_story(summary, console)
     hosts = escape(", ".join(f"{k} ({v})" for k, v in summary["metahosts"].items()))
-    console.print(f"[bold]{summary['ranks']} ranks[/] on {hosts}; {summary['events']:,} events; "
-                  f"time {total:.6g} s, MPI {summary['mpi_time_s']:.6g} s ({_pct(summary['mpi_time_s'], total).strip()}); "
+    console.print(f"{summary['ranks']} ranks on {hosts}; {summary['events']:,} events; "
+                  f"time summed over ranks {total:.6g} s, MPI {summary['mpi_time_s']:.6g} s "
+                  f"({_pct(summary['mpi_time_s'], total).strip()}, MPI_Init/MPI_Finalize included); "
                   f"clock violations {summary['clock_violations']}")
     tc = summary["time_correction"]
     if tc["enabled"]:
@@ -70,14 +82,11 @@ def print_summary(summary: dict, console: Console | None = None, top: int = 8) -
                           _seconds(row["seconds"]))
         console.print(where)
     print_why(summary, console, top)
-    if summary["p2p"]:
-        p2p = Table(title="Point-to-point traffic between metahosts")
-        for col in ("from", "to", "bytes", "messages", "max rate (MB/s)", "min transfer (us)"):
-            p2p.add_column(col, justify="left" if col in ("from", "to") else "right")
-        for row in summary["p2p"]:
-            p2p.add_row(escape(row["from"]), escape(row["to"]), f"{row['bytes']:,}", f"{row['messages']:,}",
-                        f"{row['max_rate_Bps'] / 1e6:.1f}", f"{row['min_transfer_s'] * 1e6:.1f}")
-        console.print(p2p)
+    from gridscope.analysis.story import wan_link_table
+
+    links = wan_link_table(summary)
+    if links is not None:
+        console.print(links)
 
 
 def print_why(summary: dict, console: Console, top: int = 8) -> None:

@@ -66,9 +66,9 @@ def analyze(
     if not quiet:
         from rich.console import Console
 
-        from gridscope.analysis.terminal import print_summary
+        from gridscope.analysis.terminal import print_summary, summary_console
 
-        print_summary(summary, Console())
+        print_summary(summary, summary_console())
         from gridscope.analysis import names as N
 
         outputs = (N.PROFILE_FILE, N.SUMMARY_FILE, N.WAITSTATES_FILE, N.CRITICAL_PATH_FILE)

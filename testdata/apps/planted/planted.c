@@ -200,6 +200,8 @@ int main(int argc, char **argv)
   } else {
     usage();
   }
+  if (rank == 0)
+    printf("planted done: %s\n", plant);
   MPI_Finalize();
   return 0;
 }
