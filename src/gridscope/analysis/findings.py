@@ -209,14 +209,15 @@ def _role(c: _Culprit, facts: RunFacts) -> str:
     return RANKS
 
 
-def _metahost(c: _Culprit, facts: RunFacts) -> str:
+def _metahosts(c: _Culprit, facts: RunFacts) -> list[str]:
+    """The culprit's metahosts, the one its ranks cost most on first (a link: its target)."""
     if c.link is not None:
-        return c.link[1]
+        return [c.link[1]]
     per: dict[str, float] = {}
     for r in c.ranks:
         host = facts.rank_metahost[r]
-        per[host] = per.get(host, 0.0) + c.by_rank.get(r, 0.0) + 1e-300  # ranks without cost still count
-    return max(sorted(per), key=per.get)
+        per[host] = per.get(host, 0.0) + c.by_rank.get(r, 0.0)
+    return sorted(per, key=lambda h: (-per[h], h))
 
 
 def _excess_text(callpath: int, ranks: tuple[int, ...], facts: RunFacts) -> tuple[str, float | None]:
@@ -296,7 +297,8 @@ def _finding(c: _Culprit, facts: RunFacts) -> dict:
     role = _role(c, facts)
     cp = max(sorted(c.by_callpath), key=c.by_callpath.get)
     callpath = facts.callpaths[cp]
-    metahost = _metahost(c, facts)
+    hosts = _metahosts(c, facts)
+    metahost = hosts[0]
     ranks = sorted(c.ranks) if c.link is None else sorted(r for r, v in c.by_rank.items() if v > 0)
     cost = c.cost
     _, excess = _excess_text(cp, tuple(c.ranks), facts)
@@ -308,7 +310,8 @@ def _finding(c: _Culprit, facts: RunFacts) -> dict:
         "cost_s": cost,
         "share": cost / facts.application_s if facts.application_s > 0 else None,
         "patterns": [p for p in patterns if c.by_pattern[p] > 0],
-        "advice": _advice(c, role, callpath, metahost, facts, cp),
+        "metahosts": hosts,
+        "advice": _advice(c, role, callpath, ", ".join(hosts), facts, cp),
         "gain_s": None,
         "excess_s": excess,
         "critical_path_s": critical,

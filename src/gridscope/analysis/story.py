@@ -51,7 +51,8 @@ def finding_title(finding: dict) -> str:
     elif c.get("role") == "site":
         who = f"{c['metahost']} ({_ranks(c['ranks'])}) in {c['callpath']}"
     else:
-        who = f"{_ranks(c['ranks'])} on {c['metahost']} in {c['callpath']}"
+        hosts = ", ".join(finding.get("metahosts") or [c["metahost"]])
+        who = f"{_ranks(c['ranks'])} on {hosts} in {c['callpath']}"
     text = (f"{role[0].upper()}{role[1:]}: {who} — {seconds_text(finding['cost_s'])} of waiting caused "
             f"({share_text(finding.get('share'))})")
     if finding.get("gain_s") is not None:
@@ -146,3 +147,21 @@ def print_story(summary: dict, console, top: int = 3) -> None:
     line = path_line(summary)
     if line:
         console.print(escape(line))
+
+
+def path_cell(callpath: str, console=None) -> str:
+    """A call path for a table cell (rich markup escaped): on a narrow console, broken into
+    lines after its slashes, so that it is never split inside a region name."""
+    from rich.markup import escape
+
+    width = max(24, (console.width if console is not None else 400) // 3)
+    lines, line = [], ""
+    for part in callpath.split("/"):
+        piece = part if not line else "/" + part
+        if line and len(line) + len(piece) > width:
+            lines.append(line + "/")
+            line = part
+        else:
+            line += piece
+    lines.append(line)
+    return escape("\n".join(lines))

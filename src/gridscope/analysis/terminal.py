@@ -7,6 +7,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from gridscope.analysis.metric_tree import METRICS
+from gridscope.analysis.story import path_cell
 
 
 def _pct(x: float, total: float) -> str:
@@ -78,7 +79,7 @@ def print_summary(summary: dict, console: Console | None = None, top: int = 8) -
         for col in ("pattern", "class", "call path", "seconds"):
             where.add_column(col, justify="right" if col == "seconds" else "left")
         for row in summary["by_callpath"][:top]:
-            where.add_row(display.get(row["pattern"], row["pattern"]), row["class"], escape(row["callpath"]),
+            where.add_row(display.get(row["pattern"], row["pattern"]), row["class"], path_cell(row["callpath"], console),
                           _seconds(row["seconds"]))
         console.print(where)
     print_why(summary, console, top)
@@ -113,6 +114,6 @@ def print_why(summary: dict, console: Console, top: int = 8) -> None:
         for col in ("call path", "metahost", "seconds", "% of path", "imbalance"):
             path.add_column(col, justify="left" if col in ("call path", "metahost") else "right")
         for row in rows[:top]:
-            path.add_row(escape(row["callpath"]), escape(row["metahost"]), _seconds(row["seconds"]),
+            path.add_row(path_cell(row["callpath"], console), escape(row["metahost"]), _seconds(row["seconds"]),
                          _pct(row["seconds"], length), _seconds(row.get("imbalance_s", 0.0)))
         console.print(path)

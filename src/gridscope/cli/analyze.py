@@ -64,8 +64,6 @@ def analyze(
     for line in summary["repaired_regions"]["warnings"]:  # also with -q: the numbers rest on them
         typer.echo(f"gridscope: warning: {trace}: {line}", err=True)
     if not quiet:
-        from rich.console import Console
-
         from gridscope.analysis.terminal import print_summary, summary_console
 
         print_summary(summary, summary_console())
@@ -73,7 +71,7 @@ def analyze(
 
         outputs = (N.PROFILE_FILE, N.SUMMARY_FILE, N.WAITSTATES_FILE, N.CRITICAL_PATH_FILE)
         written = ", ".join(name for name in outputs if (Path(output) / name).is_file())
-        Console().print(f"wrote {Path(output)}/{{{written}}}")
+        summary_console().print(f"wrote {Path(output)}/{{{written}}}")
     # All is written and flushed. What remains are pandas'/pyarrow's many module objects:
     # the interpreter's collections at exit would walk them all (~0.1 s) and free nothing
     # that holds output, so leave them out of those collections.

@@ -32,8 +32,8 @@ def diff(
     from gridscope.diff.table import print_diff
 
     console = Console()
-    if not console.is_terminal:  # logs and pipes: room for call paths
-        console = Console(width=140)
+    if not console.is_terminal:  # logs and pipes: lines as long as they are
+        console = Console(width=400, soft_wrap=True)
     target = out or default_out(base, new)
     with console.status("computing the difference experiment…"):
         result = diff_runs(base, new, target, collapse=collapse_ranks, top=top)

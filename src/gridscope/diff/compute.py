@@ -60,6 +60,7 @@ def diff_runs(base_folder: str | Path, new_folder: str | Path, out: str | Path, 
         "critical_path": summary["critical_path"],
         "cube_changes": largest_changes(difference, base_total, top=max(top, 50)),
         "ranks": {"base": n_base, "new": n_new},
+        "story": summary["story"],
     }
     out.mkdir(parents=True, exist_ok=True)
     write_cubex(difference, out / DIFF_CUBE)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gridscope.diff.runs import CLASSES, DIFF_KEY
+from gridscope.diff.story import change_story
 
 P2P_VALUES = ("bytes", "messages", "max_rate_Bps", "min_transfer_s")
 # Root causes (docs/root-causes.md): row keys and values, the first value leads (sort, percent)
@@ -109,6 +110,10 @@ def diff_summary(base: dict, new: dict, meta: dict) -> dict:
     for row in out["p2p"]:
         row.pop("percent_of_base", None)  # bytes are not time
     out.update(diff_root_causes(base, new, base_total))
+    for key in ("duration_s", "init_finalize_s"):  # the run's shape: NEW − BASE when both have it
+        if base.get(key) is not None and new.get(key) is not None:
+            out[key] = float(new[key]) - float(base[key])
+    out["story"] = change_story(base, new)
     out[DIFF_KEY] = dict(meta, base_total_time_s=base_total,
                          new_total_time_s=float(new["total_time_s"]),
                          base_mpi_time_s=float(base["mpi_time_s"]),

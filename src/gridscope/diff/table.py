@@ -6,7 +6,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from gridscope.analysis.story import path_cell
 from gridscope.analysis.why import cause_text
+from gridscope.diff.story import story_lines
 from gridscope.report.pattern_info import display
 
 
@@ -34,7 +36,9 @@ def print_diff(result: dict, console: Console | None = None, top: int = 15) -> N
     pct = (lambda v: _percent(100 * v / base_total if base_total else None))
     console.print(f"[bold]NEW − BASE[/]  (gains are negative)\n"
                   f"  BASE {escape(str(result['base']))}\n  NEW  {escape(str(result['new']))}")
-    console.print(f"  total time {_signed(result['total_time_s'])} s ({pct(result['total_time_s'])}), "
+    for line in story_lines(result.get("story") or {}):
+        console.print(escape(line))
+    console.print(f"  time summed over ranks {_signed(result['total_time_s'])} s ({pct(result['total_time_s'])}), "
                   f"MPI time {_signed(result['mpi_time_s'])} s ({pct(result['mpi_time_s'])})")
     ranks = result["ranks"]
     if ranks["base"] != ranks["new"]:
@@ -61,12 +65,12 @@ def print_diff(result: dict, console: Console | None = None, top: int = 15) -> N
         changes.add_column(col, justify="right" if col in ("Δ s", "% of BASE") else "left",
                            overflow="fold")
     for r in rows:
-        changes.add_row(display(r["pattern"]), str(r.get("class", "")), escape(r["callpath"]),
+        changes.add_row(display(r["pattern"]), str(r.get("class", "")), path_cell(r["callpath"], console),
                         _colored(r["seconds"], _signed(r["seconds"])),
                         _percent(r.get("percent_of_base")))
     if not rows:  # no wait-state lists in the summaries: show the profile's changes
         for r in [c for c in result["cube_changes"] if round(c["seconds"], 3) != 0][:top]:
-            changes.add_row(r["display"], "", escape(r["callpath"]),
+            changes.add_row(r["display"], "", path_cell(r["callpath"], console),
                             _colored(r["seconds"], _signed(r["seconds"])),
                             _percent(r.get("percent_of_base")))
     if changes.row_count:
@@ -85,7 +89,8 @@ def print_root_cause_changes(result: dict, console: Console, top: int = 15) -> N
             table.add_column(col, justify="left" if col in ("cause", "on", "caused", "class") else "right",
                              overflow="fold")
         for r in causes:
-            table.add_row(escape(cause_text(r["kind"], r["callpath"])), escape(r["metahost"]), display(r["pattern"]),
+            table.add_row(path_cell(cause_text(r["kind"], r["callpath"]), console), escape(r["metahost"]),
+                          display(r["pattern"]),
                           r["class"], _colored(r["total_s"], _signed(r["total_s"])), _signed(r["short_term_s"]),
                           _signed(r["long_term_s"]), _percent(r.get("percent_of_base")))
         console.print(table)
@@ -95,6 +100,7 @@ def print_root_cause_changes(result: dict, console: Console, top: int = 15) -> N
         for col in ("call path", "metahost", "Δ s", "imbalance Δ s"):
             table.add_column(col, justify="left" if col in ("call path", "metahost") else "right", overflow="fold")
         for r in path:
-            table.add_row(escape(r["callpath"]), escape(r["metahost"]), _colored(r["seconds"], _signed(r["seconds"])),
+            table.add_row(path_cell(r["callpath"], console), escape(r["metahost"]),
+                          _colored(r["seconds"], _signed(r["seconds"])),
                           _signed(r["imbalance_s"]))
         console.print(table)

@@ -16,7 +16,7 @@ from gridscope.report.figures import (by_metahost, p2p_matrices, pattern_rows, r
 from gridscope.report.narrative import cycle_findings, diff_findings, run_findings
 from gridscope.report.pattern_info import display, info, pattern_table
 from gridscope.analysis.why import KIND_LABELS
-from gridscope.report.why_data import followed, main_cause_finding, why_entry
+from gridscope.report.why_data import followed, why_entry
 
 Step = Callable[[str], None]
 
@@ -99,6 +99,24 @@ def _timeline(run: AnalysisRun) -> str:
                                  [host for _, host in order])
 
 
+def run_shape(summary: dict) -> dict:
+    """The cards' figures: duration, critical path, MPI and waiting between Init and Finalize
+    in %, start-up and shutdown (None where an older summary lacks them)."""
+    run = summary.get("run") or {}
+    share = lambda key: None if run.get(key) is None else 100 * run[key]  # noqa: E731
+    return {"duration_s": summary.get("duration_s"), "critical_path_s": run.get("critical_path_s"),
+            "mpi_pct": share("mpi_share"), "waiting_pct": share("waiting_share"),
+            "init_finalize_s": summary.get("init_finalize_s")}
+
+
+def story_entry(summary: dict) -> dict:
+    """The findings, the critical path and the WAN links in the words every view uses."""
+    from gridscope.analysis import story
+
+    return {"findings": story.finding_items(summary), "none": story.no_findings_line(summary),
+            "path": story.path_line(summary), "links": story.link_rows(summary)}
+
+
 def prediction_line(pred: dict | None) -> str | None:
     """What a `gridscope predict` folder predicts from (None for measured runs)."""
     if not pred:
@@ -123,10 +141,7 @@ def _run_entry(name: str, run: AnalysisRun) -> dict:
     if why is not None:
         why["chart"] = charts.why_chart(why["pairs"])
     findings = run_findings(fig, s)
-    main_cause = main_cause_finding(s)
-    if main_cause is not None:
-        findings.insert(1, main_cause)
-    return {"timeline_chart": "", "why": why, "name": name, "folder": str(run.folder.resolve()), "trace": s.get("trace"),
+    return {"timeline_chart": "", "why": why, "name": name, "shape": run_shape(s), "story": story_entry(s), "folder": str(run.folder.resolve()), "trace": s.get("trace"),
             "prediction": prediction_line(s.get("prediction")),
             "pattern_pct": {p["display"]: p["pct"] for p in patterns},
             "figures": fig, "patterns": patterns, "callpaths": callpaths,

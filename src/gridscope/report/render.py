@@ -63,13 +63,18 @@ def human_bytes(v) -> str:
 def fmt(v, kind: str) -> str:
     if _missing(v):
         return "–"
-    if kind == "mb":
-        return f"{v / 1e6:,.1f}"
-    if kind == "mbps":
-        return f"{v / 1e6:,.1f}"
+    if kind == "mib":
+        return f"{v / 2**20:,.2f}"
     if kind == "us":
         return f"{v * 1e6:,.1f}"
     return str(v)
+
+
+def callpath(v) -> "markupsafe.Markup":
+    """A call path that breaks only after its slashes (never inside a region name)."""
+    import markupsafe
+
+    return markupsafe.Markup("/<wbr>").join(markupsafe.escape(str(v)).split("/"))
 
 
 def render_html(context: dict) -> str:
@@ -81,7 +86,7 @@ def render_html(context: dict) -> str:
     from gridscope.report.pattern_info import display
 
     env.filters.update(secs=secs, num=num, pct=pct, spct=spct, signed=signed,
-                       bytes=human_bytes, fmt=fmt, pattern_name=display)
+                       bytes=human_bytes, fmt=fmt, pattern_name=display, path=callpath)
     index = {sid: i for i, (sid, _) in enumerate(context["sections"], start=1)}
     return env.get_template("report.html.j2").render(**context, sections_index=index)
 

@@ -80,19 +80,3 @@ def why_entry(summary: dict) -> dict | None:
             "sentences": [w.sentence() for w in waiting_by_metahost(summary)[:3]],
             "classes": [{"name": name, **{c: float((classes.get(name) or {}).get(c, 0.0)) for c in N.CLASSES}}
                         for name in N.WAIT_CLASS_NAMES]}
-
-
-def main_cause_finding(summary: dict) -> dict | None:
-    """The executive summary's finding on the largest cause of waiting."""
-    waiting = waiting_by_metahost(summary)
-    if not waiting:
-        return None
-    top = max((c for w in waiting for c in w.causes), key=lambda c: c.seconds)
-    share = pct(top.seconds, sum(w.seconds for w in waiting))
-    return {"title": f"Main cause of waiting: {KIND_LABELS.get(top.kind, top.kind)} in {top.callpath} on "
-                     f"{top.metahost} ({top.seconds:.3g} s, {share:.0f} % of the waiting with a cause)",
-            "text": "; ".join(w.sentence() for w in waiting[:2]) + ".",
-            "hint": ("Balance the work of this call path between the metahosts, or overlap it with the "
-                     "communication." if top.kind != N.WAN else
-                     "Fix the network path or change the collective (topology-aware collectives, fewer "
-                     "wide-area messages).")}
