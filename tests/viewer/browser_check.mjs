@@ -123,8 +123,10 @@ try {
     await page.waitForFunction(() => document.getElementById('timeline').dataset.critical === '0', null, { timeout: 10000 });
     report.off = await colourAt();
     await page.hover('#timeline', { position: { x: 10, y: 10 } });
+    report.status_text = await page.textContent('#status');
     await page.click('#tabs button[data-tab="summary"]');
     report.summary_text = await page.textContent('#summary-view');
+    report.findings = await page.$$eval('#findings li strong', (els) => els.map((e) => e.textContent));
   } else if (mode === 'xss') {
     await page.waitForSelector('#call-tree .node', { timeout: 10000 });
     report.call_labels = await page.$$eval('#call-tree .node .label', (els) => els.map((e) => e.textContent));

@@ -36,7 +36,15 @@ def path_run(demo_run, tmp_path_factory):
         "root_causes": [{"callpath": "main/compute", "metahost": "brs", "kind": "computation",
                          "pattern": "late_sender", "class": "grid", "short_term_s": 0.5, "long_term_s": 0.25,
                          "total_s": 0.75, "waiting_s": {"jsc": 0.75}}],
-        "critical_path": [{"callpath": "main/compute", "metahost": "brs", "seconds": 1.5, "imbalance_s": 0.5}]})
+        "critical_path": [{"callpath": "main/compute", "metahost": "brs", "seconds": 1.5, "imbalance_s": 0.5}],
+        # the story's keys (findings.py shapes them)
+        "duration_s": 2.0, "init_finalize_s": 0.5,
+        "run": {"duration_s": 2.0, "critical_path_s": 1.5, "application_s": 10.0, "application_mpi_s": 4.0,
+                "application_waiting_s": 2.5, "mpi_share": 0.4, "waiting_share": 0.25},
+        "findings": [{"cause": {"kind": "computation", "role": "rank", "callpath": "main/compute", "metahost": "brs",
+                                "ranks": [4], "link": None}, "metahosts": ["brs"], "cost_s": 0.75, "share": 0.075,
+                      "patterns": ["late_sender"], "advice": "Rank 4 on brs spends more in main/compute.",
+                      "gain_s": None}]})
     (run / "summary.json").write_text(json.dumps(summary))
     return run, third * 1e9
 
@@ -96,4 +104,13 @@ def test_browser_draws_the_path_and_hides_it_on_request(node_project, path_run):
     assert report["on"][:3] == [0xd0, 0x20, 0x8e]
     assert report["off"][:3] != [0xd0, 0x20, 0x8e]
     assert "Why: root causes" in report["summary_text"] and "main/compute" in report["summary_text"]
+    # the same words as the terminal and the report lead with
+    from gridscope.analysis import story
+
+    summary = json.loads((path_run[0] / "summary.json").read_text())
+    assert report["status_text"].startswith(" · ".join(story.shape_lines(summary)[:2]))
+    assert report["status_text"].startswith("Run: 2.00 s from first to last event; critical path 1.50 s")
+    assert report["findings"] == [item["title"] for item in story.finding_items(summary)]
+    assert report["findings"] == ["Late rank: rank 4 on brs in main/compute — 750 ms of waiting caused (7.5 %)"]
+    assert "What to try: Rank 4 on brs spends more in main/compute." in report["summary_text"]
     assert shot.stat().st_size > 10_000

@@ -109,12 +109,13 @@ class ViewerData:
         return Profile.from_experiment(exp, self.run.is_diff) if exp is not None else None
 
     # ------------------------------------------------------------------ API
-    def meta(self) -> dict:
+    def meta(self) -> dict:  # noqa: C901 (one dict of what the page needs)
         t = self.trace
         out = {
             "run": self.run.name,
             "diff": self.run.is_diff,
             "summary": _finite(self.run.summary),
+            "story": _finite(story_of(self.run.summary, self.run.is_diff)),
             "has_profile": self.run.experiment is not None,
             "has_trace": t is not None,
             "patterns": self.waits.patterns,
@@ -471,3 +472,17 @@ def make_server(run_folder: str | os.PathLike, host: str = "127.0.0.1", port: in
     else:
         server.allowed_hosts = None
     return server
+
+
+def story_of(summary: dict, is_diff: bool) -> dict:
+    """The words the terminal and the report lead with (gridscope.analysis.story), for the
+    status line and the Summary tab; a difference experiment gets its change story."""
+    from gridscope.analysis import story
+    from gridscope.diff.story import story_lines
+
+    if is_diff:
+        return {"shape": story_lines(summary.get("story") or {}), "findings": [], "none": "", "path": None,
+                "links": []}
+    return {"shape": story.shape_lines(summary), "findings": story.finding_items(summary, top=5),
+            "none": story.no_findings_line(summary), "path": story.path_line(summary),
+            "links": story.link_rows(summary)}

@@ -59,15 +59,21 @@ export async function renderComm(container, totalLabel, { level, window, show })
   container.append(blocks, info, canvas);
 }
 
-export function renderP2pTable(container, p2p) {
+// Traffic per metahost pair, and each WAN direction as a link (measured beside nominal).
+export function renderP2pTable(container, p2p, links) {
   clear(container);
   if (!Array.isArray(p2p) || !p2p.length) {
     container.append(el('p', { class: 'muted', text: 'summary.json lists no metahost pairs' }));
     return;
   }
   container.append(table(
-    [{ label: 'from', text: true }, { label: 'to', text: true }, 'bytes', 'messages', 'max rate', 'min transfer'],
-    p2p.map((p) => [p.from, p.to, bytes(p.bytes || 0), p.messages ?? '', p.max_rate_Bps ? `${bytes(p.max_rate_Bps)}/s` : '',
-      p.min_transfer_s !== undefined ? `${(p.min_transfer_s * 1e6).toFixed(2)} µs` : '']),
+    [{ label: 'from', text: true }, { label: 'to', text: true }, 'bytes', 'messages'],
+    p2p.map((p) => [p.from, p.to, bytes(p.bytes || 0), (p.messages ?? 0).toLocaleString('en')]),
   ));
+  if (Array.isArray(links) && links.length) {
+    container.append(table(
+      [{ label: 'WAN direction', text: true }, 'latency', 'nominal', 'bandwidth', 'nominal', 'waiting caused'],
+      links.map((l) => [l.link, l.latency, l.nominal_latency, l.bandwidth, l.nominal_bandwidth, l.waiting]),
+    ));
+  }
 }

@@ -85,9 +85,41 @@ function zoomTo(instance) {
 }
 
 // ------------------------------------------------------------------ summary tab
+// The story every view leads with (gridscope.analysis.story, sent by the server as text).
+function renderStory(box) {
+  const story = state.meta.story || {};
+  const lines = story.shape || [];
+  if (!lines.length) return;
+  box.append(el('h2', { text: state.meta.diff ? 'What changed' : 'The run' }));
+  for (const line of lines) box.append(el('p', { class: 'story-line', text: line }));
+  if (state.meta.diff) return;
+  box.append(el('h2', { text: 'Findings' }));
+  if (!(story.findings || []).length) box.append(el('p', { class: 'muted', text: story.none || '' }));
+  const list = el('ol', { id: 'findings', class: 'findings' });
+  for (const f of story.findings || []) {
+    const item = el('li');
+    item.append(el('strong', { text: f.title }));
+    if (f.patterns) item.append(el('div', { class: 'muted', text: `Waiting caused: ${f.patterns}.` }));
+    item.append(el('div', { class: 'advice', text: `What to try: ${f.advice}` }));
+    list.append(item);
+  }
+  box.append(list);
+  if (story.path) box.append(el('p', { class: 'story-line', text: story.path }));
+  renderLinks(box, story.links);
+}
+
+function renderLinks(box, links) {
+  if (!(links || []).length) return;
+  box.append(el('h2', { text: 'WAN links' }), table(
+    [{ label: 'direction', text: true }, 'messages', 'bytes', 'latency', 'nominal', 'bandwidth', 'nominal', 'waiting caused'],
+    links.map((l) => [l.link, l.messages, l.bytes, l.latency, l.nominal_latency, l.bandwidth, l.nominal_bandwidth, l.waiting]),
+  ));
+}
+
 function renderSummary() {
   const s = state.meta.summary || {};
   const box = clear($('summary-view'));
+  renderStory(box);
   const facts = [
     ['run', state.meta.run], ['ranks', s.ranks], ['metahosts', s.metahosts ? Object.entries(s.metahosts).map(([k, v]) => `${k} (${v})`).join(', ') : ''],
     ['events', s.events], ['total time', s.total_time_s !== undefined ? seconds(s.total_time_s) : ''],
@@ -157,7 +189,7 @@ async function boot() {
   legend();
   patternChips();
   renderSummary();
-  renderP2pTable($('p2p-table'), (meta.summary || {}).p2p);
+  renderP2pTable($('p2p-table'), (meta.summary || {}).p2p, (meta.story || {}).links);
   for (const id of ['comm-level', 'comm-window', 'comm-value']) $(id).addEventListener('change', updateComm);
 
   if (meta.has_trace) {
@@ -207,8 +239,9 @@ async function boot() {
   } else {
     $('panes').hidden = true;
   }
-  status(meta.has_trace ? `${meta.events.toLocaleString('en')} events, ${meta.rows.length} locations; wheel or +/− to zoom, drag or ←/→ to pan, double-click or 0 for the whole run`
-    : (meta.trace_problem || ''));
+  const lead = ((meta.story || {}).shape || []).slice(0, 2).join(' · ');
+  status([lead, meta.has_trace ? `${meta.events.toLocaleString('en')} events, ${meta.rows.length} locations; wheel or +/− to zoom, drag or ←/→ to pan, double-click or 0 for the whole run`
+    : (meta.trace_problem || '')].filter(Boolean).join(' · '));
   document.body.dataset.ready = '1';
 }
 
