@@ -4,8 +4,9 @@
  * `gridscope cc --simulate`, so the collector records the replay as a normal simulated run
  * (the predicted trace) and the collectives go through SMPI or the topology-aware library.
  *
- *   gs_replay_actions DIR [--speedup REGION=FACTOR ...]
+ *   gs_replay_actions DIR [--speedup REGION[@RANKS]=FACTOR ...]
  *
+ * RANKS (e.g. 5 or 4-7,9) limits a speed-up to those ranks.
  * DIR/speeds.txt (optional, one line per rank): flop/s of the host the rank was recorded
  * on; its computation then takes seconds x that / the speed of the host it replays on.
  */
@@ -509,12 +510,31 @@ static int collective(const char *coll, MPI_Comm comm, int root, int cnt, char *
   return 1;
 }
 
+/* Whether RANK is in LIST, comma-separated ranks and ranges: "5", "4-7,9". */
+static int in_rank_list(const char *list, int rank)
+{
+  while (*list) {
+    char *end;
+    long lo = strtol(list, &end, 10), hi = lo;
+    if (end == list) return 0;
+    if (*end == '-') {
+      list = end + 1;
+      hi = strtol(list, &end, 10);
+      if (end == list) return 0;
+    }
+    if (rank >= lo && rank <= hi) return 1;
+    list = *end == ',' ? end + 1 : end;
+    if (*end && *end != ',') return 0;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (argc < 2) die(rank, "usage", "gs_replay_actions DIR [--speedup REGION=FACTOR ...]");
+  if (argc < 2) die(rank, "usage", "gs_replay_actions DIR [--speedup REGION[@RANKS]=FACTOR ...]");
   const char *dir = argv[1];
   world_t w;
   memset(&w, 0, sizeof w);
@@ -523,9 +543,14 @@ int main(int argc, char **argv)
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--speedup") || i + 1 >= argc) die(rank, argv[i], "unknown argument");
     char *spec = argv[++i], *eq = strrchr(spec, '=');
-    if (!eq) die(rank, spec, "want REGION=FACTOR");
+    if (!eq) die(rank, spec, "want REGION[@RANKS]=FACTOR");
     *eq = 0;
     double factor = atof(eq + 1);
+    char *at = strrchr(spec, '@');
+    if (at) {
+      *at = 0;
+      if (!in_rank_list(at + 1, rank)) continue;
+    }
     for (int r = 0; r < w.nregions; r++)
       if (!strcmp(w.regions[r], spec)) w.factor[r] = factor;
   }

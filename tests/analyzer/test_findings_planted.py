@@ -66,6 +66,9 @@ def test_slow_rank(planted):
     # rank 5 solves 20 x 40 ms against the others' 20 x 20 ms
     assert f["excess_s"] == pytest.approx(0.4, rel=0.02)
     assert 0.02 <= f["share"] <= 1
+    # predicted by replaying the run with rank 5's solve at the others' time: 20 x 20 ms less
+    assert f["what_if"].startswith("solve@5=0.5")
+    assert f["gain_basis"] == "predicted" and f["gain_s"] == pytest.approx(0.4, rel=0.05)
 
 
 def test_slow_site(planted):
@@ -73,6 +76,10 @@ def test_slow_site(planted):
     assert first_cause(s) == {"kind": "computation", "role": "site", "callpath": SOLVE, "metahost": "gamma",
                               "ranks": [8, 9, 10, 11], "link": None}
     assert "give gamma a smaller share" in s["findings"][0]["advice"]
+    assert s["findings"][0]["what_if"].startswith("solve@8-11=0.5")
+    # at most the 20 x 20 ms the site solves longer; less, because the sites leave MPI_Init at
+    # different times (the collector's clock synchronisation) and gamma's first step uses that slack
+    assert 0.25 < s["findings"][0]["gain_s"] <= 0.4 * 1.01
 
 
 def test_master(planted):
@@ -83,6 +90,7 @@ def test_master(planted):
     assert (cause["kind"], cause["callpath"]) == ("computation", "planted/master/serve")
     f = s["findings"][0]
     assert "master" in f["advice"] and "collective" not in f["advice"]
+    assert f["gain_s"] is None and f["what_if"] is None  # serve has no peers to take the time of
     assert set(f["patterns"]) <= {"late_sender", "wrong_order", "late_receiver"}
 
 
@@ -146,5 +154,18 @@ def test_terminal_leads_with_the_story(planted, tmp_path):
     lines = out.splitlines()
     assert lines[0].startswith("Run: ") and "from first to last event" in lines[0] and "critical path" in lines[0]
     assert lines[1].startswith("Between MPI_Init and MPI_Finalize: MPI ")
-    assert any(line.startswith(" 1. Late rank: rank 5 on beta in planted/timestep/solve") for line in lines)
+    assert any(line.startswith(" 1. Late rank: rank 5 on beta in planted/timestep/solve") and
+               "shorter run (predicted)" in line for line in lines)
     assert max(len(line) for line in lines) > 80  # piped: no wrapping at 80 columns
+
+
+def test_rank_scoped_speedup_changes_only_those_ranks(planted, tmp_path):
+    """The replayer applies REGION@RANKS only on those ranks: one rank solving faster in the
+    balanced run shortens nothing (the others still need 20 x 20 ms), every rank faster does."""
+    rec, s = planted["none"]
+    durations = {}
+    for name, spec in (("one", "solve@0=0.5"), ("all", "solve=0.5")):
+        run_gridscope("predict", rec, "-o", tmp_path / name, "--speedup", spec)
+        durations[name] = json.loads((tmp_path / name / "summary.json").read_text())["duration_s"]
+    assert durations["one"] == pytest.approx(s["duration_s"], abs=0.01)
+    assert s["duration_s"] - durations["all"] == pytest.approx(0.2, rel=0.05)

@@ -30,6 +30,9 @@ class AnalyzeOptions:
     # delay costs, wait classes, critical path (docs/root-causes.md); None: the engine's
     # default (on up to its event limit)
     root_causes: bool | None = None
+    # predicted gains of the first findings (gains.py): True, False, or None for "when the
+    # trace was recorded on a simulated platform" (the command line's default)
+    gains: bool | None = False
 
 
 def resolve_anchor(trace: Path) -> Path:
@@ -85,7 +88,25 @@ def analyze(opts: AnalyzeOptions, progress=None) -> dict:
     if out.exists() and not out.is_dir():
         raise GridscopeError(out, "exists and is not a folder")
     with _removed_on_failure(out):
-        return _analyze(opts, anchor, out, launcher, step)
+        summary = _analyze(opts, anchor, out, launcher, step)
+    if _wants_gains(opts.gains, anchor) and any(f.get("what_if") for f in summary.get("findings") or []):
+        from gridscope.analysis.gains import add_gains
+
+        summary = add_gains(out, summary, step)
+    return summary
+
+
+def _wants_gains(gains: bool | None, anchor: Path) -> bool:
+    """Predicted gains when asked, or by default when the run was simulated on a platform
+    that `gridscope predict` can replay it on (its record.json names one)."""
+    if gains is not None:
+        return gains
+    from gridscope.predict.source import resolve
+
+    try:
+        return resolve(anchor).platform is not None
+    except GridscopeError:
+        return False
 
 
 @contextmanager

@@ -220,31 +220,55 @@ def _metahosts(c: _Culprit, facts: RunFacts) -> list[str]:
     return sorted(per, key=lambda h: (-per[h], h))
 
 
-def _excess_text(callpath: int, ranks: tuple[int, ...], facts: RunFacts) -> tuple[str, float | None]:
-    """How long the culprit ranks spend in the call path against the other ranks' average
-    (the text, and the excess per culprit rank in seconds when other ranks run it too)."""
+def _own_and_peers(callpath: int, ranks: tuple[int, ...], facts: RunFacts) -> tuple[float, float | None]:
+    """The culprit ranks' mean time in the call path, and the other ranks' (None: nobody else
+    runs it)."""
     spent = facts.spent.get(callpath)
-    name = facts.callpaths[callpath]
     if spent is None or not ranks:
-        return f"time in {name}", None
+        return 0.0, None
     mine = np.asarray(ranks, dtype=np.intp)
     rest = np.setdiff1d(np.flatnonzero(~np.isnan(spent)), mine)
     own = float(np.nanmean(spent[mine])) if not np.isnan(spent[mine]).all() else 0.0
-    if len(rest) == 0:
+    return own, (float(np.mean(spent[rest])) if len(rest) else None)
+
+
+def _excess_text(callpath: int, ranks: tuple[int, ...], facts: RunFacts) -> tuple[str, float | None]:
+    """How long the culprit ranks spend in the call path against the other ranks' average
+    (the text, and the excess per culprit rank in seconds when other ranks run it too)."""
+    name = facts.callpaths[callpath]
+    if facts.spent.get(callpath) is None or not ranks:
+        return f"time in {name}", None
+    own, peers = _own_and_peers(callpath, ranks, facts)
+    if peers is None:
         return f"{_t(own)} in {name}, which no other rank runs", None
-    peers = float(np.mean(spent[rest]))
     return f"{_t(own)} in {name} against {_t(peers)} on the other ranks' average", own - peers
 
 
-def _ranks_text(ranks: Sequence[int]) -> str:
-    if len(ranks) == 1:
-        return f"rank {ranks[0]}"
-    runs, start = [], ranks[0]
+def _what_if(c: _Culprit, cp: int, facts: RunFacts) -> str | None:
+    """`gridscope predict --speedup` that gives a computation culprit its peers' average time
+    in its call path (REGION@RANKS=FACTOR), or None (gains.py)."""
+    if c.link is not None or c.kind_of.get(cp) != COMPUTATION:
+        return None
+    own, peers = _own_and_peers(cp, c.ranks, facts)
+    if peers is None or own <= 0 or peers >= own:
+        return None
+    region = facts.callpaths[cp].rsplit("/", 1)[-1]
+    return f"{region}@{','.join(rank_ranges(c.ranks))}={peers / own!r}"
+
+
+def rank_ranges(ranks: Sequence[int]) -> list[str]:
+    """Sorted ranks as ranges: [4, 5, 6, 7, 9] -> ["4-7", "9"]."""
+    ranks = sorted(ranks)
+    runs, start = [], ranks[0] if ranks else None
     for a, b in zip(ranks, list(ranks[1:]) + [None]):
         if b != a + 1:
             runs.append(f"{start}" if start == a else f"{start}-{a}")
             start = b
-    return "ranks " + ", ".join(runs)
+    return runs
+
+
+def _ranks_text(ranks: Sequence[int]) -> str:
+    return f"rank {ranks[0]}" if len(ranks) == 1 else "ranks " + ", ".join(rank_ranges(ranks))
 
 
 def _t(seconds: float) -> str:
@@ -313,6 +337,7 @@ def _finding(c: _Culprit, facts: RunFacts) -> dict:
         "metahosts": hosts,
         "advice": _advice(c, role, callpath, ", ".join(hosts), facts, cp),
         "gain_s": None,
+        "what_if": _what_if(c, cp, facts),
         "excess_s": excess,
         "critical_path_s": critical,
         "callpaths": [{"callpath": facts.callpaths[k], "kind": c.kind_of.get(k, c.kind), "cost_s": v}

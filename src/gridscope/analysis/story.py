@@ -13,14 +13,9 @@ KIND_LABELS = {"computation": "computation", "communication": "communication", "
 
 
 def _ranks(ranks: list[int]) -> str:
-    if len(ranks) == 1:
-        return f"rank {ranks[0]}"
-    runs, start = [], ranks[0]
-    for a, b in zip(ranks, list(ranks[1:]) + [None]):
-        if b != a + 1:
-            runs.append(f"{start}" if start == a else f"{start}-{a}")
-            start = b
-    return "ranks " + ", ".join(runs)
+    from gridscope.analysis.findings import rank_ranges
+
+    return f"rank {ranks[0]}" if len(ranks) == 1 else "ranks " + ", ".join(rank_ranges(ranks))
 
 
 def shape_lines(summary: dict) -> list[str]:

@@ -44,6 +44,11 @@ def analyze(
         help="Delay costs, wait-state classes and the critical path (docs/root-causes.md). Default: on for "
         "traces of up to 2,000,000 events, where they cost at most half the analysis time; --root-causes "
         "computes them for any trace, --no-root-causes skips them."),
+    gains: Optional[bool] = typer.Option(
+        None, "--gains/--no-gains",
+        help="Predict what fixing each of the first findings would save, by replaying the run with "
+        "gridscope predict (docs/root-causes.md, \"Findings\"). Default: on for runs recorded on a "
+        "simulated platform (gridscope record --platform)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Do not print the summary."),
 ) -> None:
     """Replay the trace in parallel and write profile.cubex, summary.json, waitstates.feather."""
@@ -55,7 +60,7 @@ def analyze(
             raise typer.BadParameter("only with --time-correct", param_hint=hint)
     opts = AnalyzeOptions(trace, output, jobs, metahosts, allow_unmatched, quiet, time_correct,
                           latency_grid_s=latency_grid, launcher=launcher, latency_node_s=latency_node,
-                          latency_host_s=latency_host, root_causes=root_causes)
+                          latency_host_s=latency_host, root_causes=root_causes, gains=gains)
     if quiet:
         summary = run(opts)
     else:

@@ -20,9 +20,10 @@ def predict(
     collectives: Optional[str] = typer.Option(None, "--collectives", help="vanilla (SMPI's), topo, "
                                               "auto, or a rule table file (default: as recorded, "
                                               "else vanilla)."),
-    speedup: Optional[List[str]] = typer.Option(None, "--speedup", metavar="REGION=FACTOR",
+    speedup: Optional[List[str]] = typer.Option(None, "--speedup", metavar="REGION[@RANKS]=FACTOR",
                                                 help="Scale the computation inside a user region "
-                                                "(0.8: 20 % faster); repeatable."),
+                                                "(0.8: 20 % faster), on RANKS only when given (5, "
+                                                "4-7,9); repeatable."),
     placement: str = typer.Option("metahost", "--placement", help="metahost (each trace metahost "
                                   "onto the platform site of that name), block, round-robin, or a "
                                   "metahost map file naming each rank's site."),

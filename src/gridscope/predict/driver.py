@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import shutil
 import threading
 import time
@@ -73,7 +74,11 @@ def _preload(modules: tuple[str, ...]) -> threading.Thread:
     return thread
 
 
+RANK_LIST = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
+
+
 def parse_speedups(specs: list[str]) -> dict[str, float]:
+    """{"REGION" or "REGION@RANKS": factor} from --speedup REGION[@RANKS]=FACTOR."""
     out: dict[str, float] = {}
     for spec in specs:
         region, eq, factor = spec.rpartition("=")
@@ -81,11 +86,19 @@ def parse_speedups(specs: list[str]) -> dict[str, float]:
             value = float(factor) if eq and region else -1.0
         except ValueError:
             value = -1.0
-        if value <= 0:
-            raise GridscopeError(None, f"--speedup {spec!r}: want REGION=FACTOR with a factor > 0 "
-                                 "(0.8: the region's computation takes 80 %)")
+        name, at, ranks = region.rpartition("@")
+        if value <= 0 or (at and (not name or not RANK_LIST.match(ranks))):
+            raise GridscopeError(None, f"--speedup {spec!r}: want REGION=FACTOR or REGION@RANKS=FACTOR "
+                                 "with a factor > 0 (0.8: the region's computation takes 80 %; RANKS "
+                                 "such as 5 or 4-7,9)")
         out[region] = value
     return out
+
+
+def speedup_region(key: str) -> str:
+    """The region a parse_speedups key scales ("solve@4-7" -> "solve")."""
+    name, at, _ = key.rpartition("@")
+    return name if at else key
 
 
 def _prepare_output(out: Path, force: bool) -> None:
@@ -127,7 +140,7 @@ def run(opts: Options, progress=None) -> dict:  # noqa: ANN001 - callback(str)
     with phases("actions"):
         acts = actions_mod.extract(src.anchor, work)
     regions = set((work / "regions.txt").read_text().splitlines())
-    unknown = sorted(set(opts.speedups) - regions)
+    unknown = sorted({speedup_region(k) for k in opts.speedups} - regions)
     if unknown:
         raise GridscopeError(src.anchor, f"has no user region {', '.join(map(repr, unknown))} "
                              f"for --speedup (regions: {', '.join(sorted(regions)) or 'none'})")

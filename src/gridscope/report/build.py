@@ -72,7 +72,10 @@ def _diff_entry(title: str, summary: dict) -> dict:
     causes = [dict(r, display=display(r["pattern"]), kind_label=KIND_LABELS.get(r["kind"], r["kind"]))
               for r in summary.get("root_causes", [])
               if significant(r.get("percent_of_base"))][:8]
+    from gridscope.diff.story import story_lines
+
     return {"causes": causes, "title": title, "total": float(summary["total_time_s"]),
+            "story": [line.strip() for line in story_lines(summary.get("story") or {}, top=3)],
             "mpi": float(summary["mpi_time_s"]), "base_total": base_total,
             "total_pct": 100 * float(summary["total_time_s"]) / base_total if base_total else None,
             "mpi_pct": 100 * float(summary["mpi_time_s"]) / base_total if base_total else None,

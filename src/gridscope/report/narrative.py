@@ -59,9 +59,12 @@ def cycle_findings(names: list[str], table: list[dict]) -> list[dict]:
 
 
 def diff_findings(diffs: list[dict]) -> list[dict]:
-    """The largest gain (and loss, if any) of each difference, for the summary."""
+    """Per difference: how the duration and the critical path moved and what became of the
+    findings (diff.story), then the largest gain and loss, for the summary."""
     out = []
     for d in diffs:
+        if d.get("story"):
+            out.append({"title": d["title"], "text": " ".join(d["story"]), "hint": ""})
         rows = d["rows"]
         gains = [r for r in rows if r["seconds"] < 0]
         losses = [r for r in rows if r["seconds"] > 0]
