@@ -7,8 +7,9 @@ through other waits). One culprit is one finding:
 - a WAN direction (`wan_transfer`, `link` [from, to]): the WAN transfer time the receivers on
   `to` saw in messages from `from`, wherever it made others wait;
 - otherwise the ranks whose time in a call path made others wait: the ranks that spend
-  clearly more time in that call path than its median rank (the delayers when nobody does),
-  merged over call paths when the same ranks are the culprit. Such a set is a single rank,
+  clearly more time in that call path than its median rank; when nobody does and only some
+  ranks run it, those ranks; else the delayers. Call paths with the same culprit ranks are
+  one finding. Such a set is a single rank,
   a master (one rank that exchanges at least half of all point-to-point messages and
   causes point-to-point waiting), a collective's late root (it causes Late Broadcast), a
   whole site (every rank of one metahost), or ranks.
@@ -47,6 +48,10 @@ RANK, RANKS, SITE, MASTER, LATE_ROOT, LINK = "rank", "ranks", "site", "master", 
 KIND_WORDS = {COMPUTATION: "computation", COMMUNICATION: "communication", WAN_TRANSFER: "WAN transfers to it"}
 
 
+def _ratio(part: float, whole: float) -> float:
+    return part / whole if whole > 0 else 0.0
+
+
 def _larger_kind(known: str | None, kind: str) -> str:
     """A call path's kind when causes of two kinds meet in it (an MPI call's own time and its
     WAN transfer): the transfer names it."""
@@ -65,10 +70,34 @@ class _Culprit:
     kind_of: dict[int, str] = field(default_factory=dict)         # call path index -> its kind
     by_pattern: dict[str, float] = field(default_factory=dict)
     by_rank: dict[int, float] = field(default_factory=dict)
+    path_by_callpath: dict[int, float] = field(default_factory=dict)  # critical-path imbalance
+    path_ranks: dict[int, float] = field(default_factory=dict)    # that imbalance per rank
+
+    @property
+    def path_imbalance(self) -> float:
+        """Seconds of the critical path above the ranks' average in the culprit's call paths."""
+        return sum(self.path_by_callpath.values())
+
+    def add_imbalance(self, callpath: int, per_rank: dict[int, float]) -> None:
+        self.path_by_callpath[callpath] = self.path_by_callpath.get(callpath, 0.0) + sum(per_rank.values())
+        for r, v in per_rank.items():
+            self.path_ranks[r] = self.path_ranks.get(r, 0.0) + v
+
+    def main_callpath(self, facts: "RunFacts") -> int:
+        """The call path that weighs most: its share of the waiting or of the critical path."""
+        def weight(cp: int) -> float:
+            return _ratio(self.by_callpath.get(cp, 0.0), facts.application_s) + \
+                _ratio(self.path_by_callpath.get(cp, 0.0), facts.path_length_s)
+        return max(sorted(set(self.by_callpath) | set(self.path_by_callpath)), key=weight)
 
     @property
     def cost(self) -> float:
         return sum(self.by_callpath.values())
+
+    def weight(self, facts: "RunFacts") -> float:
+        """What ranks the culprit: the larger of its share of the waiting and its share of the
+        critical path (what shortening it would shorten)."""
+        return max(_ratio(self.cost, facts.application_s), _ratio(self.path_imbalance, facts.path_length_s))
 
     def add(self, callpath: int, kind: str, pattern: str, rank: int, seconds: float) -> None:
         self.by_callpath[callpath] = self.by_callpath.get(callpath, 0.0) + seconds
@@ -83,6 +112,10 @@ class _Culprit:
                 table[key] = table.get(key, 0.0) + value
         for key, value in other.kind_of.items():
             self.kind_of[key] = _larger_kind(self.kind_of.get(key), value)
+        for key, value in other.path_by_callpath.items():
+            self.path_by_callpath[key] = self.path_by_callpath.get(key, 0.0) + value
+        for key, value in other.path_ranks.items():
+            self.path_ranks[key] = self.path_ranks.get(key, 0.0) + value
 
 
 @dataclass(frozen=True)
@@ -95,6 +128,9 @@ class RunFacts:
     p2p_calls: np.ndarray               # per rank: point-to-point calls made
     application_s: float                # time summed over ranks, MPI_Init/Finalize left out
     critical: dict[tuple[int, int], float]  # (call path index, rank) -> seconds on the critical path
+    imbalance: dict[int, dict[int, float]]  # call path index -> rank -> critical-path imbalance
+    path_length_s: float                # the critical path's length
+    start_up: frozenset[int]            # call paths in MPI_Init*/MPI_Finalize: shown apart, no culprit
 
 
 def run_facts(out: EngineOutput, rank_metahost: Sequence[str], application_s: float) -> RunFacts:
@@ -111,9 +147,21 @@ def run_facts(out: EngineOutput, rank_metahost: Sequence[str], application_s: fl
     visits = (sev.metric == ENGINE_METRICS.index(N.VISITS)) & is_p2p[sev.callpath]
     p2p_calls = np.zeros(ranks)
     np.add.at(p2p_calls, sev.rank[visits], sev.value[visits])
-    profile = out.critical_path.profile
+    from gridscope.analysis.critical_path import IMBALANCE
+    from gridscope.analysis.run_shape import in_init_finalize
+
+    metrics = out.critical_path
+    profile = metrics.profile
     critical = {(cp, r): v for cp, r, v in zip(profile.callpath.tolist(), profile.rank.tolist(), profile.value.tolist())}
-    return RunFacts(out.callpaths, rank_metahost, spent, p2p_calls, application_s, critical)
+    imbalance: dict[int, dict[int, float]] = {}
+    rows = metrics.derived.get(IMBALANCE)
+    if rows is not None:
+        for cp, r, v in zip(rows.callpath.tolist(), rows.rank.tolist(), rows.value.tolist()):
+            imbalance.setdefault(cp, {})[r] = v
+    length = float((out.meta.get("root_causes") or {}).get("critical_path_length_s") or 0.0)
+    start_up = frozenset(i for i, p in enumerate(out.callpaths) if in_init_finalize(p))
+    return RunFacts(out.callpaths, rank_metahost, spent, p2p_calls, application_s, critical, imbalance, length,
+                    start_up)
 
 
 def _excess_ranks(spent: np.ndarray | None) -> tuple[int, ...] | None:
@@ -131,6 +179,22 @@ def _excess_ranks(spent: np.ndarray | None) -> tuple[int, ...] | None:
     if largest <= 0 or largest <= NOTICEABLE_EXCESS * median:
         return None
     return tuple(int(r) for r in visited[excess >= EXCESS_OF_LARGEST * largest])
+
+
+def _culprit_ranks(spent: np.ndarray | None, costs: dict[int, float]) -> tuple[int, ...]:
+    """Who is late in a call path: the ranks clearly above its median rank; else, when only
+    some ranks run it at all (one site's part of a coupled code, a master's service), all of
+    those; else the ranks that carry most of its cost. The costliest rank must be among them
+    (a barrier charges a late group's delay to one member)."""
+    top = max(costs, key=costs.get)
+    excess = _excess_ranks(spent)
+    if excess and top in excess:
+        return excess
+    if spent is not None:
+        runs = tuple(int(r) for r in np.flatnonzero(~np.isnan(spent)))
+        if top in runs and len(runs) < len(spent):
+            return runs
+    return _largest(costs)
 
 
 def _largest(costs: dict[int, float]) -> tuple[int, ...]:
@@ -169,17 +233,31 @@ def _gather(causes, facts: RunFacts, wan_sources, metahosts: Sequence[str]) -> l
     wan = N.CAUSE_KINDS.index(N.WAN)
     for row in np.flatnonzero((causes.kind != wan) | hub[causes.rank]).tolist():
         cp = int(causes.callpath[row])
+        if cp in facts.start_up:
+            continue
         kind = {N.COMPUTATION: COMPUTATION, N.COMMUNICATION: COMMUNICATION, N.WAN: WAN_TRANSFER}[
             N.CAUSE_KINDS[int(causes.kind[row])]]
         c = by_callpath.setdefault((cp, kind), _Culprit(kind))
         c.add(cp, kind, ENGINE_METRICS[int(causes.pattern[row])], int(causes.rank[row]), float(total[row]))
+    for cp, per_rank in facts.imbalance.items():  # on the critical path above the average
+        if cp in facts.start_up or sum(per_rank.values()) <= 0:
+            continue
+        # the culprit whose delay costs the call path holds most of (a WAN direction, ranks)
+        holders = [x for x in links.values() if cp in x.by_callpath] + \
+                  [x for (k, _), x in by_callpath.items() if k == cp]
+        if holders:
+            max(holders, key=lambda x: x.by_callpath[cp]).add_imbalance(cp, per_rank)
+            continue
+        leaf = facts.callpaths[cp].rsplit("/", 1)[-1]
+        kind = COMMUNICATION if P2P_CALL.match(leaf) or COLLECTIVE_CALL.match(leaf) else COMPUTATION
+        c = by_callpath.setdefault((cp, kind), _Culprit(kind))
+        c.kind_of[cp] = kind
+        c.add_imbalance(cp, per_rank)
     merged: dict[tuple[int, ...], _Culprit] = {}
     for (cp, _), c in by_callpath.items():
-        if c.cost <= 0:
+        if c.cost <= 0 and c.path_imbalance <= 0:
             continue
-        excess = _excess_ranks(facts.spent.get(cp))
-        top_rank = max(c.by_rank, key=c.by_rank.get)
-        c.ranks = excess if excess and top_rank in excess else _largest(c.by_rank)
+        c.ranks = _culprit_ranks(facts.spent.get(cp), c.by_rank if c.cost > 0 else c.path_ranks)
         if c.ranks in merged:  # the same ranks, another call path: one culprit
             merged[c.ranks].absorb(c)
         else:
@@ -196,9 +274,9 @@ def _role(c: _Culprit, facts: RunFacts) -> str:
     if len(c.ranks) == 1:
         r = c.ranks[0]
         others = float(facts.p2p_calls.sum() - facts.p2p_calls[r])
-        if len(facts.rank_metahost) >= 3 and p2p >= 0.5 * cost and facts.p2p_calls[r] >= 0.5 * others > 0:
+        if cost > 0 and len(facts.rank_metahost) >= 3 and p2p >= 0.5 * cost and facts.p2p_calls[r] >= 0.5 * others > 0:
             return MASTER
-        if c.by_pattern.get("late_broadcast", 0.0) >= 0.5 * cost:
+        if cost > 0 and c.by_pattern.get("late_broadcast", 0.0) >= 0.5 * cost:
             return LATE_ROOT
         return RANK
     hosts = {facts.rank_metahost[r] for r in c.ranks}
@@ -319,7 +397,7 @@ def _advice(c: _Culprit, role: str, callpath: str, metahost: str, facts: RunFact
 
 def _finding(c: _Culprit, facts: RunFacts) -> dict:
     role = _role(c, facts)
-    cp = max(sorted(c.by_callpath), key=c.by_callpath.get)
+    cp = c.main_callpath(facts)
     callpath = facts.callpaths[cp]
     hosts = _metahosts(c, facts)
     metahost = hosts[0]
@@ -333,6 +411,8 @@ def _finding(c: _Culprit, facts: RunFacts) -> dict:
                   "ranks": ranks, "link": list(c.link) if c.link else None},
         "cost_s": cost,
         "share": cost / facts.application_s if facts.application_s > 0 else None,
+        "path_imbalance_s": c.path_imbalance,
+        "path_share": c.path_imbalance / facts.path_length_s if facts.path_length_s > 0 else None,
         "patterns": [p for p in patterns if c.by_pattern[p] > 0],
         "metahosts": hosts,
         "advice": _advice(c, role, callpath, ", ".join(hosts), facts, cp),
@@ -340,8 +420,10 @@ def _finding(c: _Culprit, facts: RunFacts) -> dict:
         "what_if": _what_if(c, cp, facts),
         "excess_s": excess,
         "critical_path_s": critical,
-        "callpaths": [{"callpath": facts.callpaths[k], "kind": c.kind_of.get(k, c.kind), "cost_s": v}
-                      for k, v in sorted(c.by_callpath.items(), key=lambda kv: -kv[1])],
+        "callpaths": [{"callpath": facts.callpaths[k], "kind": c.kind_of.get(k, c.kind),
+                       "cost_s": c.by_callpath.get(k, 0.0), "path_imbalance_s": c.path_by_callpath.get(k, 0.0)}
+                      for k in sorted(set(c.by_callpath) | set(c.path_by_callpath),
+                                      key=lambda k: (-c.by_callpath.get(k, 0.0), -c.path_by_callpath.get(k, 0.0), k))],
     }
 
 
@@ -349,9 +431,8 @@ def build_findings(causes, wan_sources, facts: RunFacts, metahosts: Sequence[str
     """summary.json `findings`: the culprits costing MIN_SHARE of the time or more, largest first."""
     if causes is None or len(causes) == 0 or facts.application_s <= 0:
         return []
-    culprits = [c for c in _gather(causes, facts, wan_sources, metahosts)
-                if c.cost >= MIN_SHARE * facts.application_s]
-    culprits.sort(key=lambda c: -c.cost)
+    culprits = [c for c in _gather(causes, facts, wan_sources, metahosts) if c.weight(facts) >= MIN_SHARE]
+    culprits.sort(key=lambda c: -c.weight(facts))
     return [_finding(c, facts) for c in culprits]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from gridscope.units import bytes_text, rate_text, seconds_text, share_text
 
+NO_GAIN_S = 1e-3  # a predicted gain below this is no gain (the replay's own noise)
 ROLE_LABELS = {"rank": "late rank", "ranks": "late ranks", "site": "slow site", "master": "master bottleneck",
                "collective_root": "late collective root", "link": "WAN direction"}
 KIND_LABELS = {"computation": "computation", "communication": "communication", "wan_transfer": "WAN transfer"}
@@ -48,10 +49,17 @@ def finding_title(finding: dict) -> str:
     else:
         hosts = ", ".join(finding.get("metahosts") or [c["metahost"]])
         who = f"{_ranks(c['ranks'])} on {hosts} in {c['callpath']}"
-    text = (f"{role[0].upper()}{role[1:]}: {who} — {seconds_text(finding['cost_s'])} of waiting caused "
-            f"({share_text(finding.get('share'))})")
-    if finding.get("gain_s") is not None:
-        text += f"; fixing it: {seconds_text(finding['gain_s'])} shorter run (predicted)"
+    parts = []
+    if finding.get("cost_s", 0) > 0:
+        parts.append(f"{seconds_text(finding['cost_s'])} of waiting caused ({share_text(finding.get('share'))})")
+    if (finding.get("path_share") or 0) >= 0.01:
+        parts.append(f"{seconds_text(finding['path_imbalance_s'])} of the critical path above the ranks' "
+                     f"average ({share_text(finding['path_share'])})")
+    text = f"{role[0].upper()}{role[1:]}: {who} — " + "; ".join(parts)
+    gain = finding.get("gain_s")
+    if gain is not None:
+        text += (f"; fixing it: {seconds_text(gain)} shorter run (predicted)" if gain >= NO_GAIN_S
+                 else "; fixing it alone would not shorten the run (predicted)")
     return text
 
 
@@ -133,7 +141,8 @@ def print_story(summary: dict, console, top: int = 3) -> None:
         console.print(f"[bold]{escape(line)}[/]" if i == 0 else escape(line))
     items = finding_items(summary, top)
     if items:
-        console.print(f"[bold]Findings[/] (most costly first; waiting caused, summed over ranks):")
+        console.print("[bold]Findings[/] (the largest share of the waiting or of the critical path first; "
+                      "waiting summed over ranks):")
         for i, item in enumerate(items, 1):
             console.print(f" {i}. {escape(item['title'])}")
             console.print(f"    {escape(item['advice'])}")
