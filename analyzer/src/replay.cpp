@@ -129,7 +129,7 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
         // half the transfer: the time is the network's, not the receiver's lateness
         if (r.req_enter <= s.evt && 2 * (r.evt - r.enter) >= dur) {
           pr.ready_messages++;
-          pr.ready_seconds += sec;
+          pr.ready_ticks += double(dur);
           if (r.bytes < kLargeMessageBytes) {  // the latency: small messages only
             pr.ready_min = pr.ready_min < 0 ? sec : std::min(pr.ready_min, sec);
           } else {  // keep the fastest (least disturbed) large transfer

@@ -37,7 +37,9 @@ struct PairRow {
   uint64_t bytes, messages;
   double max_rate, min_duration;
   uint64_t ready_messages, large_messages, large_bytes;
-  double ready_seconds, ready_min, large_seconds;  // ready_min: of the small ones (< 0: none)
+  // ready_ticks: their transfer times summed in ticks (integers, exact in a double whatever
+  // the order of the sum, so the same for any -j); ready_min: of the small ones (< 0: none)
+  double ready_ticks, ready_min, large_seconds;
 };
 constexpr uint64_t kLargeMessageBytes = 32768;
 static_assert(sizeof(SevRow) == 24 && sizeof(WaitRow) == 32 && sizeof(PairRow) == 88, "row layout");

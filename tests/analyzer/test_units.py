@@ -130,7 +130,7 @@ def test_message_pairs_merge_over_processes(tmp_path):
         (tmp_path / f"callpaths.{p}.tsv").write_text("0\t-1\tmain\t0\n")
         np.zeros(0, SEV_DTYPE).tofile(tmp_path / f"severities.{p}.bin")
     # (from, to, bytes, messages, max rate, min duration, ready, large, fastest large's bytes,
-    #  ready seconds, smallest small ready transfer, fastest large's seconds)
+    #  ready ticks, smallest small ready transfer, fastest large's seconds); 1 tick per second
     np.array([(0, 1, 100, 2, 5.0, -1.0, 1, 1, 64, 0.5, -1.0, 0.5),
               (1, 0, 7, 1, 1.0, 0.25, 1, 0, 0, 0.25, 0.25, 0.0)], PAIR_DTYPE).tofile(tmp_path / "pairs.0.bin")
     np.array([(0, 1, 50, 1, 9.0, 0.5, 2, 1, 40, 0.75, 0.5, 0.25)], PAIR_DTYPE).tofile(tmp_path / "pairs.1.bin")

@@ -30,7 +30,7 @@ SEV_DTYPE = np.dtype([("metric", "<u2"), ("cls", "u1"), ("thread", "u1"), ("cp",
                       ("pad", "<u4"), ("value", "<f8")])
 PAIR_DTYPE = np.dtype([("from", "<u4"), ("to", "<u4"), ("bytes", "<u8"), ("messages", "<u8"),
                        ("max_rate", "<f8"), ("min_duration", "<f8"), ("ready_messages", "<u8"),
-                       ("large_messages", "<u8"), ("large_bytes", "<u8"), ("ready_seconds", "<f8"),
+                       ("large_messages", "<u8"), ("large_bytes", "<u8"), ("ready_ticks", "<f8"),
                        ("ready_min", "<f8"), ("large_seconds", "<f8")])
 assert PAIR_DTYPE.itemsize == 88  # analyzer: struct PairRow
 CLASSES_BY_CODE = tuple(N.CLASS_BY_CODE[c] for c in range(len(N.CLASS_BY_CODE)))  # local, grid, ""
@@ -216,13 +216,14 @@ def _checked_codes(codes: np.ndarray, labels: int, where: Path) -> np.ndarray:
     return codes
 
 
-def _merge_pairs(parts: list[np.ndarray], hosts: list[str]) -> tuple[Pair, ...]:
+def _merge_pairs(parts: list[np.ndarray], hosts: list[str], resolution: float = 1.0) -> tuple[Pair, ...]:
+    """The processes' pair rows summed per (source, target); RESOLUTION: ticks per second."""
     def minimum(known: float, value: float) -> float:
         """The smaller of two durations; negative VALUE: not measured; NaN KNOWN: none yet."""
         return value if value >= 0 and not value >= known else known
 
     merged: dict[tuple[int, int], list] = {}
-    for (src, dst, nbytes, messages, rate, duration, ready, large, large_bytes, ready_s, ready_min,
+    for (src, dst, nbytes, messages, rate, duration, ready, large, large_bytes, ready_ticks, ready_min,
          large_s) in (row for part in parts for row in part.tolist()):
         row = merged.setdefault((src, dst), [0, 0, float("-inf"), float("nan"), 0, 0.0, float("nan"), 0, 0, 0.0])
         row[0] += nbytes
@@ -230,11 +231,13 @@ def _merge_pairs(parts: list[np.ndarray], hosts: list[str]) -> tuple[Pair, ...]:
         row[2] = max(row[2], rate)
         row[3] = minimum(row[3], duration)
         row[4] += ready
-        row[5] += ready_s
+        row[5] += ready_ticks  # whole ticks: the same sum in any order
         row[6] = minimum(row[6], ready_min)
         row[7] += large
         if large_s > 0 and (row[9] <= 0 or large_bytes / large_s > row[8] / row[9]):  # the fastest
             row[8], row[9] = large_bytes, large_s
+    for row in merged.values():
+        row[5] /= resolution
     return tuple(Pair(hosts[src], hosts[dst], *row) for (src, dst), row in sorted(merged.items()))
 
 
@@ -256,5 +259,6 @@ def read_profile(folder: Path, head: EngineHead) -> EngineOutput:
               if parts else SeverityColumns.from_rows((), head.callpaths))
     # A fixed row order makes sums independent of how many engine processes ran.
     return EngineOutput(head.meta, head.callpaths, head.mpi_callpaths, sorted_by_severity(merged, head.callpaths),
-                        _merge_pairs(pairs, head.meta["metahosts"]), read_causes(folder, head),
+                        _merge_pairs(pairs, head.meta["metahosts"], float(head.meta.get("resolution", 1.0))),
+                        read_causes(folder, head),
                         read_wan_sources(folder, head))

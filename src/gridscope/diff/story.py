@@ -56,7 +56,7 @@ def finding_changes(base: dict, new: dict) -> list[dict]:
         if key in old:
             b = old[key]
             out.append({"change": "changed", "base_cost_s": b["cost_s"], "new_cost_s": f["cost_s"],
-                        "text": f"{finding_title(f)} (was {seconds_text(b['cost_s'])})"})
+                        "text": f"changed: {finding_title(f)} (waiting caused before: {seconds_text(b['cost_s'])})"})
     moved_from = {}
     for key, f in old.items():
         if key not in cur:
