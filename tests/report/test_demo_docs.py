@@ -27,13 +27,21 @@ def generated_section(doc: str) -> str:
     return doc[doc.index(begin) + len(begin):doc.index(end)]
 
 
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
 def test_docs_match_a_fresh_demo(demo):
+    """The same words, and the same numbers within 2 % (simulated runs repeat to the last
+    digit nearly always, not always: docs/perf-collectives.md, run-to-run spread)."""
     from gridscope.demo_story import demo_markdown
 
     fresh = demo_markdown(demo)
     assert fresh, "the demo left no cycles to describe"
     documented = generated_section((REPO / "docs" / "report.md").read_text())
-    assert documented == fresh, f"docs/report.md is stale: run {SCRIPT}"
+    stale = f"docs/report.md is stale: run {SCRIPT}"
+    assert NUMBER.sub("#", documented) == NUMBER.sub("#", fresh), stale
+    for doc, now in zip(NUMBER.findall(documented), NUMBER.findall(fresh)):
+        assert float(doc) == pytest.approx(float(now), rel=0.02, abs=0.051), stale
 
 
 def test_report_says_where_the_critical_path_is_and_how_it_moved(demo):

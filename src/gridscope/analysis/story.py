@@ -86,9 +86,9 @@ def path_entries(summary: dict, top: int = 3) -> list[tuple[str, str, float]]:
     return [(r["callpath"], r["metahost"], float(r["seconds"]) / length) for r in rows[:top] if length > 0]
 
 
-def path_line(summary: dict) -> str | None:
+def path_line(summary: dict, top: int = 3) -> str | None:
     """"The critical path runs 88.7 % in transport on FZJ, 5.1 % in ..."."""
-    entries = path_entries(summary)
+    entries = path_entries(summary, top)
     if not entries:
         return None
     parts = [f"{share_text(s)} in {cp} on {mh}" for cp, mh, s in entries]
