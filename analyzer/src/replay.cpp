@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <stdexcept>
 #include <tuple>
 
@@ -62,9 +63,18 @@ uint32_t send_index(const SendList& sends, size_t i) { return sends.index(i); }
 // Receiver side: Late Sender, Wrong Order, transfer statistics, clock violations.
 // `sends` holds the matched-to records (any type with src, dst, comm, tag, enter, evt).
 // Returns each receive's partner in `sends` (kNone: unmatched).
+// A receive-completing call that waited for a sender (a Late Sender candidate, Scalasca's
+// LATE_SENDER_CANDIDATE): its rank, thread and enter. Late Receiver leaves such a multiple
+// wait alone (sender_side).
+struct CallKey {
+  uint32_t rank, thread;
+  int64_t enter;
+  bool operator<(const CallKey& o) const { return std::tie(rank, thread, enter) < std::tie(o.rank, o.thread, o.enter); }
+};
+
 template <class SendList>
 std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendList& sends, ReplayResult& res,
-                                    Accumulator& acc) {
+                                    Accumulator& acc, std::vector<CallKey>& ls_calls) {
   std::vector<uint32_t> partner = match(data.recvs, sends, &res.counters.unmatched_sends, data.recv_order);
 
   const size_t M = d.metahosts.size();
@@ -155,6 +165,7 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
     }
     if (best_k < j) {
       const RecvRec& r = recvs[best_k];
+      ls_calls.push_back({r.dst, r.thread, r.enter});
       int64_t e = sends[partner[best_k]].enter;
       pending.push_back({r.dst, r.src, r.cp, uint32_t(best_k), send_index(sends, partner[best_k]), Thread(r.thread),
                          r.enter, best, e});
@@ -172,21 +183,60 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
   return partner;
 }
 
-// Sender side: Late Receiver. `posted[k]`: when the receive matched to send k was posted
-// (kUnposted: none matched).
+// Sender side: Late Receiver, as Scalasca's scout charges it (MPI.pattern,
+// MPI_LATERECEIVER): by the region that completes the send. A blocking standard or
+// synchronous send and a single wait (MPI_Wait, MPI_Waitany) are charged each send's
+// waiting; a multiple wait (MPI_Waitall, MPI_Waitsome) only the largest over the sends it
+// completes, and nothing at all when it also completed a receive that waited for its
+// sender (`ls_calls`: the Late Sender candidates). MPI_Sendrecv, MPI_Test* and the
+// buffered/ready kinds are not charged. `posted[k]`: when the receive matched to send k was
+// posted (kUnposted: none matched).
 constexpr int64_t kUnposted = INT64_MIN;
+enum LrCall : uint8_t { LR_NONE = 0, LR_SINGLE = 1, LR_MULTI = 2 };
+LrCall lr_call(const std::string& name) {
+  if (name == "MPI_Send" || name == "MPI_Ssend" || name == "MPI_Wait" || name == "MPI_Waitany") return LR_SINGLE;
+  if (name == "MPI_Waitall" || name == "MPI_Waitsome") return LR_MULTI;
+  return LR_NONE;
+}
 // `post_recv[k]`: that receive's position at its owner (root causes).
 void sender_side(const Defs& d, const LocalData& data, const std::vector<int64_t>& posted,
-                 const std::vector<uint32_t>& post_recv, ReplayResult& res, Accumulator& acc) {
+                 const std::vector<uint32_t>& post_recv, std::vector<CallKey> ls_calls, ReplayResult& res,
+                 Accumulator& acc) {
+  std::sort(ls_calls.begin(), ls_calls.end());
+  std::vector<uint8_t> kind_of(data.tree.nodes.size(), 0xff);  // LrCall by completion call path, when looked up
+  auto kind = [&](uint32_t cp) {
+    if (kind_of[cp] == 0xff) kind_of[cp] = lr_call(d.regions[data.tree.nodes[cp].region].name);
+    return LrCall(kind_of[cp]);
+  };
+  // the sends of each multiple wait: the one charged (kNone: none)
+  std::map<CallKey, uint32_t> multi;
+  std::vector<int64_t> lr(data.sends.size(), 0);
   for (size_t k = 0; k < data.sends.size(); ++k) {
     const SendRec& s = data.sends[k];
     if (posted[k] == kUnposted || !s.lr_ok || !s.complete) continue;
-    int64_t lr = late_receiver(posted[k], s.c_enter, s.c_leave);
+    const LrCall c = kind(s.cp_complete);
+    if (c == LR_NONE) continue;
+    lr[k] = late_receiver(posted[k], s.c_enter, s.c_leave);
+    if (c != LR_MULTI) continue;
+    const CallKey key{s.src, s.thread, s.c_enter};
+    auto [it, fresh] = multi.emplace(key, kNone);
+    if (fresh && std::binary_search(ls_calls.begin(), ls_calls.end(), key)) it->second = kNone - 1;  // a candidate
+    if (it->second == kNone - 1) { lr[k] = 0; continue; }
+    if (lr[k] > 0 && (it->second == kNone || lr[k] > lr[it->second])) {
+      if (it->second != kNone) lr[it->second] = 0;
+      it->second = uint32_t(k);
+    } else {
+      lr[k] = 0;
+    }
+  }
+  for (size_t k = 0; k < data.sends.size(); ++k) {
+    if (lr[k] <= 0) continue;
+    const SendRec& s = data.sends[k];
     const bool grid = d.rank_metahost[s.src] != d.rank_metahost[s.dst];
-    acc.add(M_LATE_RECEIVER, grid, s.cp_complete, s.src, s.thread, s.c_enter, lr);
-    if (lr > 0 && data.timeline.enabled && data.timeline.send_done_call[k] != kNone)
+    acc.add(M_LATE_RECEIVER, grid, s.cp_complete, s.src, s.thread, s.c_enter, lr[k]);
+    if (data.timeline.enabled && data.timeline.send_done_call[k] != kNone)
       res.rc_waits.push_back({data.timeline.send_done_call[k], M_LATE_RECEIVER, uint8_t(grid ? CLS_GRID : CLS_LOCAL),
-                              REF_RECV_POST, s.dst, post_recv[k], lr});
+                              REF_RECV_POST, s.dst, post_recv[k], lr[k]});
   }
 }
 
@@ -223,15 +273,16 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   const uint32_t N = d.ranks();
   std::vector<int64_t> posted(data.sends.size(), kUnposted);
   std::vector<uint32_t> post_recv(data.sends.size(), kNone);
+  std::vector<CallKey> ls_calls;
   if (P == 1) {  // everything is local: match against our own records, no copies
-    std::vector<uint32_t> partner = receiver_side(d, data, data.sends, res, acc);
+    std::vector<uint32_t> partner = receiver_side(d, data, data.sends, res, acc, ls_calls);
     waits.end_phase(PHASE_RECEIVER);
     for (size_t k = 0; k < partner.size(); ++k)
       if (partner[k] != kNone) {
         posted[partner[k]] = data.recvs[k].req_enter;
         post_recv[partner[k]] = uint32_t(k);
       }
-    sender_side(d, data, posted, post_recv, res, acc);
+    sender_side(d, data, posted, post_recv, std::move(ls_calls), res, acc);
     waits.end_phase(PHASE_LATE_RECEIVER);
     return;
   }
@@ -252,7 +303,7 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
     else append(out[p], SendMsg{s.src, s.dst, s.comm, s.tag, uint32_t(k), 0, s.enter, s.evt});
   }
   SendsSeen sends(data.sends, std::move(own), unpack<SendMsg>(t.exchange(out)));
-  std::vector<uint32_t> partner = receiver_side(d, data, sends, res, acc);
+  std::vector<uint32_t> partner = receiver_side(d, data, sends, res, acc, ls_calls);
   waits.end_phase(PHASE_RECEIVER);
   // ... and the receivers' owners tell the senders' owners when the matched receive was posted.
   for (size_t k = 0; k < partner.size(); ++k) {
@@ -268,7 +319,7 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
     posted[m.index] = m.req_enter;
     post_recv[m.index] = m.recv;
   }
-  sender_side(d, data, posted, post_recv, res, acc);
+  sender_side(d, data, posted, post_recv, std::move(ls_calls), res, acc);
   waits.end_phase(PHASE_LATE_RECEIVER);
 }
 
