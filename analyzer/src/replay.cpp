@@ -347,15 +347,82 @@ void for_each_complete_instance(const Defs& d, Msgs& recs, ReplayResult& res, Fn
   }
 }
 
+// A result that is no wait state: a member's part in an instance's synchronisation, for the
+// root-cause pass (value: its completion time; delayer: the communicator when it
+// synchronised with every member, else kNone).
+constexpr uint16_t kRcSync = 0xffff;
+
+// Scalasca's synchronisation points of a blocking collective instance (scout's
+// MpiCommunicationHandler and SynchpointHandler; docs/root-causes.md): which members
+// synchronise (`sync`), whether all of them with each other (`group`), and each one's
+// completion time, own end - max(earliest end of the synchronising members (of the waiters
+// for 1-to-N), min(the begin they waited for, own end)), at least 0: the part of its call
+// that a later synchronisation interval keeps.
+struct CollSync { std::vector<uint8_t> sync; std::vector<int64_t> completion; bool group = false; };
+CollSync coll_sync(const std::vector<CollMember>& m, CollClass cls) {
+  CollSync r;
+  const size_t n = m.size();
+  r.sync.assign(n, 0);
+  r.completion.assign(n, 0);
+  int64_t waited_for = INT64_MIN;  // the begin the synchronising members waited for
+  int64_t latest = INT64_MIN, earliest_end = INT64_MAX;
+  for (auto& x : m) { latest = std::max(latest, x.begin); earliest_end = std::min(earliest_end, x.end); }
+  switch (cls) {
+    case CollClass::Barrier:
+      r.sync.assign(n, 1); r.group = true; waited_for = latest;
+      break;
+    case CollClass::NxN:
+      if (earliest_end > latest) { r.sync.assign(n, 1); r.group = true; waited_for = latest; break; }
+      {
+        const int l = nxn_delayer(m);
+        if (l < 0) return r;
+        waited_for = m[l].begin;
+        for (size_t k = 0; k < n; ++k) r.sync[k] = (m[k].received > 0 && m[k].begin < waited_for) || int(k) == l;
+      }
+      break;
+    case CollClass::OneToN: {
+      const int root = root_member(m);
+      if (root < 0) return r;
+      waited_for = m[root].begin;
+      bool any = false;
+      for (size_t k = 0; k < n; ++k)
+        if (int(k) != root && m[k].received > 0 && m[k].begin < waited_for) r.sync[k] = 1, any = true;
+      if (!any) return r;
+      r.sync[root] = 1;
+      earliest_end = INT64_MAX;  // over the waiters only
+      for (size_t k = 0; k < n; ++k)
+        if (r.sync[k] && int(k) != root) earliest_end = std::min(earliest_end, m[k].end);
+      break;
+    }
+    case CollClass::NToOne: {
+      const int root = root_member(m), l = latest_sending_leaf(m);
+      if (root < 0 || l < 0 || !(m[root].begin < m[l].begin)) return r;
+      waited_for = m[l].begin;
+      r.sync[root] = r.sync[l] = 1;
+      break;
+    }
+    default:
+      return r;
+  }
+  if ((cls == CollClass::NxN && !r.group) || cls == CollClass::NToOne) {
+    earliest_end = INT64_MAX;
+    for (size_t k = 0; k < n; ++k)
+      if (r.sync[k]) earliest_end = std::min(earliest_end, m[k].end);
+  }
+  for (size_t k = 0; k < n; ++k)
+    if (r.sync[k]) r.completion[k] = std::max<int64_t>(0, m[k].end - std::max(earliest_end, std::min(waited_for, m[k].end)));
+  return r;
+}
+
 // At the owner of the communicator's first rank: the waiting times of every complete
 // instance, addressed to each member's owner. RECS is freed on return.
-std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int P, ReplayResult& res) {
+std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int P, ReplayResult& res, bool rc) {
   const uint32_t N = d.ranks();
   // at most two results (waiting, completion) per record: reserved address space, the
   // pages are touched only as results are written
   std::vector<Bytes> out(P);
   std::vector<size_t> count(P, 0);
-  for (const CollMsg& m : recs) count[owner_of(m.rec.rank, N, P)] += 2;
+  for (const CollMsg& m : recs) count[owner_of(m.rec.rank, N, P)] += rc ? 3 : 2;
   for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(ResMsg));
   std::vector<CollMember> members;
   for_each_complete_instance(d, recs, res, [&](size_t i, size_t j, const CommDef& comm) {
@@ -393,6 +460,15 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
       default: break;
     }
     CollClass cls = CollClass(recs[i].rec.cls);
+    if (rc) {
+      const CollSync sy = coll_sync(members, cls);
+      for (size_t k = 0; k < sy.sync.size(); ++k) {
+        if (!sy.sync[k]) continue;
+        const CollRec& c = recs[i + k].rec;
+        append(out[owner_of(c.rank, N, P)], ResMsg{kRcSync, 0, 0, c.cp, c.rank, recs[i + k].index,
+                                                   sy.group ? c.comm : kNone, kNone, c.begin, sy.completion[k]});
+      }
+    }
     if (cls == CollClass::Barrier || cls == CollClass::NxN)
       for (auto& m : members)
         if (m.end < latest_begin) res.counters.clock_violations++;
@@ -487,6 +563,8 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   const bool rc = data.timeline.enabled;
   if (rc) {  // record position -> synchronisation call, for the root-cause pass
     res.coll_position_call.assign(owned, kNone);
+    res.coll_position_sync.assign(owned, -1);
+    res.coll_position_group.assign(owned, kNone);
     for (size_t b = 0; b < order_of.colls.size(); ++b) res.coll_position_call[order_of.colls[b]] = data.timeline.coll_call[b];
   }
   std::vector<Bytes> out(P);
@@ -506,7 +584,7 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   }
   std::vector<NbcRec>().swap(data.nbcs);
   Records<NbcMsg> nbc_recs = unpack<NbcMsg>(t.exchange(out));
-  out = collective_results(d, std::move(coll_recs), P, res);
+  out = collective_results(d, std::move(coll_recs), P, res, rc);
   nonblocking_results(d, std::move(nbc_recs), P, res, out);
   // The results arrive grouped by computing process; they are charged (and written) in
   // the order of the members' own records instead, which no -j changes: rank, then event
@@ -527,6 +605,12 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   // call's duration minus that wait: the two never cover the same time of the call.
   for (size_t k = 0; k < order.size();) {
     const ResMsg& first = results[order[k]];
+    if (first.metric == kRcSync) {
+      res.coll_position_sync[first.index] = first.value;
+      res.coll_position_group[first.index] = first.delayer;
+      ++k;
+      continue;
+    }
     const uint32_t call = order_of.call[first.index];
     if (call == kNone) {
       acc.add(first.metric, first.cls == CLS_GRID, first.cp, first.rank, order_of.thread[first.index], first.start,
@@ -542,7 +626,7 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
     size_t next = k;
     for (; next < order.size(); ++next) {
       const ResMsg& r = results[order[next]];
-      if (r.rank != first.rank || order_of.call[r.index] != call) break;
+      if (r.rank != first.rank || order_of.call[r.index] != call || r.metric == kRcSync) break;
       const ResMsg*& best = r.completion ? done : wait;
       if (!best || r.value > best->value) best = &r;
     }
