@@ -492,26 +492,37 @@ void nonblocking_results(const Defs& d, Records<NbcMsg> recs, int P, ReplayResul
     }
     std::vector<int64_t> w, done;
     uint16_t metric = M_COUNT, done_metric = M_COUNT;
+    // the delayer (root causes, our extension; docs/root-causes.md): the member whose
+    // initiating MPI_I* call the waiting was for, the latest join (the root of a 1-to-N
+    // instance, the latest sending member of an N-to-1 one)
+    int delayer = -1;
     switch (CollClass(recs[i].rec.cls)) {
       case CollClass::Barrier:
-        metric = M_WAIT_AT_BARRIER; w = wait_at_barrier(members);
+        metric = M_WAIT_AT_BARRIER; w = wait_at_barrier(members); delayer = latest_joiner(members);
         done_metric = M_BARRIER_COMPLETION; done = completion(members);
         break;
       case CollClass::NxN:
-        metric = M_WAIT_AT_NXN; w = wait_at_barrier(members);
+        metric = M_WAIT_AT_NXN; w = wait_at_barrier(members); delayer = latest_joiner(members);
         done_metric = M_NXN_COMPLETION; done = completion(members);
         break;
-      case CollClass::OneToN: metric = M_LATE_BROADCAST; w = late_broadcast(members); break;
-      case CollClass::NToOne: metric = M_EARLY_REDUCE; w = early_reduce(members); break;
+      case CollClass::OneToN:
+        metric = M_LATE_BROADCAST; w = late_broadcast(members); delayer = root_member(members);
+        break;
+      case CollClass::NToOne:
+        metric = M_EARLY_REDUCE; w = early_reduce(members); delayer = latest_sending_leaf(members);
+        break;
       case CollClass::Prefix: metric = M_EARLY_SCAN; w = early_scan(members); break;
       default: break;
     }
+    const uint32_t delayer_rank = delayer < 0 ? kNone : recs[i + delayer].rec.rank;
+    const uint32_t delayer_index = delayer < 0 ? kNone : recs[i + delayer].index;
     const uint8_t cls = comm.grid ? CLS_GRID : CLS_LOCAL;
     for (size_t k = 0; k < w.size(); ++k) {
       const NbcRec& c = recs[i + k].rec;
       if (c.is_test) continue;
       Bytes& to = out[owner_of(c.rank, N, P)];
-      if (w[k] > 0) append(to, ResMsg{metric, cls, 0, c.cp, c.rank, recs[i + k].index, kNone, kNone, c.enter, w[k]});
+      if (w[k] > 0)
+        append(to, ResMsg{metric, cls, 0, c.cp, c.rank, recs[i + k].index, delayer_rank, delayer_index, c.enter, w[k]});
       if (k < done.size() && done[k] > 0)
         append(to, ResMsg{done_metric, cls, 1, c.cp, c.rank, recs[i + k].index, kNone, kNone, c.leave - done[k],
                           done[k]});
@@ -561,11 +572,19 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   const CollOrder order_of = collective_order(data);
   const size_t owned = order_of.call.size();
   const bool rc = data.timeline.enabled;
+  std::vector<uint32_t> nbc_done_call;  // per position: a non-blocking record's completing call
   if (rc) {  // record position -> synchronisation call, for the root-cause pass
     res.coll_position_call.assign(owned, kNone);
     res.coll_position_sync.assign(owned, -1);
     res.coll_position_group.assign(owned, kNone);
     for (size_t b = 0; b < order_of.colls.size(); ++b) res.coll_position_call[order_of.colls[b]] = data.timeline.coll_call[b];
+    // a non-blocking record's position names its initiating call (where it is a delayer);
+    // its waits are charged at its completing call
+    nbc_done_call.assign(owned, kNone);
+    for (size_t k = 0; k < order_of.nbcs.size(); ++k) {
+      res.coll_position_call[order_of.nbcs[k]] = data.nbcs[k].req_call;
+      nbc_done_call[order_of.nbcs[k]] = data.nbcs[k].done_call;
+    }
   }
   std::vector<Bytes> out(P);
   std::vector<size_t> count(P, 0);  // sized exactly first, as in point_to_point
@@ -635,6 +654,9 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
       acc.add(wait->metric, wait->cls == CLS_GRID, wait->cp, wait->rank, order_of.thread[wait->index], wait->start,
               wait->value);
       waited = wait->value;
+      if (rc && wait->delayer != kNone && wait->delayer != wait->rank && nbc_done_call[wait->index] != kNone)
+        res.rc_waits.push_back({nbc_done_call[wait->index], wait->metric, wait->cls, REF_COLL, wait->delayer,
+                                wait->delayer_index, wait->value});
     }
     if (done) {
       const int64_t leave = done->start + done->value;

@@ -241,6 +241,17 @@ GOLDEN = {
         wait_classes={"direct": (0, 50), "indirect": (0, 0), "propagating": (0, 0), "terminal": (0, 50)},
         cause_pairs={("A", "A"): (50, 0)},
         span=70),
+    # non-blocking collectives (our extension): the delayer is the latest join, at its MPI_I* call
+    "rc_nbc": Golden(
+        cube={"delay_nxn_short": {("local", "main/work", 0): 24},
+              "wait_direct_collective": {("local", "main/MPI_Wait", 1): 15, ("local", "main/MPI_Wait", 2): 9},
+              "wait_terminal_collective": {("local", "main/MPI_Wait", 1): 15, ("local", "main/MPI_Wait", 2): 9},
+              "critical_path": {("", "main/work", 1): 16, ("", "main/MPI_Wait", 1): 14, ("", "main/work", 0): 30}},
+        root_causes={("main/work", "A", "computation", "wait_at_nxn", "local"): (24, 0)},
+        critical_path={("main/work", "A"): 46, ("main/MPI_Wait", "A"): 14},
+        wait_classes={"direct": (0, 24), "indirect": (0, 0), "propagating": (0, 0), "terminal": (0, 24)},
+        cause_pairs={("A", "A"): (24, 0)},
+        span=60),
 }
 
 
