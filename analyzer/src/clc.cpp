@@ -186,6 +186,14 @@ class Topology {
     return used;
   }
 
+  // The collectives' latencies on one clock (docs/analyzer.md "Clocks"): every key's
+  // latency, at most `cap` (at least 1 tick).
+  void capped_copy(const Topology& from, int64_t cap) {
+    lat_ = from.lat_;
+    for (int64_t& l : lat_) l = std::max<int64_t>(1, std::min(l, cap));
+  }
+  void copy(const Topology& from) { lat_ = from.lat_; }
+
   uint32_t node(uint32_t r) const { return node_[r]; }
   uint32_t host(uint32_t r) const { return host_[r]; }
   size_t nodes() const { return nodes_; }
@@ -302,6 +310,58 @@ void collective_bounds(CollClass cls, const std::vector<const CollTime*>& m, Nea
   }
 }
 
+// The logical transfers of one collective instance on original times: each bounded
+// member's end minus the latest begin it waits for (Barrier, N-to-N: the other members';
+// prefix: the lower positions'; 1-to-N: the root's; N-to-1, at the root: the others').
+// Adds the positive ones to `least` and the largest violation (latest begin - end >= 0) to
+// `violation`.
+void collective_transfers(CollClass cls, const std::vector<int64_t>& b, const std::vector<int64_t>& e, size_t root,
+                          MinTransfer& least, int64_t& violation) {
+  const size_t n = b.size();
+  auto see = [&](int64_t transfer) {
+    least.add(transfer);
+    if (transfer <= 0) violation = std::max(violation, -transfer);
+  };
+  switch (cls) {
+    case CollClass::Barrier:
+    case CollClass::NxN: {
+      size_t top = 0;
+      for (size_t i = 1; i < n; ++i)
+        if (b[i] > b[top]) top = i;
+      int64_t second = INT64_MIN;
+      for (size_t i = 0; i < n; ++i)
+        if (i != top) second = std::max(second, b[i]);
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t waits_for = i == top ? second : b[top];
+        if (waits_for != INT64_MIN) see(e[i] - waits_for);
+      }
+      break;
+    }
+    case CollClass::Prefix: {
+      int64_t latest = INT64_MIN;
+      for (size_t i = 0; i < n; ++i) {
+        if (latest != INT64_MIN) see(e[i] - latest);
+        latest = std::max(latest, b[i]);
+      }
+      break;
+    }
+    case CollClass::OneToN:
+      if (root < n)
+        for (size_t i = 0; i < n; ++i)
+          if (i != root) see(e[i] - b[root]);
+      break;
+    case CollClass::NToOne:
+      if (root < n) {
+        int64_t latest = INT64_MIN;
+        for (size_t i = 0; i < n; ++i)
+          if (i != root) latest = std::max(latest, b[i]);
+        if (latest != INT64_MIN) see(e[root] - latest);
+      }
+      break;
+    default: break;
+  }
+}
+
 // Slack: how far each source member's begin may move forward without breaking a bound
 // (kNoBound: the member feeds nobody). min over its targets q of end_q - latency - begin.
 void collective_slacks(CollClass cls, const std::vector<const CollTime*>& m, NearestMax& nm, const Topology& topo,
@@ -382,12 +442,14 @@ class ForwardReplay {
   };
 
  public:
-  ForwardReplay(const Defs& d, LocalData& data, Transport& t, const Topology& topo, const ClcOptions& o,
-                std::vector<Location>& locs, const std::vector<uint32_t>& loc_of, const std::vector<uint32_t>& send_k,
-                const std::vector<uint32_t>& recv_k, const std::vector<uint32_t>& begin_k,
-                const std::vector<uint32_t>& end_k)
-      : d_(d), data_(data), t_(t), topo_(topo), o_(o), locs_(locs), loc_of_(loc_of), send_k_(send_k), P_(t.size()),
-        me_(t.rank()), out_(P_), nm_(topo) {
+  // `ctopo`: the latencies of collective logical messages (those of `topo`, or capped on one
+  // clock); both are set before prime().
+  ForwardReplay(const Defs& d, LocalData& data, Transport& t, const Topology& topo, const Topology& ctopo,
+                const ClcOptions& o, std::vector<Location>& locs, const std::vector<uint32_t>& loc_of,
+                const std::vector<uint32_t>& send_k, const std::vector<uint32_t>& recv_k,
+                const std::vector<uint32_t>& begin_k, const std::vector<uint32_t>& end_k)
+      : d_(d), data_(data), t_(t), topo_(topo), ctopo_(ctopo), o_(o), locs_(locs), loc_of_(loc_of), send_k_(send_k),
+        P_(t.size()), me_(t.rank()), out_(P_), nm_(ctopo) {
     recv_bound.assign(data.recvs.size(), kNoBound);
     coll_bound.assign(data.colls.size(), kNoBound);
     recv_known_.assign(data.recvs.size(), 1);
@@ -422,6 +484,11 @@ class ForwardReplay {
     }
   }
 
+  // Least positive logical transfer of the collective instances computed here, and the
+  // largest violation (a receive before its send, a collective end before a begin it waits
+  // for) on original times.
+  int64_t collective_minimum() const { return coll_observed_.value; }
+  int64_t largest_violation() const { return violation_; }
   // Least positive transfer time per link key over the messages received here.
   std::vector<int64_t> observed_minima() const {
     std::vector<int64_t> v;
@@ -499,7 +566,7 @@ class ForwardReplay {
     for (auto& in : instances_) {
       m.clear();
       for (auto& x : in.members) m.push_back(&x);
-      collective_slacks(in.cls, m, nm_, topo_, v);
+      collective_slacks(in.cls, m, nm_, ctopo_, v);
       for (size_t i = 0; i < m.size(); ++i)
         if (v[i] != kNoBound) append(out_[in.owners[i]], SlackMsg{m[i]->index, 0, v[i]});
     }
@@ -528,6 +595,7 @@ class ForwardReplay {
       recv_send_[i] = keys[partner[i]].index;
       recv_guess_[i] = Val{keys[partner[i]].time, 1};  // the original send (prime() adds the latency)
       observed_[topo_.key(r.src, r.dst)].add(r.evt - keys[partner[i]].time);
+      violation_ = std::max(violation_, keys[partner[i]].time - r.evt);
       append(out_[owner(r.src)], Link{keys[partner[i]].index, uint32_t(i)});
     }
     for (const Link& l : unpack<Link>(t_.exchange(out_))) send_to_[l.send] = {owner(data_.sends[l.send].dst), l.recv};
@@ -536,12 +604,12 @@ class ForwardReplay {
   // Collective instances are gathered at their communicator's home process, which keeps the
   // members' begins until all are known and then sends each member its bound.
   void connect_collectives() {
-    struct Key { uint32_t comm, seq, pos, rank, root, index, cls, owner; int64_t begin; };
+    struct Key { uint32_t comm, seq, pos, rank, root, index, cls, owner; int64_t begin, end; };
     struct Link { uint32_t index, instance, slot; };
     for (size_t i = 0; i < data_.colls.size(); ++i) {
       const CollRec& c = data_.colls[i];
       append(out_[owner(d_.comms[c.comm].members[0])],
-             Key{c.comm, c.seq, c.pos, c.rank, c.root, uint32_t(i), c.cls, uint32_t(me_), c.begin});
+             Key{c.comm, c.seq, c.pos, c.rank, c.root, uint32_t(i), c.cls, uint32_t(me_), c.begin, c.end});
     }
     Records<Key> keys = unpack<Key>(t_.exchange(out_));
     std::vector<uint32_t> order(keys.size());
@@ -558,6 +626,15 @@ class ForwardReplay {
       if (complete) {
         Instance inst;
         inst.cls = CollClass(f.cls);
+        std::vector<int64_t> b, e;
+        size_t root = j - i;
+        for (size_t k = i; k < j; ++k) {
+          const Key& m = keys[order[k]];
+          b.push_back(m.begin);
+          e.push_back(m.end);
+          if (m.rank == m.root) root = k - i;
+        }
+        collective_transfers(inst.cls, b, e, root, coll_observed_, violation_);
         for (size_t k = i; k < j; ++k) {
           const Key& m = keys[order[k]];
           inst.members.push_back(CollTime{m.comm, m.seq, m.pos, m.rank, m.root, m.index, m.cls, 0, 0, 0});
@@ -677,7 +754,7 @@ class ForwardReplay {
     std::vector<const CollTime*> m;
     for (auto& x : in.members) m.push_back(&x);
     std::vector<Val> b;
-    collective_bounds(in.cls, m, nm_, topo_, b);
+    collective_bounds(in.cls, m, nm_, ctopo_, b);
     for (size_t i = 0; i < m.size(); ++i) send(in.owners[i], Update{2, m[i]->index, 0, b[i].gen, b[i].v});
   }
 
@@ -740,6 +817,7 @@ class ForwardReplay {
   LocalData& data_;
   Transport& t_;
   const Topology& topo_;
+  const Topology& ctopo_;
   const ClcOptions& o_;
   std::vector<Location>& locs_;
   const std::vector<uint32_t>& loc_of_;
@@ -756,6 +834,8 @@ class ForwardReplay {
   std::vector<Instance> instances_;
   std::vector<size_t> work_;
   std::vector<MinTransfer> observed_;  // by link key
+  MinTransfer coll_observed_;          // over the collective instances computed here
+  int64_t violation_ = 0;
   bool clean_ = true;
   NearestMax nm_;
 };
@@ -835,7 +915,7 @@ void take_all(const Bytes& b, size_t& at, std::vector<T>& v) {
 // Step 1 for everybody at process 0 (one pass in causal order), each location's clocks
 // then go back to its owner. Needs the records of all ranks in process 0's memory.
 ForwardFigures forward_at_root(const Defs& d, const LocalData& data, Transport& t, const Topology& topo,
-                               const ClcOptions& o, Layout& lay) {
+                               const Topology& ctopo, const ClcOptions& o, Layout& lay) {
   const int P = t.size();
   std::vector<Bytes> out(P);
   append_all(out[0], data.sends);
@@ -864,7 +944,7 @@ ForwardFigures forward_at_root(const Defs& d, const LocalData& data, Transport& 
     Bytes().swap(gathered);
     Layout g = layout_of(all, d.ranks());
     auto local = make_local_transport();
-    ForwardReplay f(d, all, *local, topo, o, g.locs, g.loc_of, g.send_k, g.recv_k, g.begin_k, g.end_k);
+    ForwardReplay f(d, all, *local, topo, ctopo, o, g.locs, g.loc_of, g.send_k, g.recv_k, g.begin_k, g.end_k);
     f.prime();  // the latencies chosen from every process's messages (the same as these)
     f.run();  // one process: settles in one round
     fig = figures_of(f, g);
@@ -913,14 +993,29 @@ ClcStats correct_clocks(const Defs& d, LocalData& data, Transport& t, const ClcO
   auto C = [&](uint32_t rank, uint32_t k) { return locs[loc_of[rank]].fw.corrected[k]; };
 
   // 1. Forward amortisation.
-  ForwardReplay fwd(d, data, t, topo, o, locs, loc_of, send_k, recv_k, begin_k, end_k);
+  Topology ctopo(d);  // collective logical messages
+  ForwardReplay fwd(d, data, t, topo, ctopo, o, locs, loc_of, send_k, recv_k, begin_k, end_k);
   // Minimum latencies: the least transfer time per link key over all processes' messages.
   std::vector<int64_t> seen = fwd.observed_minima();
+  seen.push_back(fwd.collective_minimum());
   t.min(seen.data(), int(seen.size()));
+  const int64_t coll_seen = seen.back();
+  seen.pop_back();
   stats.latencies = topo.choose(seen, o, d.resolution);
+  // One clock (every rank on one node, no latency given): a collective that completed after
+  // the begins it waits for is consistent, however fast; its logical messages use at most
+  // the least such transfer, so only real violations move anything.
+  bool one_node = true;
+  for (uint32_t r = 1; r < N; ++r) one_node &= d.rank_node[r] == d.rank_node[0];
+  const bool options = o.latency_node_s >= 0 || o.latency_host_s >= 0 || o.latency_grid_s >= 0;
+  stats.one_clock = one_node && !options;
+  stats.collective_min_ticks = coll_seen;
+  if (stats.one_clock && coll_seen != kNoObservation) ctopo.capped_copy(topo, coll_seen);
+  else ctopo.copy(topo);
+  stats.max_violation_ticks = global_max(t, fwd.largest_violation());
   fwd.prime();
   bool settled = fwd.run();  // the same answer on every process
-  ForwardFigures fig = settled ? figures_of(fwd, lay) : forward_at_root(d, data, t, topo, o, lay);
+  ForwardFigures fig = settled ? figures_of(fwd, lay) : forward_at_root(d, data, t, topo, ctopo, o, lay);
   stats.exchanges = fwd.exchanges + (settled ? 0 : 2);
   uint64_t totals[3] = {fig.clean, fig.receives, fig.collectives};
   t.sum(totals, 3);

@@ -87,6 +87,13 @@ struct ClcStats {
   uint64_t exchanges = 0;              // bulk exchanges the forward replay took (depends on -j)
   int64_t max_shift_ticks = 0;         // largest corrected - original over all record times
   bool converged = true;               // false: a cycle of bounds (inconsistent trace) was broken
+  // why events moved: the largest violation on original times (a receive before its send, a
+  // collective end before a begin it waits for; 0: none); one clock (every rank on one node,
+  // no latency option: collectives then use at most their least logical transfer); that
+  // least positive transfer (kNoObservation: none)
+  int64_t max_violation_ticks = 0;
+  bool one_clock = false;
+  int64_t collective_min_ticks = kNoObservation;
   std::vector<LinkLatency> latencies;  // the link keys the ranks' placement has, in key order
 };
 

@@ -265,7 +265,11 @@ int run(const Options& o, gs::Transport& t) {
       << ", \"corrected_collectives\": " << clc.corrected_collectives
       << ", \"max_shift_s\": " << double(clc.max_shift_ticks) / defs.resolution << ", \"rounds\": " << clc.rounds
       << ", \"converged\": " << (clc.converged ? "true" : "false")
-      << ", \"latency_grid_s\": " << seconds_or_null(o.clc.latency_grid_s);
+      << ", \"latency_grid_s\": " << seconds_or_null(o.clc.latency_grid_s)
+      << ", \"largest_violation_s\": " << double(clc.max_violation_ticks) / defs.resolution
+      << ", \"one_clock\": " << (clc.one_clock ? "true" : "false") << ", \"collective_min_transfer_s\": "
+      << (clc.collective_min_ticks == gs::kNoObservation ? std::string("null")
+                                                         : std::to_string(double(clc.collective_min_ticks) / defs.resolution));
     if (o.time_correct) j << ", \"latencies\": " << latencies_json(clc.latencies, defs);
     j << "}"
       << ",\n  \"root_causes\": {\"enabled\": " << (root_causes && !rc_threads ? "true" : "false")

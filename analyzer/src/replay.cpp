@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <stdexcept>
 #include <tuple>
 
@@ -62,9 +63,18 @@ uint32_t send_index(const SendList& sends, size_t i) { return sends.index(i); }
 // Receiver side: Late Sender, Wrong Order, transfer statistics, clock violations.
 // `sends` holds the matched-to records (any type with src, dst, comm, tag, enter, evt).
 // Returns each receive's partner in `sends` (kNone: unmatched).
+// A receive-completing call that waited for a sender (a Late Sender candidate, Scalasca's
+// LATE_SENDER_CANDIDATE): its rank, thread and enter. Late Receiver leaves such a multiple
+// wait alone (sender_side).
+struct CallKey {
+  uint32_t rank, thread;
+  int64_t enter;
+  bool operator<(const CallKey& o) const { return std::tie(rank, thread, enter) < std::tie(o.rank, o.thread, o.enter); }
+};
+
 template <class SendList>
 std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendList& sends, ReplayResult& res,
-                                    Accumulator& acc) {
+                                    Accumulator& acc, std::vector<CallKey>& ls_calls) {
   std::vector<uint32_t> partner = match(data.recvs, sends, &res.counters.unmatched_sends, data.recv_order);
 
   const size_t M = d.metahosts.size();
@@ -155,6 +165,7 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
     }
     if (best_k < j) {
       const RecvRec& r = recvs[best_k];
+      ls_calls.push_back({r.dst, r.thread, r.enter});
       int64_t e = sends[partner[best_k]].enter;
       pending.push_back({r.dst, r.src, r.cp, uint32_t(best_k), send_index(sends, partner[best_k]), Thread(r.thread),
                          r.enter, best, e});
@@ -172,21 +183,60 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
   return partner;
 }
 
-// Sender side: Late Receiver. `posted[k]`: when the receive matched to send k was posted
-// (kUnposted: none matched).
+// Sender side: Late Receiver, as Scalasca's scout charges it (MPI.pattern,
+// MPI_LATERECEIVER): by the region that completes the send. A blocking standard or
+// synchronous send and a single wait (MPI_Wait, MPI_Waitany) are charged each send's
+// waiting; a multiple wait (MPI_Waitall, MPI_Waitsome) only the largest over the sends it
+// completes, and nothing at all when it also completed a receive that waited for its
+// sender (`ls_calls`: the Late Sender candidates). MPI_Sendrecv, MPI_Test* and the
+// buffered/ready kinds are not charged. `posted[k]`: when the receive matched to send k was
+// posted (kUnposted: none matched).
 constexpr int64_t kUnposted = INT64_MIN;
+enum LrCall : uint8_t { LR_NONE = 0, LR_SINGLE = 1, LR_MULTI = 2 };
+LrCall lr_call(const std::string& name) {
+  if (name == "MPI_Send" || name == "MPI_Ssend" || name == "MPI_Wait" || name == "MPI_Waitany") return LR_SINGLE;
+  if (name == "MPI_Waitall" || name == "MPI_Waitsome") return LR_MULTI;
+  return LR_NONE;
+}
 // `post_recv[k]`: that receive's position at its owner (root causes).
 void sender_side(const Defs& d, const LocalData& data, const std::vector<int64_t>& posted,
-                 const std::vector<uint32_t>& post_recv, ReplayResult& res, Accumulator& acc) {
+                 const std::vector<uint32_t>& post_recv, std::vector<CallKey> ls_calls, ReplayResult& res,
+                 Accumulator& acc) {
+  std::sort(ls_calls.begin(), ls_calls.end());
+  std::vector<uint8_t> kind_of(data.tree.nodes.size(), 0xff);  // LrCall by completion call path, when looked up
+  auto kind = [&](uint32_t cp) {
+    if (kind_of[cp] == 0xff) kind_of[cp] = lr_call(d.regions[data.tree.nodes[cp].region].name);
+    return LrCall(kind_of[cp]);
+  };
+  // the sends of each multiple wait: the one charged (kNone: none)
+  std::map<CallKey, uint32_t> multi;
+  std::vector<int64_t> lr(data.sends.size(), 0);
   for (size_t k = 0; k < data.sends.size(); ++k) {
     const SendRec& s = data.sends[k];
     if (posted[k] == kUnposted || !s.lr_ok || !s.complete) continue;
-    int64_t lr = late_receiver(posted[k], s.c_enter, s.c_leave);
+    const LrCall c = kind(s.cp_complete);
+    if (c == LR_NONE) continue;
+    lr[k] = late_receiver(posted[k], s.c_enter, s.c_leave);
+    if (c != LR_MULTI) continue;
+    const CallKey key{s.src, s.thread, s.c_enter};
+    auto [it, fresh] = multi.emplace(key, kNone);
+    if (fresh && std::binary_search(ls_calls.begin(), ls_calls.end(), key)) it->second = kNone - 1;  // a candidate
+    if (it->second == kNone - 1) { lr[k] = 0; continue; }
+    if (lr[k] > 0 && (it->second == kNone || lr[k] > lr[it->second])) {
+      if (it->second != kNone) lr[it->second] = 0;
+      it->second = uint32_t(k);
+    } else {
+      lr[k] = 0;
+    }
+  }
+  for (size_t k = 0; k < data.sends.size(); ++k) {
+    if (lr[k] <= 0) continue;
+    const SendRec& s = data.sends[k];
     const bool grid = d.rank_metahost[s.src] != d.rank_metahost[s.dst];
-    acc.add(M_LATE_RECEIVER, grid, s.cp_complete, s.src, s.thread, s.c_enter, lr);
-    if (lr > 0 && data.timeline.enabled && data.timeline.send_done_call[k] != kNone)
+    acc.add(M_LATE_RECEIVER, grid, s.cp_complete, s.src, s.thread, s.c_enter, lr[k]);
+    if (data.timeline.enabled && data.timeline.send_done_call[k] != kNone)
       res.rc_waits.push_back({data.timeline.send_done_call[k], M_LATE_RECEIVER, uint8_t(grid ? CLS_GRID : CLS_LOCAL),
-                              REF_RECV_POST, s.dst, post_recv[k], lr});
+                              REF_RECV_POST, s.dst, post_recv[k], lr[k]});
   }
 }
 
@@ -223,15 +273,16 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   const uint32_t N = d.ranks();
   std::vector<int64_t> posted(data.sends.size(), kUnposted);
   std::vector<uint32_t> post_recv(data.sends.size(), kNone);
+  std::vector<CallKey> ls_calls;
   if (P == 1) {  // everything is local: match against our own records, no copies
-    std::vector<uint32_t> partner = receiver_side(d, data, data.sends, res, acc);
+    std::vector<uint32_t> partner = receiver_side(d, data, data.sends, res, acc, ls_calls);
     waits.end_phase(PHASE_RECEIVER);
     for (size_t k = 0; k < partner.size(); ++k)
       if (partner[k] != kNone) {
         posted[partner[k]] = data.recvs[k].req_enter;
         post_recv[partner[k]] = uint32_t(k);
       }
-    sender_side(d, data, posted, post_recv, res, acc);
+    sender_side(d, data, posted, post_recv, std::move(ls_calls), res, acc);
     waits.end_phase(PHASE_LATE_RECEIVER);
     return;
   }
@@ -252,7 +303,7 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
     else append(out[p], SendMsg{s.src, s.dst, s.comm, s.tag, uint32_t(k), 0, s.enter, s.evt});
   }
   SendsSeen sends(data.sends, std::move(own), unpack<SendMsg>(t.exchange(out)));
-  std::vector<uint32_t> partner = receiver_side(d, data, sends, res, acc);
+  std::vector<uint32_t> partner = receiver_side(d, data, sends, res, acc, ls_calls);
   waits.end_phase(PHASE_RECEIVER);
   // ... and the receivers' owners tell the senders' owners when the matched receive was posted.
   for (size_t k = 0; k < partner.size(); ++k) {
@@ -268,7 +319,7 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
     posted[m.index] = m.req_enter;
     post_recv[m.index] = m.recv;
   }
-  sender_side(d, data, posted, post_recv, res, acc);
+  sender_side(d, data, posted, post_recv, std::move(ls_calls), res, acc);
   waits.end_phase(PHASE_LATE_RECEIVER);
 }
 
@@ -296,15 +347,82 @@ void for_each_complete_instance(const Defs& d, Msgs& recs, ReplayResult& res, Fn
   }
 }
 
+// A result that is no wait state: a member's part in an instance's synchronisation, for the
+// root-cause pass (value: its completion time; delayer: the communicator when it
+// synchronised with every member, else kNone).
+constexpr uint16_t kRcSync = 0xffff;
+
+// Scalasca's synchronisation points of a blocking collective instance (scout's
+// MpiCommunicationHandler and SynchpointHandler; docs/root-causes.md): which members
+// synchronise (`sync`), whether all of them with each other (`group`), and each one's
+// completion time, own end - max(earliest end of the synchronising members (of the waiters
+// for 1-to-N), min(the begin they waited for, own end)), at least 0: the part of its call
+// that a later synchronisation interval keeps.
+struct CollSync { std::vector<uint8_t> sync; std::vector<int64_t> completion; bool group = false; };
+CollSync coll_sync(const std::vector<CollMember>& m, CollClass cls) {
+  CollSync r;
+  const size_t n = m.size();
+  r.sync.assign(n, 0);
+  r.completion.assign(n, 0);
+  int64_t waited_for = INT64_MIN;  // the begin the synchronising members waited for
+  int64_t latest = INT64_MIN, earliest_end = INT64_MAX;
+  for (auto& x : m) { latest = std::max(latest, x.begin); earliest_end = std::min(earliest_end, x.end); }
+  switch (cls) {
+    case CollClass::Barrier:
+      r.sync.assign(n, 1); r.group = true; waited_for = latest;
+      break;
+    case CollClass::NxN:
+      if (earliest_end > latest) { r.sync.assign(n, 1); r.group = true; waited_for = latest; break; }
+      {
+        const int l = nxn_delayer(m);
+        if (l < 0) return r;
+        waited_for = m[l].begin;
+        for (size_t k = 0; k < n; ++k) r.sync[k] = (m[k].received > 0 && m[k].begin < waited_for) || int(k) == l;
+      }
+      break;
+    case CollClass::OneToN: {
+      const int root = root_member(m);
+      if (root < 0) return r;
+      waited_for = m[root].begin;
+      bool any = false;
+      for (size_t k = 0; k < n; ++k)
+        if (int(k) != root && m[k].received > 0 && m[k].begin < waited_for) r.sync[k] = 1, any = true;
+      if (!any) return r;
+      r.sync[root] = 1;
+      earliest_end = INT64_MAX;  // over the waiters only
+      for (size_t k = 0; k < n; ++k)
+        if (r.sync[k] && int(k) != root) earliest_end = std::min(earliest_end, m[k].end);
+      break;
+    }
+    case CollClass::NToOne: {
+      const int root = root_member(m), l = latest_sending_leaf(m);
+      if (root < 0 || l < 0 || !(m[root].begin < m[l].begin)) return r;
+      waited_for = m[l].begin;
+      r.sync[root] = r.sync[l] = 1;
+      break;
+    }
+    default:
+      return r;
+  }
+  if ((cls == CollClass::NxN && !r.group) || cls == CollClass::NToOne) {
+    earliest_end = INT64_MAX;
+    for (size_t k = 0; k < n; ++k)
+      if (r.sync[k]) earliest_end = std::min(earliest_end, m[k].end);
+  }
+  for (size_t k = 0; k < n; ++k)
+    if (r.sync[k]) r.completion[k] = std::max<int64_t>(0, m[k].end - std::max(earliest_end, std::min(waited_for, m[k].end)));
+  return r;
+}
+
 // At the owner of the communicator's first rank: the waiting times of every complete
 // instance, addressed to each member's owner. RECS is freed on return.
-std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int P, ReplayResult& res) {
+std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int P, ReplayResult& res, bool rc) {
   const uint32_t N = d.ranks();
   // at most two results (waiting, completion) per record: reserved address space, the
   // pages are touched only as results are written
   std::vector<Bytes> out(P);
   std::vector<size_t> count(P, 0);
-  for (const CollMsg& m : recs) count[owner_of(m.rec.rank, N, P)] += 2;
+  for (const CollMsg& m : recs) count[owner_of(m.rec.rank, N, P)] += rc ? 3 : 2;
   for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(ResMsg));
   std::vector<CollMember> members;
   for_each_complete_instance(d, recs, res, [&](size_t i, size_t j, const CommDef& comm) {
@@ -342,6 +460,15 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
       default: break;
     }
     CollClass cls = CollClass(recs[i].rec.cls);
+    if (rc) {
+      const CollSync sy = coll_sync(members, cls);
+      for (size_t k = 0; k < sy.sync.size(); ++k) {
+        if (!sy.sync[k]) continue;
+        const CollRec& c = recs[i + k].rec;
+        append(out[owner_of(c.rank, N, P)], ResMsg{kRcSync, 0, 0, c.cp, c.rank, recs[i + k].index,
+                                                   sy.group ? c.comm : kNone, kNone, c.begin, sy.completion[k]});
+      }
+    }
     if (cls == CollClass::Barrier || cls == CollClass::NxN)
       for (auto& m : members)
         if (m.end < latest_begin) res.counters.clock_violations++;
@@ -365,26 +492,37 @@ void nonblocking_results(const Defs& d, Records<NbcMsg> recs, int P, ReplayResul
     }
     std::vector<int64_t> w, done;
     uint16_t metric = M_COUNT, done_metric = M_COUNT;
+    // the delayer (root causes, our extension; docs/root-causes.md): the member whose
+    // initiating MPI_I* call the waiting was for, the latest join (the root of a 1-to-N
+    // instance, the latest sending member of an N-to-1 one)
+    int delayer = -1;
     switch (CollClass(recs[i].rec.cls)) {
       case CollClass::Barrier:
-        metric = M_WAIT_AT_BARRIER; w = wait_at_barrier(members);
+        metric = M_WAIT_AT_BARRIER; w = wait_at_barrier(members); delayer = latest_joiner(members);
         done_metric = M_BARRIER_COMPLETION; done = completion(members);
         break;
       case CollClass::NxN:
-        metric = M_WAIT_AT_NXN; w = wait_at_barrier(members);
+        metric = M_WAIT_AT_NXN; w = wait_at_barrier(members); delayer = latest_joiner(members);
         done_metric = M_NXN_COMPLETION; done = completion(members);
         break;
-      case CollClass::OneToN: metric = M_LATE_BROADCAST; w = late_broadcast(members); break;
-      case CollClass::NToOne: metric = M_EARLY_REDUCE; w = early_reduce(members); break;
+      case CollClass::OneToN:
+        metric = M_LATE_BROADCAST; w = late_broadcast(members); delayer = root_member(members);
+        break;
+      case CollClass::NToOne:
+        metric = M_EARLY_REDUCE; w = early_reduce(members); delayer = latest_sending_leaf(members);
+        break;
       case CollClass::Prefix: metric = M_EARLY_SCAN; w = early_scan(members); break;
       default: break;
     }
+    const uint32_t delayer_rank = delayer < 0 ? kNone : recs[i + delayer].rec.rank;
+    const uint32_t delayer_index = delayer < 0 ? kNone : recs[i + delayer].index;
     const uint8_t cls = comm.grid ? CLS_GRID : CLS_LOCAL;
     for (size_t k = 0; k < w.size(); ++k) {
       const NbcRec& c = recs[i + k].rec;
       if (c.is_test) continue;
       Bytes& to = out[owner_of(c.rank, N, P)];
-      if (w[k] > 0) append(to, ResMsg{metric, cls, 0, c.cp, c.rank, recs[i + k].index, kNone, kNone, c.enter, w[k]});
+      if (w[k] > 0)
+        append(to, ResMsg{metric, cls, 0, c.cp, c.rank, recs[i + k].index, delayer_rank, delayer_index, c.enter, w[k]});
       if (k < done.size() && done[k] > 0)
         append(to, ResMsg{done_metric, cls, 1, c.cp, c.rank, recs[i + k].index, kNone, kNone, c.leave - done[k],
                           done[k]});
@@ -434,9 +572,19 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   const CollOrder order_of = collective_order(data);
   const size_t owned = order_of.call.size();
   const bool rc = data.timeline.enabled;
+  std::vector<uint32_t> nbc_done_call;  // per position: a non-blocking record's completing call
   if (rc) {  // record position -> synchronisation call, for the root-cause pass
     res.coll_position_call.assign(owned, kNone);
+    res.coll_position_sync.assign(owned, -1);
+    res.coll_position_group.assign(owned, kNone);
     for (size_t b = 0; b < order_of.colls.size(); ++b) res.coll_position_call[order_of.colls[b]] = data.timeline.coll_call[b];
+    // a non-blocking record's position names its initiating call (where it is a delayer);
+    // its waits are charged at its completing call
+    nbc_done_call.assign(owned, kNone);
+    for (size_t k = 0; k < order_of.nbcs.size(); ++k) {
+      res.coll_position_call[order_of.nbcs[k]] = data.nbcs[k].req_call;
+      nbc_done_call[order_of.nbcs[k]] = data.nbcs[k].done_call;
+    }
   }
   std::vector<Bytes> out(P);
   std::vector<size_t> count(P, 0);  // sized exactly first, as in point_to_point
@@ -455,7 +603,7 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   }
   std::vector<NbcRec>().swap(data.nbcs);
   Records<NbcMsg> nbc_recs = unpack<NbcMsg>(t.exchange(out));
-  out = collective_results(d, std::move(coll_recs), P, res);
+  out = collective_results(d, std::move(coll_recs), P, res, rc);
   nonblocking_results(d, std::move(nbc_recs), P, res, out);
   // The results arrive grouped by computing process; they are charged (and written) in
   // the order of the members' own records instead, which no -j changes: rank, then event
@@ -476,6 +624,12 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   // call's duration minus that wait: the two never cover the same time of the call.
   for (size_t k = 0; k < order.size();) {
     const ResMsg& first = results[order[k]];
+    if (first.metric == kRcSync) {
+      res.coll_position_sync[first.index] = first.value;
+      res.coll_position_group[first.index] = first.delayer;
+      ++k;
+      continue;
+    }
     const uint32_t call = order_of.call[first.index];
     if (call == kNone) {
       acc.add(first.metric, first.cls == CLS_GRID, first.cp, first.rank, order_of.thread[first.index], first.start,
@@ -491,7 +645,7 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
     size_t next = k;
     for (; next < order.size(); ++next) {
       const ResMsg& r = results[order[next]];
-      if (r.rank != first.rank || order_of.call[r.index] != call) break;
+      if (r.rank != first.rank || order_of.call[r.index] != call || r.metric == kRcSync) break;
       const ResMsg*& best = r.completion ? done : wait;
       if (!best || r.value > best->value) best = &r;
     }
@@ -500,6 +654,9 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
       acc.add(wait->metric, wait->cls == CLS_GRID, wait->cp, wait->rank, order_of.thread[wait->index], wait->start,
               wait->value);
       waited = wait->value;
+      if (rc && wait->delayer != kNone && wait->delayer != wait->rank && nbc_done_call[wait->index] != kNone)
+        res.rc_waits.push_back({nbc_done_call[wait->index], wait->metric, wait->cls, REF_COLL, wait->delayer,
+                                wait->delayer_index, wait->value});
     }
     if (done) {
       const int64_t leave = done->start + done->value;

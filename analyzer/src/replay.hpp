@@ -87,6 +87,10 @@ struct ReplayResult {
   std::vector<RcWait> rc_waits;
   std::vector<int64_t> recv_transfer;
   std::vector<uint32_t> coll_position_call;
+  // per collective record position: its completion time as a synchronisation point (-1: not
+  // one) and the communicator when it synchronised with every member (kNone: not so; scout's rules)
+  std::vector<int64_t> coll_position_sync;
+  std::vector<uint32_t> coll_position_group;
 };
 
 // `waits` receives every wait-state instance. Frees data.colls and data.nbcs (sent to

@@ -68,8 +68,8 @@ uint64_t mix(uint64_t h, uint64_t v) { return (h ^ (v + 0x9E3779B97F4A7C15ull + 
 
 // ---- wire records (plain structs, copied byte-wise)
 // per rank: its calls, first and last event, MPI_Init's and MPI_Finalize's call (offsets in
-// the rank's calls, kNone: none) with the Init's leave and the Finalize's enter
-struct RankCount { uint32_t rank, init, finalize, pad; uint64_t calls; int64_t start, end, init_leave, finalize_enter; };
+// the rank's calls, kNone: none) with the Init's enter and the Finalize's enter
+struct RankCount { uint32_t rank, init, finalize, pad; uint64_t calls; int64_t start, end, init_enter, init_leave, finalize_enter; };
 // A wait state from another process, followed by `keys` KeyTicks (the waiting side's time
 // map); a wait state of our own ranks has its map computed in place.
 struct Request {
@@ -83,8 +83,12 @@ struct Request {
   double share;                     // this wait's part of its call's waiting
 };
 struct KeyTicks { uint64_t key; int64_t ticks; };
-// waiting owner -> delayer owner: the delayer's call synchronised with rank q
-struct Notice { uint32_t ref, index, p, q; };
+// waiting owner -> delayer owner: the delayer's call synchronised with rank q; `call` (the
+// waiting call at its owner) and `leave` (its leave) give both sides' completion times;
+// `reply`: the waiting side needs the delayer call's leave back (Late Sender)
+struct Notice { uint32_t ref, index, p, q, call, reply; int64_t leave; };
+// delayer owner -> waiting owner: the leave of the delayer's call (INT64_MAX: no such call)
+struct Back { uint32_t call, p; int64_t leave; };
 // delayer owner -> waiting owner: the indirect part and where the critical path would move
 struct Indirect { uint32_t w_local, wrec, src, pad; double ticks; uint64_t target; int64_t target_enter; };
 // What a waiting owner keeps of each of its wait states from the delayer's side.
@@ -218,7 +222,8 @@ class Analysis {
       const uint32_t init = tl_.rank_init[s], fin = tl_.rank_finalize[s], first = tl_.rank_first[s];
       const RankCount rc{mine_[s], init == kNone ? kNone : init - first, fin == kNone ? kNone : fin - first, 0,
                          rank_end(s) - first, tl_.rank_start[s], calls[rank_end(s) - 1].enter,
-                         init == kNone ? 0 : calls[init].leave, fin == kNone ? 0 : calls[fin].enter};
+                         init == kNone ? 0 : calls[init].enter, init == kNone ? 0 : calls[init].leave,
+                         fin == kNone ? 0 : calls[fin].enter};
       for (int p = 0; p < P_; ++p) append(out[p], rc);
     }
     std::vector<uint64_t> count(d_.ranks(), 0);
@@ -286,59 +291,123 @@ class Analysis {
 
   int64_t wan_of(uint32_t c) const { return call_wan_.empty() ? 0 : call_wan_[c]; }
 
-  // Which calls synchronised with which ranks: as Scalasca's synchronisation points, only
-  // where a wait state is, on both its sides (the waiting call and the delayer's call), and
-  // a barrier with every member. Kept per (rank, peer) as the calls in ascending order: an
-  // interval's start is then one search.
+  // Which calls synchronised with which ranks, as scout's synchronisation points
+  // (SynchpointHandler): a point-to-point pair only where a wait state is, on both its sides
+  // (the waiting call and the delayer's call); a collective's synchronising members with
+  // the member they waited for (or with every member: a barrier, an N-to-N instance whose
+  // members all overlap); MPI_Init and MPI_Finalize with every rank. Each with its
+  // completion time, the part of the call after the synchronisation that the next interval
+  // keeps (`PruneDelayTimemap` in scout's DelayOps.cpp): own leave - the partner's leave for
+  // a message (0 for the waiting side of a Late Receiver: scout's value is never positive),
+  // the instance's rule for collectives (replay.cpp, coll_sync), own leave - max(earliest
+  // leave, latest enter) of MPI_Init. Kept per (rank, peer) as (call, completion) in
+  // ascending call order: an interval's start is then one search.
   void synchronisations() {
     const uint32_t N = d_.ranks();
+    const auto& calls = tl_.calls;
+    call_completion_.assign(calls.size(), 0);
+    group_comm_.assign(calls.size(), kNone);
+    for (size_t pos = 0; pos < fwd_.coll_position_call.size(); ++pos) {
+      const uint32_t c = fwd_.coll_position_call[pos];
+      if (c == kNone || pos >= fwd_.coll_position_sync.size() || fwd_.coll_position_sync[pos] < 0) continue;
+      call_completion_[c] = fwd_.coll_position_sync[pos];
+      if (fwd_.coll_position_group[pos] != kNone) group_comm_[c] = fwd_.coll_position_group[pos];
+    }
+    // MPI_Init: every rank's enter and leave are known here (setup)
+    int64_t init_latest_enter = INT64_MIN, init_earliest_leave = INT64_MAX;
+    bool all_init = N > 0;
+    for (uint32_t r = 0; r < N; ++r) {
+      all_init &= ranks_[r].init != kNone;
+      init_latest_enter = std::max(init_latest_enter, ranks_[r].init_enter);
+      init_earliest_leave = std::min(init_earliest_leave, ranks_[r].init_leave);
+    }
+    for (size_t s = 0; s < mine_.size(); ++s) {
+      const uint32_t init = tl_.rank_init[s];
+      if (init == kNone || !all_init) continue;
+      const int64_t leave = calls[init].leave;
+      call_completion_[init] =
+          std::max<int64_t>(0, leave - std::max(init_earliest_leave, std::min(init_latest_enter, leave)));
+    }
+    for (uint32_t c = 0; c < calls.size(); ++c)
+      if (calls[c].barrier_comm != kNone) group_comm_[c] = calls[c].barrier_comm;
+
     std::vector<Bytes> out(P_);
     for (const RcWait& w : fwd_.rc_waits) {
-      const uint32_t q = tl_.calls[w.call].rank;
+      const uint32_t q = calls[w.call].rank;
       if (w.delayer == kNone || w.delayer == q) continue;
-      synchronised(w.call, w.delayer);
+      const bool p2p_late_sender = w.ref == REF_SEND;
+      if (w.ref == REF_COLL) synchronised(w.call, w.delayer, call_completion_[w.call]);
+      else if (!p2p_late_sender) synchronised(w.call, w.delayer, 0);
       const uint32_t owner = owner_of(w.delayer, N, P_);
-      if (owner == uint32_t(me_)) add_delayer_sync(w.ref, w.delayer_index, w.delayer, q);
-      else append(out[owner], Notice{w.ref, w.delayer_index, w.delayer, q});
+      if (owner == uint32_t(me_)) {
+        const uint32_t sp = add_delayer_sync(w.ref, w.delayer_index, w.delayer, q, calls[w.call].leave);
+        if (p2p_late_sender)
+          synchronised(w.call, w.delayer, sp == kNone ? 0 : std::max<int64_t>(0, calls[w.call].leave - calls[sp].leave));
+      } else {
+        append(out[owner], Notice{w.ref, w.delayer_index, w.delayer, q, w.call, uint32_t(p2p_late_sender), calls[w.call].leave});
+      }
     }
-    Bytes in = t_.exchange(out);
+    std::vector<Bytes> back(P_);
+    {
+      Bytes in = t_.exchange(out);
+      for (Cursor c(in); !c.done();) {
+        Notice n = c.get<Notice>();
+        const uint32_t sp = add_delayer_sync(uint8_t(n.ref), n.index, n.p, n.q, n.leave);
+        if (n.reply) append(back[owner_of(n.q, N, P_)], Back{n.call, n.p, sp == kNone ? INT64_MAX : calls[sp].leave});
+      }
+    }
+    Bytes in = t_.exchange(back);
     for (Cursor c(in); !c.done();) {
-      Notice n = c.get<Notice>();
-      add_delayer_sync(uint8_t(n.ref), n.index, n.p, n.q);
+      Back b = c.get<Back>();
+      const int64_t leave = calls[b.call].leave;
+      synchronised(b.call, b.p, b.leave == INT64_MAX ? 0 : std::max<int64_t>(0, leave - b.leave));
     }
     for (auto& [key, list] : peer_calls_) std::sort(list.begin(), list.end());
-    group_calls_.resize(mine_.size());  // per rank: its barriers, MPI_Init and MPI_Finalize
-    for (uint32_t c = 0; c < tl_.calls.size(); ++c)
-      if (tl_.calls[c].barrier_comm != kNone) group_calls_[slot_of(tl_.calls[c].rank)].push_back(c);
+    group_calls_.resize(mine_.size());  // per rank: its barriers, N-to-N groups, MPI_Init and MPI_Finalize
+    for (uint32_t c = 0; c < calls.size(); ++c)
+      if (group_comm_[c] != kNone) group_calls_[slot_of(calls[c].rank)].push_back(c);
   }
-  void synchronised(uint32_t call, uint32_t peer) {
-    peer_calls_[uint64_t(tl_.calls[call].rank) << 32 | peer].push_back(call);
+  void synchronised(uint32_t call, uint32_t peer, int64_t completion) {
+    peer_calls_[uint64_t(tl_.calls[call].rank) << 32 | peer].push_back({call, completion});
   }
-  void add_delayer_sync(uint8_t ref, uint32_t index, uint32_t p, uint32_t q) {
+  // the delayer's call (kNone: none), registered as synchronised with q
+  uint32_t add_delayer_sync(uint8_t ref, uint32_t index, uint32_t p, uint32_t q, int64_t wait_leave) {
     const uint32_t sp = delayer_call(ref, index);
-    if (sp != kNone && sp < tl_.calls.size() && tl_.calls[sp].rank == p) synchronised(sp, q);
+    if (sp == kNone || sp >= tl_.calls.size() || tl_.calls[sp].rank != p) return kNone;
+    synchronised(sp, q, ref == REF_COLL ? call_completion_[sp] : std::max<int64_t>(0, tl_.calls[sp].leave - wait_leave));
+    return sp;
   }
-  bool barrier_holds(uint32_t c, uint32_t other) const {
-    const uint32_t comm = tl_.calls[c].barrier_comm;
+  bool group_holds(uint32_t c, uint32_t other) const {
+    const uint32_t comm = group_comm_[c];
     return comm == kAllRanks || (comm != kNone && d_.comms[comm].position.count(other) > 0);
   }
 
   // Rank's synchronisation interval before call b with respect to `other` into `map`; the
-  // waiting calls inside go to `waits` (docs/root-causes.md).
+  // waiting calls inside go to `waits` (docs/root-causes.md). It starts inside the latest
+  // call that synchronised with `other`: that call's completion time counts.
   void interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) const {
     const auto& calls = tl_.calls;
     const uint32_t rank = calls[b].rank;
     uint32_t start = tl_.rank_first[slot_of(rank)];
+    uint32_t from = kNone;  // the call that starts it
+    int64_t completion = 0;
     auto peer = peer_calls_.find(uint64_t(rank) << 32 | other);  // the latest call before b that synchronised with it
     if (peer != peer_calls_.end()) {
-      auto it = std::lower_bound(peer->second.begin(), peer->second.end(), b);
-      if (it != peer->second.begin()) start = *(it - 1) + 1;
+      const auto& list = peer->second;
+      auto it = std::lower_bound(list.begin(), list.end(), std::pair<uint32_t, int64_t>{b, INT64_MIN});
+      if (it != list.begin()) {
+        from = (it - 1)->first;
+        // several synchronisations of one call with the same rank: the largest completion
+        for (auto jt = it; jt != list.begin() && (jt - 1)->first == from; --jt) completion = std::max(completion, (jt - 1)->second);
+        start = from + 1;
+      }
     }
-    const std::vector<uint32_t>& groups = group_calls_[slot_of(rank)];  // or a barrier holding it, later
+    const std::vector<uint32_t>& groups = group_calls_[slot_of(rank)];  // or a group call holding it, later
     for (auto it = std::lower_bound(groups.begin(), groups.end(), b); it != groups.begin() && *(it - 1) >= start;) {
       const uint32_t c = *--it;
-      if (barrier_holds(c, other)) { start = c + 1; break; }
+      if (group_holds(c, other)) { start = c + 1; from = c; completion = call_completion_[c]; break; }
     }
+    if (from != kNone && completion > 0) map.add(calls[from].cp, false, completion);
     for (uint32_t c = start;; ++c) {
       for (uint32_t e = calls[c].seg_begin; e < calls[c].seg_end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
       if (c == b) break;
@@ -701,8 +770,12 @@ class Analysis {
         }
       }
       if (!out) {
-        const int64_t begin = rk.init == kNone ? rk.start : rk.init_leave;
-        append(cover[owner_of(r, N, P_)], rk.init == kNone ? CoverMsg{0, cursor, -1} : CoverMsg{gbase_[r] + rk.init, cursor, 0});
+        // the path ends with the whole MPI_Init, as scout's (CriticalPath.pattern "INIT": the
+        // runtimes from Init's synchronisation point, its leave, hold the call itself)
+        const int64_t begin = rk.init == kNone ? rk.start : rk.init_enter;
+        const uint64_t init = gbase_[r] + rk.init;
+        append(cover[owner_of(r, N, P_)], rk.init == kNone ? CoverMsg{0, cursor, -1}
+                                                            : CoverMsg{init, cursor, rk.init_leave - rk.init_enter});
         out_.path.push_back({r, 0, double(begin) / res_, double(arrival) / res_});
         length += arrival - begin;
         break;
@@ -748,8 +821,11 @@ class Analysis {
   std::unordered_map<uint64_t, uint32_t> cp_of_hash_;
   std::vector<uint64_t> gbase_;
   std::vector<RankCount> ranks_;  // every rank's
-  std::unordered_map<uint64_t, std::vector<uint32_t>> peer_calls_;  // (rank << 32 | peer) -> its calls with peer
-  std::vector<std::vector<uint32_t>> group_calls_;                   // per owned rank: barriers, Init, Finalize
+  // (rank << 32 | peer) -> its calls that synchronised with peer, with their completion times
+  std::unordered_map<uint64_t, std::vector<std::pair<uint32_t, int64_t>>> peer_calls_;
+  std::vector<std::vector<uint32_t>> group_calls_;  // per owned rank: barriers, N-to-N groups, Init, Finalize
+  std::vector<uint32_t> group_comm_;                // per call: the communicator it synchronised as a whole (kNone)
+  std::vector<int64_t> call_completion_;            // per call: its completion time as a collective or MPI_Init
   std::vector<int64_t> call_wait_;
   std::vector<int64_t> call_wan_;  // per call: its WAN excess (empty: no call has one)
   std::vector<uint32_t> call_wan_from_;  // per call: the metahost its largest WAN excess came from

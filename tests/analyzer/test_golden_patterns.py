@@ -13,6 +13,7 @@ GOLDEN = {
     "late_sender": {"late_sender": (30 * US, 30 * US)},
     "wrong_order": {"wrong_order": (0.0, 40 * US)},
     "late_receiver": {"late_receiver": (30 * US, 29 * US)},
+    "lr_waitall": {"late_receiver": (30 * US, 0.0), "late_sender": (0.0, 18 * US)},
     "barrier": {"wait_at_barrier": (50 * US, 5 * US), "barrier_completion": (15 * US, 2 * US)},
     "nxn": {"wait_at_nxn": (30 * US, 0.0), "nxn_completion": (6 * US, 0.0)},
     "one_to_n": {"late_broadcast": (0.0, 20 * US), "early_reduce": (0.0, 25 * US),

@@ -205,6 +205,53 @@ GOLDEN = {
         wait_classes={"direct": (0, 70), "indirect": (0, 0), "propagating": (0, 0), "terminal": (0, 70)},
         cause_pairs={("A", "A"): (40, 0), ("B", "B"): (30, 0)},
         span=100),
+    # scout's intervals: an interval keeps the completion time of the call that starts it
+    # (delay charged to MPI_Init and MPI_Send); the critical path covers the whole MPI_Init
+    "rc_scout": Golden(
+        cube={"delay_late_sender_short": {("local", "main/MPI_Init", 0): 10, ("local", "main/work", 0): 10,
+                                          ("local", "main/MPI_Send", 0): 5},
+              "wait_direct_late_sender": {("local", "main/MPI_Recv", 1): 25},
+              "wait_terminal_late_sender": {("local", "main/MPI_Recv", 1): 25},
+              "critical_path": {("", "main/work", 1): 10, ("", "main/MPI_Recv", 1): 5, ("", "main/work", 0): 35,
+                                ("", "main/MPI_Send", 0): 15, ("", "main/MPI_Init", 0): 20}},
+        root_causes={("main/MPI_Init", "A", "communication", "late_sender", "local"): (10, 0),
+                     ("main/work", "A", "computation", "late_sender", "local"): (10, 0),
+                     ("main/MPI_Send", "A", "communication", "late_sender", "local"): (5, 0)},
+        critical_path={("main/work", "A"): 45, ("main/MPI_Recv", "A"): 5, ("main/MPI_Send", "A"): 15,
+                       ("main/MPI_Init", "A"): 20},
+        wait_classes={"direct": (0, 25), "indirect": (0, 0), "propagating": (0, 0), "terminal": (0, 25)},
+        cause_pairs={("A", "A"): (25, 0)},
+        span=85),
+    # scout's N-to-N synchronisation: members that all overlap synchronised with each other,
+    # and the next interval keeps each one's completion time
+    "rc_nxn_group": Golden(
+        cube={"delay_late_sender_short": {("local", "main/MPI_Allreduce", 1): 3, ("local", "main/work", 1): 17},
+              "delay_nxn_short": {("local", "main/work", 2): 30},
+              "wait_direct_late_sender": {("local", "main/MPI_Recv", 0): 20},
+              "wait_terminal_late_sender": {("local", "main/MPI_Recv", 0): 20},
+              "wait_direct_collective": {("local", "main/MPI_Allreduce", 0): 20, ("local", "main/MPI_Allreduce", 1): 10},
+              "wait_terminal_collective": {("local", "main/MPI_Allreduce", 0): 20,
+                                           ("local", "main/MPI_Allreduce", 1): 10},
+              "critical_path": {("", "main/work", 0): 8, ("", "main/MPI_Recv", 0): 2, ("", "main/work", 1): 22,
+                                ("", "main/MPI_Allreduce", 1): 8, ("", "main/work", 2): 30}},
+        root_causes={("main/MPI_Allreduce", "A", "communication", "late_sender", "local"): (3, 0),
+                     ("main/work", "A", "computation", "late_sender", "local"): (17, 0),
+                     ("main/work", "A", "computation", "wait_at_nxn", "local"): (30, 0)},
+        critical_path={("main/work", "A"): 60, ("main/MPI_Recv", "A"): 2, ("main/MPI_Allreduce", "A"): 8},
+        wait_classes={"direct": (0, 50), "indirect": (0, 0), "propagating": (0, 0), "terminal": (0, 50)},
+        cause_pairs={("A", "A"): (50, 0)},
+        span=70),
+    # non-blocking collectives (our extension): the delayer is the latest join, at its MPI_I* call
+    "rc_nbc": Golden(
+        cube={"delay_nxn_short": {("local", "main/work", 0): 24},
+              "wait_direct_collective": {("local", "main/MPI_Wait", 1): 15, ("local", "main/MPI_Wait", 2): 9},
+              "wait_terminal_collective": {("local", "main/MPI_Wait", 1): 15, ("local", "main/MPI_Wait", 2): 9},
+              "critical_path": {("", "main/work", 1): 16, ("", "main/MPI_Wait", 1): 14, ("", "main/work", 0): 30}},
+        root_causes={("main/work", "A", "computation", "wait_at_nxn", "local"): (24, 0)},
+        critical_path={("main/work", "A"): 46, ("main/MPI_Wait", "A"): 14},
+        wait_classes={"direct": (0, 24), "indirect": (0, 0), "propagating": (0, 0), "terminal": (0, 24)},
+        cause_pairs={("A", "A"): (24, 0)},
+        span=60),
 }
 
 

@@ -3,8 +3,10 @@ specs/barrier.spec, values derived by hand (ticks = us):
 
 - rank 0 (A) enters the world barrier at 10, rank 1 (A) at 20, rank 2 (B) at 40: ranks 0 and
   1 wait 30 + 20 us (grid), caused by rank 2's 40 us of `main` against their 10 and 20 us.
-  Rank 0 waits 5 us in the local barrier of ranks 0 and 1, but rank 1 computed no longer
-  than rank 0 since the world barrier (20 us each): no delay, direct waiting without cost.
+  Rank 0 waits 5 us in the local barrier of ranks 0 and 1. Both computed 20 us since the
+  world barrier, but as in scout the interval keeps each barrier call's completion time
+  (own exit - earliest exit 50): rank 1's 5 us in the world MPI_Barrier against rank 0's 0,
+  so the cause is 5 us of MPI_Barrier on A (communication, local; scale 5/5).
 - critical path, backward from rank 0's end (all end at 100, lowest rank): rank 0's
   `main` 80..100 and barrier 75..80, rank 1's `main` 55..75 and world barrier 40..55, rank
   2's `main` 0..40. So `main` 40 us on A and 40 on B, MPI_Barrier 20 us on A.
@@ -41,12 +43,18 @@ def summary(folder) -> dict:
 def test_summary_names_the_cause_and_the_path(barrier_runs):
     s = summary(barrier_runs / "j1")
     assert s["root_cause_analysis"]["enabled"] is True
-    [cause] = s["root_causes"]
+    [cause, barrier] = s["root_causes"]
     assert {k: cause[k] for k in ("callpath", "metahost", "kind", "pattern", "class", "long_term_s")} == {
         "callpath": "main", "metahost": "B", "kind": "computation", "pattern": "wait_at_barrier", "class": "grid",
         "long_term_s": 0.0}
     assert cause["short_term_s"] == pytest.approx(50 * US) and cause["waiting_s"] == {"A": pytest.approx(50 * US)}
-    assert s["cause_pairs"] == [{"cause": "B", "waiting": "A", "short_term_s": pytest.approx(50 * US),
+    assert {k: barrier[k] for k in ("callpath", "metahost", "kind", "pattern", "class", "long_term_s")} == {
+        "callpath": "main/MPI_Barrier", "metahost": "A", "kind": "communication", "pattern": "wait_at_barrier",
+        "class": "local", "long_term_s": 0.0}
+    assert barrier["short_term_s"] == pytest.approx(5 * US) and barrier["waiting_s"] == {"A": pytest.approx(5 * US)}
+    assert s["cause_pairs"] == [{"cause": "A", "waiting": "A", "short_term_s": pytest.approx(5 * US),
+                                 "long_term_s": 0.0},
+                                {"cause": "B", "waiting": "A", "short_term_s": pytest.approx(50 * US),
                                  "long_term_s": 0.0}]
     assert s["wait_classes"]["direct"] == {"grid": pytest.approx(50 * US), "local": pytest.approx(5 * US)}
     assert s["wait_classes"]["terminal"] == {"grid": pytest.approx(50 * US), "local": pytest.approx(5 * US)}

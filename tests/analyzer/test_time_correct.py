@@ -243,3 +243,43 @@ def test_long_chain_of_corrections_same_for_any_number_of_processes(bench_trace,
     tc = one["time_correction"]
     assert tc["converged"] is True and one["clock_violations"] == 0
     assert tc["rounds"] > 100  # far more than speculation tries before it blocks
+
+
+@pytest.mark.slow
+def test_real_single_node_run_moves_events_no_further_than_its_violations(tmp_path):
+    """Issue 25: a real 4-rank run on one node has one clock, so nothing may move by more than
+    the largest violation plus the minimum latency. testdata/apps/metatrace (halo exchanges,
+    Allreduce, Barrier, Bcast), recorded with `gridscope record -- mpirun -np 4`. Before the
+    fix such a run (no violation at all) had 37 receives and 129 collective ends moved by up
+    to 3 ms: the node latency learned from the fastest message (85 us on this oversubscribed
+    machine) was demanded of every collective, and each fast one pushed the next."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    from analyzer_helpers import gridscope
+
+    if shutil.which("mpicc") is None:
+        pytest.fail("mpicc is missing (make install installs the MPI packages)")
+    apps = Path(__file__).resolve().parents[2] / "testdata" / "apps"
+    exe = tmp_path / "metatrace"
+    subprocess.run(["mpicc", "-O1", "-I", str(apps / "common"), "-o", str(exe), str(apps / "metatrace" / "metatrace.c"),
+                    "-lm"], check=True)
+    rec = gridscope("record", "-o", tmp_path / "trace", "--", "mpirun", "-np", "4", "--oversubscribe", exe,
+                    "--steps", "4", "--scale", "0.01", timeout=300)
+    assert rec.returncode == 0, rec.stderr
+    out = tmp_path / "out"
+    ana = gridscope("analyze", tmp_path / "trace", "-o", out, "--time-correct", timeout=300)
+    assert ana.returncode == 0, ana.stderr
+    s = json.loads((out / "summary.json").read_text())
+    assert s["messages"] > 0 and s["collectives"] > 0
+    tc = s["time_correction"]
+    assert tc["one_clock"] is True  # every rank on this one node
+    assert tc["collective_min_transfer_s"] is not None and tc["collective_min_transfer_s"] > 0
+    latency = max(x["latency_s"] for x in tc["latencies"])
+    print(f"\nmoved: {tc['corrected_receives']} receives, {tc['corrected_collectives']} collective ends, "
+          f"max {tc['max_shift_s'] * 1e6:.3g} us; largest violation {tc['largest_violation_s'] * 1e6:.3g} us, "
+          f"latency {latency * 1e6:.3g} us")
+    assert tc["max_shift_s"] <= tc["largest_violation_s"] + latency + 1e-9
+    assert "largest violation" in " ".join(ana.stdout.split())
+

@@ -103,6 +103,23 @@ def test_issue_program_shows_its_waiting(recorded, jobs):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_issue_program_waiting_has_a_cause(recorded, jobs):
+    """Issue 25: the late joins have root causes (docs/root-causes.md, non-blocking
+    collectives: the delayer is the member whose MPI_I* call the waiting was for), grid
+    like the waits; the completion delays, as Scalasca's completion patterns, have none."""
+    outs, _ = recorded
+    out, terminal = outs[jobs]
+    assert "No wait state with a cause found" not in terminal
+    summary = json.loads((out / "summary.json").read_text())
+    late_join = summary["patterns"]["wait_at_nxn"]["grid"] + summary["patterns"]["wait_at_barrier"]["grid"]
+    caused = sum(row["short_term_s"] + row["long_term_s"] for row in summary["root_causes"]
+                 if row["pattern"] in ("wait_at_nxn", "wait_at_barrier"))
+    assert {row["class"] for row in summary["root_causes"]} <= {"grid"}
+    assert 0 < caused <= late_join * (1 + 1e-9)
+
+
+@pytest.mark.slow
 def test_same_waits_at_any_j(recorded):
     outs, _ = recorded
     one, two = (json.loads((outs[j][0] / "summary.json").read_text()) for j in (1, 2))

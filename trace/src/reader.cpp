@@ -122,7 +122,7 @@ struct Frame { uint32_t cp; uint32_t instance; int64_t enter; uint32_t pend; int
 struct Posted { int64_t enter; uint32_t seq, call; };  // an MPI_Irecv's region enter, posting rank and call (timeline)
 // A non-blocking collective's initiating call: its enter, class (from its name) and
 // initiation ordinal on this location.
-struct NbcPosted { int64_t enter; uint32_t ordinal; uint8_t cls; };
+struct NbcPosted { int64_t enter; uint32_t ordinal, call; uint8_t cls; };  // call: its timeline call (kNone)
 
 // The handler of one location's balanced events (events.hpp): Enter/Leave feed a call
 // stack and per-call-path accumulators, communication events become compact records.
@@ -236,8 +236,8 @@ class RecordBuilder {
     if (stack_.empty()) return OTF2_CALLBACK_SUCCESS;  // outside any call: no join time, completion finds no request
     const Frame& f = stack_.back();
     uint32_t region = out_.tree.nodes[f.cp].region;
-    if (tl_.enabled) sync_call();
-    nbc_req_.put(req, {f.enter, uint32_t(nbc_done_.size()), uint8_t(nonblocking_class(region))});
+    const uint32_t call = tl_.enabled ? sync_call() : kNone;
+    nbc_req_.put(req, {f.enter, uint32_t(nbc_done_.size()), call, uint8_t(nonblocking_class(region))});
     nbc_done_.push_back(0);
     return OTF2_CALLBACK_SUCCESS;
   }
@@ -505,7 +505,7 @@ OTF2_CallbackCode RecordBuilder::nbc_complete(uint64_t t, OTF2_CollectiveOp op, 
   if (OTF2_CallbackCode rc = collective_event(comm, sent, received, &pos); rc != OTF2_CALLBACK_SUCCESS) return rc;
   if (pos == kNone) return OTF2_CALLBACK_SUCCESS;  // a communicator of one: nothing to wait for
   const Frame& f = stack_.back();
-  if (tl_.enabled) sync_call();
+  const uint32_t done_call = tl_.enabled ? sync_call() : kNone;
   NbcPosted posted;
   if (!nbc_req_.take(req, &posted)) {  // initiated where we cannot see it: its place in the order is unknown
     nbc_unknown_comms_.push_back(comm);
@@ -522,6 +522,7 @@ OTF2_CallbackCode RecordBuilder::nbc_complete(uint64_t t, OTF2_CollectiveOp op, 
   r.is_test = d_.regions[out_.tree.nodes[f.cp].region].is_test;
   r.sent = sent; r.received = received;
   r.join = posted.enter; r.enter = f.enter; r.leave = ts(t);  // leave: set at the call's Leave
+  r.req_call = posted.call; r.done_call = done_call;
   pend_.push_back({PEND_NBC, uint32_t(out_.nbcs.size())});
   out_.nbcs.push_back(r);
   nbc_ordinal_.push_back(posted.ordinal);

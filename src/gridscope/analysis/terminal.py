@@ -26,8 +26,12 @@ def _time_correction_line(tc: dict) -> str:
         where = f"{a}-{b}" if x["class"] == "grid" else f"{a} {'node' if x['class'] == 'node' else 'nodes'}"
         return f"{where} {x['latency_s'] * 1e6:.3g} µs ({x['source']})"
 
+    why = f"largest violation {tc.get('largest_violation_s', 0.0) * 1e6:.3g} µs"
+    if tc.get("one_clock") and tc.get("collective_min_transfer_s") is not None:
+        why += (f"; one clock: collectives need at most {tc['collective_min_transfer_s'] * 1e6:.3g} µs, "
+                "their fastest completion")
     return (f"Time correction: {tc['corrected_receives']} receives, {tc['corrected_collectives']} collective ends "
-            f"moved (max {tc['max_shift_s'] * 1e6:.3g} µs); minimum latencies: "
+            f"moved (max {tc['max_shift_s'] * 1e6:.3g} µs; {why}); minimum latencies: "
             + (", ".join(link(x) for x in tc.get("latencies", [])) or "-"))
 
 

@@ -55,6 +55,9 @@ struct NbcRec {
   uint32_t cp;                   // call path of the completing Wait*/Test*
   uint32_t call;                 // that call's instance on its location (a Waitall completes several)
   uint32_t after_colls;          // blocking collective records (LocalData::colls) before this one
+  // timeline calls (Timeline::calls) of the initiating MPI_I* call and of the completing
+  // call (root causes; kNone without a timeline)
+  uint32_t req_call, done_call;
   uint8_t cls, is_test;          // CollClass; completed by an MPI_Test*
   Thread thread;
   uint64_t sent, received;
