@@ -80,19 +80,37 @@ def no_findings_line(summary: dict) -> str:
 
 
 def path_entries(summary: dict, top: int = 3) -> list[tuple[str, str, float]]:
-    """The critical path's largest entries: (call path, metahost, share of the path)."""
+    """The critical path's largest entries outside MPI_Init/MPI_Finalize: (call path,
+    metahost, share of the whole path)."""
+    from gridscope.analysis.run_shape import in_init_finalize
+
     rows = summary.get("critical_path") or []
     length = sum(float(r["seconds"]) for r in rows)
-    return [(r["callpath"], r["metahost"], float(r["seconds"]) / length) for r in rows[:top] if length > 0]
+    if length <= 0:
+        return []
+    return [(r["callpath"], r["metahost"], float(r["seconds"]) / length) for r in rows
+            if not in_init_finalize(r["callpath"])][:top]
+
+
+def start_up_share(summary: dict) -> float:
+    """The share of the critical path in MPI_Init/MPI_Finalize (the start-up and shutdown)."""
+    from gridscope.analysis.run_shape import in_init_finalize
+
+    rows = summary.get("critical_path") or []
+    length = sum(float(r["seconds"]) for r in rows)
+    return sum(float(r["seconds"]) for r in rows if in_init_finalize(r["callpath"])) / length if length > 0 else 0.0
 
 
 def path_line(summary: dict, top: int = 3) -> str | None:
-    """"The critical path runs 88.7 % in transport on FZJ, 5.1 % in ..."."""
+    """"The critical path runs 88.7 % in transport on FZJ, 5.1 % in ...; MPI_Init and
+    MPI_Finalize hold 4.0 % of it"."""
     entries = path_entries(summary, top)
     if not entries:
         return None
     parts = [f"{share_text(s)} in {cp} on {mh}" for cp, mh, s in entries]
-    return "The critical path runs " + ", ".join(parts) + "."
+    start_up = start_up_share(summary)
+    tail = f"; MPI_Init and MPI_Finalize hold {share_text(start_up)} of it" if start_up >= 0.01 else ""
+    return "The critical path runs " + ", ".join(parts) + tail + "."
 
 
 def link_rows(summary: dict) -> list[dict]:
