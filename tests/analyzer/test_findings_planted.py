@@ -122,11 +122,11 @@ def test_slow_wan_direction(planted):
 
 def test_wan_latency_against_nominal(planted):
     """Workers post their receive before the master replies: 4-byte transfers alpha -> beta
-    take the 5 ms WAN latency plus the sites' node links (2 x 0.05 ms)."""
+    take the 5 ms WAN latency, at most plus the sites' node links (2 x 0.05 ms)."""
     _, s = planted["master"]
     link = {(x["from"], x["to"]): x for x in s["wan_links"]}[("alpha", "beta")]
     assert link["nominal"]["latency_s"] == pytest.approx(0.005)
-    assert link["latency_s"] == pytest.approx(0.0051, rel=0.02)
+    assert 0.005 <= link["latency_s"] <= 0.0051 * 1.01
     assert link["bandwidth_Bps"] is None  # no transfer of 32 KiB or more to measure it with
     assert link["measured_messages"] > 0
 

@@ -40,7 +40,7 @@ def cycle_findings(names: list[str], table: list[dict]) -> list[dict]:
     totals = rows["total_s"]["values"]
     out = []
     change = pct(totals[-1] - totals[0], totals[0])
-    out.append({"title": (f"Total time {totals[0]:.2f} s → {totals[-1]:.2f} s "
+    out.append({"title": (f"Time between MPI_Init and MPI_Finalize {totals[0]:.2f} s → {totals[-1]:.2f} s "
                           f"({'–' if change is None else f'{change:+.1f} %'}) from {names[0]} "
                           f"to {names[-1]}"),
                 "text": "Times are summed over all ranks.", "hint": ""})
