@@ -437,10 +437,8 @@ def test_pieces_ending_before_they_start_are_refused(tmp_path):
         read_pieces(folder, read_head(folder))
 
 
-def test_cause_text_and_path_length():
-    from gridscope.analysis.why import cause_text, enabled, path_length
+def test_path_length_and_enabled():
+    from gridscope.analysis.why import enabled, path_length
 
-    assert cause_text("wan", "main/MPI_Recv") == "WAN transfer in main/MPI_Recv"
-    assert cause_text("computation", "main") == "computation in main"
     assert path_length({"critical_path": [{"seconds": 1.5}, {"seconds": 0.25}]}) == 1.75
     assert enabled({}) is None and enabled({"root_cause_analysis": {"enabled": False}}) is False

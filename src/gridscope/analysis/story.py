@@ -171,12 +171,12 @@ def print_story(summary: dict, console, top: int = 3) -> None:
         console.print(escape(line))
 
 
-def path_cell(callpath: str, console=None) -> str:
-    """A call path for a table cell (rich markup escaped): on a narrow console, broken into
-    lines after its slashes, so that it is never split inside a region name."""
+def path_cell(callpath: str, console=None, width: int | None = None) -> str:
+    """A call path for a table cell (rich markup escaped), broken into lines after its
+    slashes to fit WIDTH (default: a third of the console), never inside a region name."""
     from rich.markup import escape
 
-    width = max(24, (console.width if console is not None else 400) // 3)
+    width = width or max(24, (console.width if console is not None else 400) // 3)
     lines, line = [], ""
     for part in callpath.split("/"):
         piece = part if not line else "/" + part

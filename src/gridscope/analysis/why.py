@@ -11,11 +11,6 @@ from gridscope.analysis import names as N
 KIND_LABELS = {N.COMPUTATION: "computation", N.COMMUNICATION: "communication", N.WAN: "WAN transfer"}
 
 
-def cause_text(kind: str, callpath: str) -> str:
-    """"computation in main/work", "WAN transfer in main/MPI_Recv"."""
-    return f"{KIND_LABELS.get(kind, kind)} in {callpath}"
-
-
 @dataclass(frozen=True)
 class CauseShare:
     """Waiting on one metahost caused by one call path x metahost x kind of cause."""
