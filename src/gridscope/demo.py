@@ -23,7 +23,11 @@ PLATFORM = "viola"
 RANKS = 24
 LAYOUT = "16,8"               # Trace on FH-BRS (16 ranks), Partrace on FZJ (8), Table 1
 COMPARE_PLATFORM = "grid5000-2"
-COMPARE_RANKS = 16            # about two minutes of simulation on 2 cores
+COMPARE_RANKS = 16
+# The demo's sweep: four collectives at a small and a large size, both placements (about 20 s
+# of simulation on 2 cores); `gridscope demo --full-compare` runs compare's whole default sweep
+# (seven collectives, four sizes: over a minute), as benchmarks/collectives does.
+DEMO_COMPARE = ("--sizes", "1024,65536", "--ops", "bcast,allreduce,allgather,alltoall")
 CYCLES = (0, 1, 2)
 APP = "metatrace"
 # What would a 20 % faster conjugate-gradient computation buy in cycle 1? (gridscope predict)
@@ -56,7 +60,7 @@ class Outcome:
     seconds: float = 0.0
 
 
-def plan(out: Path, apps: Path) -> list[Step]:
+def plan(out: Path, apps: Path, full_compare: bool = False) -> list[Step]:
     """The demo's command lines, in order (pure: nothing runs here)."""
     binary = out / "bin" / APP
     steps = [Step("build", f"build {APP} for the simulator",
@@ -73,7 +77,7 @@ def plan(out: Path, apps: Path) -> list[Step]:
                           needs=(f"record{c}",)))
     steps.append(Step("compare", f"compare collectives on {COMPARE_PLATFORM}",
                       ("compare", "--platform", COMPARE_PLATFORM, "-np", str(COMPARE_RANKS),
-                       "-o", str(out / "compare"), "--force")))
+                       "-o", str(out / "compare"), "--force", *(() if full_compare else DEMO_COMPARE))))
     for a, b in zip(CYCLES, CYCLES[1:]):
         steps.append(Step(f"diff{a}{b}", f"diff cycle {a} → {b}",
                           ("diff", str(run_folder(out, a)), str(run_folder(out, b)),
@@ -146,7 +150,8 @@ def blocked_by(step: Step, outcomes: dict[str, Outcome]) -> list[str]:
 
 
 def run_demo(out: Path, step_done=lambda outcome: None, step_start=lambda step: None,
-             apps: Path | None = None, omit: frozenset[str] = frozenset()) -> list[Outcome]:
+             apps: Path | None = None, omit: frozenset[str] = frozenset(),
+             full_compare: bool = False) -> list[Outcome]:
     from gridscope import native
 
     out = Path(out).resolve()
@@ -158,7 +163,7 @@ def run_demo(out: Path, step_done=lambda outcome: None, step_start=lambda step: 
     logs = out / "logs"
     logs.mkdir(exist_ok=True)
     outcomes: dict[str, Outcome] = {}
-    for step in plan(out, apps):
+    for step in plan(out, apps, full_compare):
         missing = blocked_by(step, outcomes)
         step_start(step)
         if step.key in omit:

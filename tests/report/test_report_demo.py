@@ -65,7 +65,7 @@ def test_failed_steps_are_one_line_each(tmp_path, monkeypatch):
     """A command that does not exist fails its step in one line; dependants are skipped."""
     import gridscope.demo as demo
 
-    def fake_plan(out, apps):
+    def fake_plan(out, apps, full_compare=False):
         return [Step("compare", "compare", ("no-such-command",)),
                 Step("report", "report", ("version",), needs=("compare",)),
                 Step("version", "version", ("version",))]
