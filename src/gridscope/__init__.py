@@ -4,7 +4,7 @@ Heavy modules (pandas, numpy, the analysis) load only when used, so that the com
 line starts fast.
 """
 
-__version__ = "0.1.0"
+from gridscope.version import __version__
 
 __all__ = ["__version__", "load"]
 

@@ -118,7 +118,8 @@ def test_root_causes_off_keeps_the_keys_empty(tmp_path, trace_file, engine_block
 def test_engine_meta_fields_are_copied(tmp_path, trace_file):
     scratch = write_engine(tmp_path / "e", HOSTS, one_process(), meta_extra={
         "root_causes": {"enabled": True, "backward_replay": "v1"}})
-    from gridscope.analysis.engine_files import read_head, read_profile
+    from gridscope.analysis.engine_files import read_head
+    from gridscope.analysis.engine_output import read_profile
     from gridscope.analysis.summary import build_summary
 
     s = build_summary(read_profile(scratch, read_head(scratch)), trace_file, HOSTS)
@@ -210,7 +211,8 @@ def test_rank_without_excess_adds_no_impact():
 # ---------------------------------------------------------------- bad engine files
 
 def read_all(folder):
-    from gridscope.analysis.engine_files import read_head, read_profile
+    from gridscope.analysis.engine_files import read_head
+    from gridscope.analysis.engine_output import read_profile
 
     return read_profile(folder, read_head(folder))
 

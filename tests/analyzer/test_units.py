@@ -9,7 +9,8 @@ import pytest
 from gridscope.analysis.cube_export import cube_severities, metric_roots
 from gridscope.analysis.engine_files import EngineOutput, Pair, Severity, SeverityColumns
 from gridscope.analysis.metric_tree import ENGINE_METRICS, PATTERNS
-from gridscope.analysis.summary import KahanSum, build_summary, group_sums
+from gridscope.analysis.summary import build_summary
+from gridscope.analysis.sums import KahanSum, group_sums
 
 RECV = "main/MPI_Recv"
 
@@ -123,7 +124,8 @@ def test_kahan_sum_keeps_infinity_and_skips_nan():
 def test_message_pairs_merge_over_processes(tmp_path):
     import json
 
-    from gridscope.analysis.engine_files import PAIR_DTYPE, SEV_DTYPE, read_head, read_profile
+    from gridscope.analysis.engine_files import PAIR_DTYPE, SEV_DTYPE, read_head
+    from gridscope.analysis.engine_output import read_profile
 
     (tmp_path / "meta.json").write_text(json.dumps({"processes": 2, "metahosts": ["A", "B"]}))
     for p in range(2):
@@ -154,7 +156,8 @@ def write_profile(folder, tables: list[str], severities: list[list[tuple]]) -> N
 
 
 def profile_rows(folder) -> list[tuple]:
-    from gridscope.analysis.engine_files import read_head, read_profile
+    from gridscope.analysis.engine_files import read_head
+    from gridscope.analysis.engine_output import read_profile
 
     out = read_profile(folder, read_head(folder))
     sev = out.severities

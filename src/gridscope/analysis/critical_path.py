@@ -29,6 +29,7 @@ from gridscope.analysis import names as N
 from gridscope.analysis.engine_files import EngineOutput, SeverityColumns
 from gridscope.analysis.metric_tree import ENGINE_METRICS
 from gridscope.analysis.root_causes import DELAY_PATTERN_CODES
+from gridscope.analysis.sums import group_sums
 
 PATH_CODE = ENGINE_METRICS.index(N.CRITICAL_PATH)
 TIME_CODE = ENGINE_METRICS.index(N.TIME)
@@ -62,8 +63,6 @@ class CriticalPathMetrics:
 
 
 def _summed(out: EngineOutput, sev: SeverityColumns) -> CallpathRankValues:
-    from gridscope.analysis.summary import group_sums
-
     first, sums = group_sums((out.callpath_order[sev.callpath], sev.rank), sev.value)
     return CallpathRankValues(sev.callpath[first], sev.rank[first], sums)
 
@@ -135,6 +134,15 @@ def compute(out: EngineOutput, ranks: int) -> CriticalPathMetrics:
     return CriticalPathMetrics(profile, derived)
 
 
+def metrics(out: EngineOutput) -> CriticalPathMetrics:
+    """compute(OUT) once per EngineOutput: kept on it, as a cached property would be."""
+    cached = out.__dict__.get("_critical_path_metrics")
+    if cached is None:
+        cached = compute(out, int(out.meta.get("ranks", 0)))
+        out.__dict__["_critical_path_metrics"] = cached
+    return cached
+
+
 def _dense(path_cps: np.ndarray, matrix: np.ndarray, out: EngineOutput) -> CallpathRankValues:
     """The positive entries of a (call path on the path x rank) matrix, in key order."""
     k, r = np.nonzero(matrix > 0)
@@ -149,8 +157,6 @@ def _rows(times: CallpathRankValues, values: np.ndarray) -> CallpathRankValues:
 
 
 def _per_metahost(out: EngineOutput, values: CallpathRankValues, host_code: np.ndarray):
-    from gridscope.analysis.summary import group_sums
-
     where = host_code[values.rank]
     first, sums = group_sums((out.callpath_order[values.callpath], where), values.value)
     return {(int(values.callpath[i]), int(where[i])): float(v) for i, v in zip(first.tolist(), sums.tolist())}

@@ -18,9 +18,10 @@ import numpy as np
 import pandas as pd
 
 from gridscope.analysis import names as N
+from gridscope.analysis.critical_path import DERIVED, IMBALANCE, CallpathRankValues, metrics
 from gridscope.analysis.engine_files import CLASSES_BY_CODE, EngineOutput
-from gridscope.analysis.critical_path import DERIVED, IMBALANCE, CallpathRankValues
 from gridscope.analysis.metric_tree import ENGINE_METRICS, METRICS, PATTERNS, MetricDecl
+from gridscope.analysis.sums import group_sums
 
 
 def class_metric(pattern: str, cls: str) -> str:
@@ -65,7 +66,7 @@ def metric_roots():
 
 def cube_severities(out: EngineOutput) -> pd.DataFrame:
     """Exclusive values per (metric, call path, rank), following the module docstring."""
-    from gridscope.analysis.summary import IS_PATTERN, TIME_CODE, group_sums
+    from gridscope.analysis.summary import IS_PATTERN, TIME_CODE
 
     sev = out.severities
     patterns = sev.take(IS_PATTERN[sev.metric])
@@ -101,17 +102,17 @@ def _path_columns(out: EngineOutput) -> tuple[np.ndarray, ...]:
     """(Cube metric code, call path, rank, value) of the critical path and the metrics derived
     from it. The imbalance is part of the profile: `critical_path` keeps the rest, so the
     collapsed node shows the profile (docs/root-causes.md)."""
-    metrics = out.critical_path
+    path = metrics(out)
     parts: list[tuple[int, CallpathRankValues]] = []
-    if len(metrics.profile):
-        profile = metrics.profile
-        imbalance = metrics.derived[IMBALANCE]
+    if len(path.profile):
+        profile = path.profile
+        imbalance = path.derived[IMBALANCE]
         at = np.searchsorted(_callpath_rank_key(out, profile.callpath, profile.rank),
                              _callpath_rank_key(out, imbalance.callpath, imbalance.rank))
         rest = profile.value.copy()
         rest[at] -= imbalance.value  # the imbalance rows are (call path, rank)s of the profile
         parts.append((CUBE_METRICS.index(N.CRITICAL_PATH), CallpathRankValues(profile.callpath, profile.rank, rest)))
-        parts += [(CUBE_METRICS.index(name), metrics.derived[name]) for name in DERIVED]
+        parts += [(CUBE_METRICS.index(name), path.derived[name]) for name in DERIVED]
     if not parts:
         return (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0))
     return (np.concatenate([np.full(len(v), code) for code, v in parts]),

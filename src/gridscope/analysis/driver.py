@@ -30,9 +30,6 @@ class AnalyzeOptions:
     # delay costs, wait classes, critical path (docs/root-causes.md); None: the engine's
     # default (on up to its event limit)
     root_causes: bool | None = None
-    # predicted gains of the first findings (gains.py): True, False, or None for "when the
-    # trace was recorded on a simulated platform" (the command line's default)
-    gains: bool | None = False
 
 
 def resolve_anchor(trace: Path) -> Path:
@@ -88,25 +85,7 @@ def analyze(opts: AnalyzeOptions, progress=None) -> dict:
     if out.exists() and not out.is_dir():
         raise GridscopeError(out, "exists and is not a folder")
     with _removed_on_failure(out):
-        summary = _analyze(opts, anchor, out, launcher, step)
-    if _wants_gains(opts.gains, anchor) and any(f.get("what_if") for f in summary.get("findings") or []):
-        from gridscope.analysis.gains import add_gains
-
-        summary = add_gains(out, summary, step)
-    return summary
-
-
-def _wants_gains(gains: bool | None, anchor: Path) -> bool:
-    """Predicted gains when asked, or by default when the run was simulated on a platform
-    that `gridscope predict` can replay it on (its record.json names one)."""
-    if gains is not None:
-        return gains
-    from gridscope.predict.source import resolve
-
-    try:
-        return resolve(anchor).platform is not None
-    except GridscopeError:
-        return False
+        return _analyze(opts, anchor, out, launcher, step)
 
 
 @contextmanager
@@ -180,7 +159,7 @@ def write_outputs(scratch: Path, head, out: Path, trace: str, per_rank: list[str
 
     from gridscope.analysis.critical_path_pieces import read_pieces, write_pieces
     from gridscope.analysis.cube_export import build_experiment
-    from gridscope.analysis.engine_files import read_profile
+    from gridscope.analysis.engine_output import read_profile
     from gridscope.analysis.engine_waits import WaitBatches
     from gridscope.analysis.summary import build_summary
     from gridscope.cube import write_cubex

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, NamedTuple
+from typing import Iterable, NamedTuple
 
 import numpy as np
 
@@ -22,8 +22,6 @@ from gridscope.analysis import names as N
 from gridscope.analysis.metric_tree import ENGINE_METRICS
 from gridscope.errors import GridscopeError
 
-if TYPE_CHECKING:
-    from gridscope.analysis.root_causes import CauseColumns
 
 # `thread`: which of the rank's locations (0: its master; k: its k-th thread, docs/analyzer.md)
 SEV_DTYPE = np.dtype([("metric", "<u2"), ("cls", "u1"), ("thread", "u1"), ("cp", "<u4"), ("rank", "<u4"),
@@ -144,13 +142,6 @@ class EngineOutput:
         return string_order(self.callpaths)
 
     @cached_property
-    def critical_path(self):
-        """critical_path.CriticalPathMetrics: the profile and the metrics derived from it."""
-        from gridscope.analysis.critical_path import compute
-
-        return compute(self, int(self.meta.get("ranks", 0)))
-
-    @cached_property
     def is_mpi_callpath(self) -> np.ndarray:
         return np.fromiter((p in self.mpi_callpaths for p in self.callpaths), dtype=bool, count=len(self.callpaths))
 
@@ -204,19 +195,19 @@ def read_head(folder: Path) -> EngineHead:
     return EngineHead(meta, callpaths, frozenset(mpi_paths), remaps)
 
 
-def _checked_callpaths(cps: np.ndarray, remap: np.ndarray, where: Path) -> np.ndarray:
+def checked_callpaths(cps: np.ndarray, remap: np.ndarray, where: Path) -> np.ndarray:
     if cps.size and int(cps.max()) >= len(remap):
         raise GridscopeError(where, "engine output refers to an unknown call path")
     return remap[cps]
 
 
-def _checked_codes(codes: np.ndarray, labels: int, where: Path) -> np.ndarray:
+def checked_codes(codes: np.ndarray, labels: int, where: Path) -> np.ndarray:
     if codes.size and int(codes.max()) >= labels:
         raise GridscopeError(where, "engine output refers to an unknown call path or metric")
     return codes
 
 
-def _merge_pairs(parts: list[np.ndarray], hosts: list[str], resolution: float = 1.0) -> tuple[Pair, ...]:
+def merge_pairs(parts: list[np.ndarray], hosts: list[str], resolution: float = 1.0) -> tuple[Pair, ...]:
     """The processes' pair rows summed per (source, target); RESOLUTION: ticks per second."""
     def minimum(known: float, value: float) -> float:
         """The smaller of two durations; negative VALUE: not measured; NaN KNOWN: none yet."""
@@ -239,26 +230,3 @@ def _merge_pairs(parts: list[np.ndarray], hosts: list[str], resolution: float = 
     for row in merged.values():
         row[5] /= resolution
     return tuple(Pair(hosts[src], hosts[dst], *row) for (src, dst), row in sorted(merged.items()))
-
-
-def read_profile(folder: Path, head: EngineHead) -> EngineOutput:
-    """Severities, message pairs and causes (root_causes.read_causes) of every process, merged."""
-    from gridscope.analysis.root_causes import read_causes, read_wan_sources
-
-    parts: list[SeverityColumns] = []
-    pairs = []
-    for p, remap in enumerate(head.remaps):
-        sev_file = folder / f"severities.{p}.bin"
-        sev = np.fromfile(sev_file, dtype=SEV_DTYPE)
-        callpaths = _checked_callpaths(sev["cp"], remap, sev_file)
-        parts.append(SeverityColumns(_checked_codes(sev["metric"], len(ENGINE_METRICS), sev_file),
-                                     _checked_codes(sev["cls"], len(CLASSES_BY_CODE), sev_file),
-                                     callpaths, sev["rank"].astype(np.int32), sev["value"], sev["thread"]))
-        pairs.append(np.fromfile(folder / f"pairs.{p}.bin", dtype=PAIR_DTYPE))
-    merged = (SeverityColumns(*(np.concatenate([getattr(part, f) for part in parts]) for f in SEVERITY_FIELDS))
-              if parts else SeverityColumns.from_rows((), head.callpaths))
-    # A fixed row order makes sums independent of how many engine processes ran.
-    return EngineOutput(head.meta, head.callpaths, head.mpi_callpaths, sorted_by_severity(merged, head.callpaths),
-                        _merge_pairs(pairs, head.meta["metahosts"], float(head.meta.get("resolution", 1.0))),
-                        read_causes(folder, head),
-                        read_wan_sources(folder, head))

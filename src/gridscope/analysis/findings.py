@@ -26,9 +26,13 @@ from typing import Sequence
 
 import numpy as np
 
+from gridscope.analysis import critical_path
 from gridscope.analysis import names as N
 from gridscope.analysis.engine_files import EngineOutput
 from gridscope.analysis.metric_tree import ENGINE_METRICS
+from gridscope.analysis.run_shape import in_init_finalize
+from gridscope.analysis.wan_links import split_wan_causes
+from gridscope.units import seconds_text
 
 MIN_SHARE = 0.02
 # a rank is in the culprit set when its excess over the median rank is at least this part of
@@ -134,11 +138,9 @@ class RunFacts:
 
 
 def run_facts(out: EngineOutput, rank_metahost: Sequence[str], application_s: float) -> RunFacts:
-    from gridscope.analysis.critical_path import time_without_waits
-
     ranks = len(rank_metahost)
     spent: dict[int, np.ndarray] = {}
-    times = time_without_waits(out)
+    times = critical_path.time_without_waits(out)
     for cp, rank, value in zip(times.callpath.tolist(), times.rank.tolist(), times.value.tolist()):
         spent.setdefault(cp, np.full(ranks, np.nan))[rank] = value
     sev = out.severities
@@ -147,14 +149,11 @@ def run_facts(out: EngineOutput, rank_metahost: Sequence[str], application_s: fl
     visits = (sev.metric == ENGINE_METRICS.index(N.VISITS)) & is_p2p[sev.callpath]
     p2p_calls = np.zeros(ranks)
     np.add.at(p2p_calls, sev.rank[visits], sev.value[visits])
-    from gridscope.analysis.critical_path import IMBALANCE
-    from gridscope.analysis.run_shape import in_init_finalize
-
-    metrics = out.critical_path
+    metrics = critical_path.metrics(out)
     profile = metrics.profile
     critical = {(cp, r): v for cp, r, v in zip(profile.callpath.tolist(), profile.rank.tolist(), profile.value.tolist())}
     imbalance: dict[int, dict[int, float]] = {}
-    rows = metrics.derived.get(IMBALANCE)
+    rows = metrics.derived.get(critical_path.IMBALANCE)
     if rows is not None:
         for cp, r, v in zip(rows.callpath.tolist(), rows.rank.tolist(), rows.value.tolist()):
             imbalance.setdefault(cp, {})[r] = v
@@ -211,8 +210,6 @@ def _hubs(facts: RunFacts) -> np.ndarray:
 
 
 def _gather(causes, facts: RunFacts, wan_sources, metahosts: Sequence[str]) -> list[_Culprit]:
-    from gridscope.analysis.wan_links import split_wan_causes
-
     total = causes.short_s + causes.long_s
     culprits: list[_Culprit] = []
     links: dict[tuple[str, str], _Culprit] = {}
@@ -318,8 +315,8 @@ def _excess_text(callpath: int, ranks: tuple[int, ...], facts: RunFacts) -> tupl
         return f"time in {name}", None
     own, peers = _own_and_peers(callpath, ranks, facts)
     if peers is None:
-        return f"{_t(own)} in {name}, which no other rank runs", None
-    return f"{_t(own)} in {name} against {_t(peers)} on the other ranks' average", own - peers
+        return f"{seconds_text(own)} in {name}, which no other rank runs", None
+    return f"{seconds_text(own)} in {name} against {seconds_text(peers)} on the other ranks' average", own - peers
 
 
 def _what_if(c: _Culprit, cp: int, facts: RunFacts) -> str | None:
@@ -347,12 +344,6 @@ def rank_ranges(ranks: Sequence[int]) -> list[str]:
 
 def _ranks_text(ranks: Sequence[int]) -> str:
     return f"rank {ranks[0]}" if len(ranks) == 1 else "ranks " + ", ".join(rank_ranges(ranks))
-
-
-def _t(seconds: float) -> str:
-    from gridscope.units import seconds_text
-
-    return seconds_text(seconds)
 
 
 def _advice(c: _Culprit, role: str, callpath: str, metahost: str, facts: RunFacts, cp: int) -> str:

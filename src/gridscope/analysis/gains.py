@@ -18,6 +18,8 @@ from typing import Callable
 from gridscope.errors import GridscopeError
 
 MAX_FINDINGS = 3  # the findings the report's summary shows
+# (`gridscope analyze` calls this after the analysis: the analysis itself never replays, so
+# that `gridscope predict`, which analyses its replay, does not depend on it)
 GAIN_BASIS = "predicted"
 
 
@@ -53,6 +55,22 @@ def predict_gains(trace: Path, speedups: list[str | None],
         return gains
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def wanted(gains: bool | None, summary: dict) -> bool:
+    """Predicted gains when asked (GAINS True), or by default (None) when a finding has a
+    what-if and the run was simulated on a platform that `gridscope predict` can replay it
+    on (its record.json names one)."""
+    from gridscope.predict.source import resolve
+
+    if gains is False or not any(f.get("what_if") for f in summary.get("findings") or []):
+        return False
+    if gains:
+        return True
+    try:
+        return resolve(Path(summary["trace"])).platform is not None
+    except GridscopeError:
+        return False
 
 
 def add_gains(folder: Path, summary: dict, progress: Callable[[str], None] = lambda _t: None) -> dict:

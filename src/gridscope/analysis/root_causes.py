@@ -20,6 +20,7 @@ import numpy as np
 from gridscope.analysis import names as N
 from gridscope.analysis.engine_files import CLASSES_BY_CODE, METRIC_ORDER, SeverityColumns, string_order
 from gridscope.analysis.metric_tree import ENGINE_METRICS, METRICS
+from gridscope.analysis.sums import group_sums
 from gridscope.errors import GridscopeError
 
 CAUSES_FILE = "causes.{process}.bin"
@@ -193,8 +194,6 @@ def read_wan_sources(folder: Path, head) -> WanSources | None:
 def _sums(keys: Sequence[np.ndarray], *values: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     """(first row of each distinct key, the sums of each of VALUES per key), keys ascending;
     each key's rows are summed in row order."""
-    from gridscope.analysis.summary import group_sums
-
     first, sums = None, []
     for column in values:
         first, total = group_sums(keys, column)
@@ -256,8 +255,6 @@ def cause_pair_rows(causes: CauseColumns, rank_metahost: Sequence[str], metahost
 def wait_class_totals(sev: SeverityColumns) -> dict[str, dict[str, float]]:
     """summary.json `wait_classes`: direct, indirect, propagating and terminal waiting time,
     grid and local, from the wait-class metrics' severity rows."""
-    from gridscope.analysis.summary import group_sums
-
     out = {name: {cls: 0.0 for cls in N.CLASSES} for name in N.WAIT_CLASS_NAMES}
     of_metric = np.asarray(WAIT_CLASS_OF_METRIC, dtype=object)[sev.metric]
     rows = sev.take(of_metric != "")

@@ -5,6 +5,9 @@ and the WAN links. Plain functions over summary.json contents; units from gridsc
 
 from __future__ import annotations
 
+from gridscope.analysis.findings import rank_ranges
+from gridscope.analysis.metric_tree import METRICS
+from gridscope.analysis.run_shape import in_init_finalize
 from gridscope.units import bytes_text, rate_text, seconds_text, share_text
 
 NO_GAIN_S = 1e-3  # a predicted gain below this is no gain (the replay's own noise)
@@ -14,8 +17,6 @@ KIND_LABELS = {"computation": "computation", "communication": "communication", "
 
 
 def _ranks(ranks: list[int]) -> str:
-    from gridscope.analysis.findings import rank_ranges
-
     return f"rank {ranks[0]}" if len(ranks) == 1 else "ranks " + ", ".join(rank_ranges(ranks))
 
 
@@ -65,8 +66,6 @@ def finding_title(finding: dict) -> str:
 
 def finding_items(summary: dict, top: int = 3) -> list[dict]:
     """The top findings as {"title", "advice", "patterns"}; [] when there are none."""
-    from gridscope.analysis.metric_tree import METRICS
-
     display = {m.id: m.display for m in METRICS}
     return [{"title": finding_title(f), "advice": f.get("advice", ""),
              "patterns": ", ".join(display.get(p, p) for p in f.get("patterns", []))}
@@ -82,8 +81,6 @@ def no_findings_line(summary: dict) -> str:
 def path_entries(summary: dict, top: int = 3) -> list[tuple[str, str, float]]:
     """The critical path's largest entries outside MPI_Init/MPI_Finalize: (call path,
     metahost, share of the whole path)."""
-    from gridscope.analysis.run_shape import in_init_finalize
-
     rows = summary.get("critical_path") or []
     length = sum(float(r["seconds"]) for r in rows)
     if length <= 0:
@@ -94,8 +91,6 @@ def path_entries(summary: dict, top: int = 3) -> list[tuple[str, str, float]]:
 
 def start_up_share(summary: dict) -> float:
     """The share of the critical path in MPI_Init/MPI_Finalize (the start-up and shutdown)."""
-    from gridscope.analysis.run_shape import in_init_finalize
-
     rows = summary.get("critical_path") or []
     length = sum(float(r["seconds"]) for r in rows)
     return sum(float(r["seconds"]) for r in rows if in_init_finalize(r["callpath"])) / length if length > 0 else 0.0

@@ -28,8 +28,6 @@ def split_wan_causes(causes, wan_sources, rank_metahost: Sequence[str], metahost
     """Each WAN cause row split among the links into its site: (row, source metahost, share).
     The share of a source is its part of the WAN excess that the delaying rank's call path saw
     (root_causes.WanSources); without any (an older engine), the cause stays whole, source None."""
-    from gridscope.analysis.root_causes import CauseColumns  # noqa: F401  (type only)
-
     wan = N.CAUSE_KINDS.index(N.WAN)
     weights: dict[tuple[int, int], dict[str, float]] = {}
     if wan_sources is not None:

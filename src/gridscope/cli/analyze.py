@@ -60,12 +60,14 @@ def analyze(
             raise typer.BadParameter("only with --time-correct", param_hint=hint)
     opts = AnalyzeOptions(trace, output, jobs, metahosts, allow_unmatched, quiet, time_correct,
                           latency_grid_s=latency_grid, launcher=launcher, latency_node_s=latency_node,
-                          latency_host_s=latency_host, root_causes=root_causes, gains=gains)
-    if quiet:
-        summary = run(opts)
-    else:
-        with ExitStack() as stack:
-            summary = run(opts, progress=_spinner(stack))
+                          latency_host_s=latency_host, root_causes=root_causes)
+    with ExitStack() as stack:
+        progress = None if quiet else _spinner(stack)
+        summary = run(opts, progress=progress)
+        from gridscope.analysis import gains as gains_mod
+
+        if gains_mod.wanted(gains, summary):
+            summary = gains_mod.add_gains(Path(output), summary, progress or (lambda _t: None))
     for line in summary["repaired_regions"]["warnings"]:  # also with -q: the numbers rest on them
         typer.echo(f"gridscope: warning: {trace}: {line}", err=True)
     if not quiet:

@@ -141,7 +141,7 @@ def _tag(name: str, text: str) -> str:
 
 
 def _anchor_xml(exp: Experiment, layout: CubeLayout) -> str:
-    from gridscope import __version__
+    from gridscope.version import __version__
 
     out = ['<?xml version="1.0" encoding="UTF-8"?>', "", '<cube version="4.4">']
     attrs = {"Creator": f"gridscope {__version__}", "CUBE_CT_AGGR": "SUM"}

@@ -169,7 +169,7 @@ def build_context(runs: list[AnalysisRun], compares: list[Path], title: str | No
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "runs": entries, "latest": entries[-1] if entries else None,
     }
-    from gridscope import __version__
+    from gridscope.version import __version__
     context["version"] = __version__
     context["pattern_names"] = list(dict.fromkeys(p["display"] for e in entries
                                                   for p in e["patterns"]))
