@@ -36,9 +36,9 @@ namespace {
 struct Options {
   std::string trace, out, metahost_file;
   bool list_ranks = false, force_mpi = false, time_correct = false;
-  // Root causes: on, off, or auto (on up to kRootCauseAutoEvents events, where their cost
-  // stays within half the analysis time: docs/perf-analyzer.md "Root causes").
-  enum class RootCauses { Auto, On, Off } root_causes = RootCauses::Auto;
+  // Root causes (delay costs, wait classes, the critical path): on unless turned off, at any
+  // size, as in Scalasca's scout.
+  enum class RootCauses { On, Off } root_causes = RootCauses::On;
   int processes = 1;
   gs::ClcOptions clc;
 };
@@ -46,7 +46,7 @@ struct Options {
 [[noreturn]] void usage(int code) {
   std::fprintf(code ? stderr : stdout,
                "usage: gridscope-replay [--metahost-file FILE] [--time-correct [--latency-node S] [--latency-host S]\n"
-               "                        [--latency-grid S]] [--root-causes auto|on|off] [--no-root-causes]\n"
+               "                        [--latency-grid S]] [--root-causes on|off] [--no-root-causes]\n"
                "                        [--processes N | --mpi] -o DIR TRACE\n"
                "       gridscope-replay --list-ranks TRACE\n"
                "TRACE is traces.otf2 or the folder holding it. With --processes N, N local\n"
@@ -67,13 +67,10 @@ double latency_option(const std::string& name, const std::string& text) {
   return v;
 }
 
-constexpr uint64_t kRootCauseAutoEvents = 2000000;
-
 Options::RootCauses root_causes_option(const std::string& text) {
-  if (text == "auto") return Options::RootCauses::Auto;
-  if (text == "on") return Options::RootCauses::On;
+  if (text == "on" || text == "auto") return Options::RootCauses::On;  // auto: the default, on
   if (text == "off") return Options::RootCauses::Off;
-  std::fprintf(stderr, "gridscope-replay: --root-causes: auto, on or off, not %s\n", text.c_str());
+  std::fprintf(stderr, "gridscope-replay: --root-causes: on or off, not %s\n", text.c_str());
   std::exit(2);
 }
 
@@ -191,10 +188,7 @@ int run(const Options& o, gs::Transport& t) {
   for (uint32_t r = 0; r < defs.ranks(); ++r)
     if (gs::owner_of(r, defs.ranks(), P) == uint32_t(me)) mine.push_back(r);
 
-  uint64_t trace_events = 0;
-  for (uint32_t r = 0; r < defs.ranks(); ++r) trace_events += defs.rank_events[r];
-  const bool root_causes = o.root_causes == Options::RootCauses::On ||
-                           (o.root_causes == Options::RootCauses::Auto && trace_events <= kRootCauseAutoEvents);
+  const bool root_causes = o.root_causes == Options::RootCauses::On;
   gs::LocalData data;
   data.timeline.enabled = root_causes;
   gs::read_locations(*archive, mine, data);
@@ -274,8 +268,7 @@ int run(const Options& o, gs::Transport& t) {
     j << "}"
       << ",\n  \"root_causes\": {\"enabled\": " << (root_causes && !rc_threads ? "true" : "false")
       << ", \"skipped_for_threads\": " << (rc_threads ? "true" : "false") << ", \"mode\": \""
-      << (o.root_causes == Options::RootCauses::Auto ? "auto" : o.root_causes == Options::RootCauses::On ? "on" : "off")
-      << "\", \"auto_limit_events\": " << kRootCauseAutoEvents
+      << (o.root_causes == Options::RootCauses::On ? "on" : "off") << "\""
       << ", \"wait_states\": " << rc.wait_states << ", \"with_delayer\": " << rc.with_delayer
       << ", \"propagation_edges\": " << rc.propagation_edges << ", \"unordered\": " << rc.unordered
       << ", \"critical_path_start_rank\": "

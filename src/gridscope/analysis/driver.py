@@ -28,7 +28,7 @@ class AnalyzeOptions:
     latency_host_s: float | None = None
     wait_batch_rows: int = N.WAIT_BATCH_ROWS  # rows per record batch of waitstates.feather
     # delay costs, wait classes, critical path (docs/root-causes.md); None: the engine's
-    # default (on up to its event limit)
+    # default (on)
     root_causes: bool | None = None
 
 

@@ -96,7 +96,7 @@ def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | N
                 args += [f"--latency-{link}", repr(float(seconds))]
     if metahost_file is not None:
         args += ["--metahost-file", str(metahost_file)]
-    if root_causes is not None:  # None: the engine decides by the trace's size
+    if root_causes is not None:  # None: the engine's default (on)
         args += ["--root-causes", "on" if root_causes else "off"]
     args.append(str(anchor))
     env = dict(os.environ)

@@ -81,10 +81,9 @@ def not_analysed_reason(summary: dict) -> str:
     if block.get("skipped_for_threads"):
         return ("not analysed: the ranks call MPI from several threads, and root causes follow "
                 "each rank's master thread only (docs/root-causes.md).")
-    if block.get("mode") == "auto":
+    if block.get("mode") == "auto":  # an analysis from when they were off above a size
         return (f"not analysed: {summary.get('events', 0):,} events, more than the "
-                f"{block.get('auto_limit_events', 0):,} they are computed for by default "
-                "(--root-causes computes them).")
+                f"{block.get('auto_limit_events', 0):,} an older gridscope computed them for by default.")
     return "not analysed (--no-root-causes)."
 
 

@@ -41,9 +41,8 @@ def analyze(
         "least transfer time of its messages, at least 5e-7; docs/analyzer.md \"Clocks\")."),
     root_causes: Optional[bool] = typer.Option(
         None, "--root-causes/--no-root-causes",
-        help="Delay costs, wait-state classes and the critical path (docs/root-causes.md). Default: on for "
-        "traces of up to 2,000,000 events, where they cost at most half the analysis time; --root-causes "
-        "computes them for any trace, --no-root-causes skips them."),
+        help="Delay costs, wait-state classes, the critical path and the findings built on them "
+        "(docs/root-causes.md). On by default at any size, as in Scalasca; --no-root-causes skips them."),
     gains: Optional[bool] = typer.Option(
         None, "--gains/--no-gains",
         help="Predict what fixing each of the first findings would save, by replaying the run with "
