@@ -46,9 +46,9 @@ def test_recorded_late_sender(tmp_path, jobs):
     ls = s["patterns"]["late_sender"]
     assert ls["local"] == 0.0
     assert 0.15 < ls["grid"] < 1.0             # rank 0 sleeps 200 ms before sending
-    top = s["by_callpath"][0]
-    assert (top["pattern"], top["class"]) == ("late_sender", "grid")
-    assert top["callpath"].endswith("MPI_Recv")
+    # (not necessarily the largest row: on a loaded machine a barrier's completion can take longer)
+    top = next(r for r in s["by_callpath"] if r["pattern"] == "late_sender")
+    assert top["class"] == "grid" and top["callpath"].endswith("MPI_Recv")
     (pair,) = s["p2p"]
     assert (pair["from"], pair["to"], pair["bytes"], pair["messages"]) == ("A", "B", 4, 1)
     assert pair["min_transfer_s"] > 0 and pair["max_rate_Bps"] == pytest.approx(4 / pair["min_transfer_s"])

@@ -39,7 +39,7 @@ def test_table5_values_and_trend():
     assert all(falling(rows[k]["values"]) for k in ("mpi", "wait_at_barrier", "late_sender",
                                                     "wait_at_nxn"))
     findings = cycle_findings([n for n, _ in runs], table)
-    assert findings[0]["title"].startswith(f"Total time {total0:.2f} s")
+    assert findings[0]["title"].startswith(f"Time between MPI_Init and MPI_Finalize {total0:.2f} s")
     assert "Falling in every cycle" in findings[1]["title"]
 
 
