@@ -221,9 +221,10 @@ int run(const Options& o, gs::Transport& t) {
   gs::write_engine_files(o.out, defs, data, res, me);
 
   gs::Counters& c = res.counters;
-  uint64_t totals[9] = {c.events, c.mpi_events, c.clock_violations, c.unmatched_sends, c.unmatched_receives,
-                        c.incomplete_collectives, c.clock_offset_locations, c.messages, c.collectives};
-  t.sum(totals, 9);
+  uint64_t totals[10] = {c.events, c.mpi_events, c.clock_violations, c.unmatched_sends, c.unmatched_receives,
+                         c.incomplete_collectives, c.clock_offset_locations, c.messages, c.collectives,
+                         c.byte_mismatches};
+  t.sum(totals, 10);
   // Per-process figures go to process 0 for the report.
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
@@ -251,6 +252,7 @@ int run(const Options& o, gs::Transport& t) {
       << ",\n  \"unmatched_sends\": " << totals[3] << ",\n  \"unmatched_receives\": " << totals[4]
       << ",\n  \"incomplete_collectives\": " << totals[5] << ",\n  \"clock_offset_locations\": " << totals[6]
       << ",\n  \"messages\": " << totals[7] << ",\n  \"collectives\": " << totals[8]
+      << ",\n  \"byte_mismatches\": " << totals[9]
       << ",\n  \"thread_locations\": " << threads[0] << ",\n  \"thread_location_events\": " << threads[1]
       << ",\n  \"unanalysed_locations\": " << defs.other_locations - threads[0]
       << ",\n  \"unanalysed_location_events\": " << defs.other_location_events - std::min(threads[1], defs.other_location_events)

@@ -17,7 +17,7 @@ namespace {
 
 // `index`: the send's position in its owner's records, so the receive side's match can be
 // sent back instead of being computed again from the other end.
-struct SendMsg { uint32_t src, dst, comm, tag, index, pad; int64_t enter, evt; };
+struct SendMsg { uint32_t src, dst, comm, tag, index, pad; int64_t enter, evt; uint64_t bytes; };
 // when a send's receive was posted; `recv`: that receive's position in its owner's records
 struct PostMsg { uint32_t index, recv; int64_t req_enter; };
 // A collective record on its way to the instance's computing process; `index`: its position
@@ -125,15 +125,19 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
       const auto& s = sends[partner[k]];
       res.counters.messages++;
       if (r.evt < s.evt) res.counters.clock_violations++;
+      // A receive gets what its send sent: counts that differ are a damaged event (or a
+      // tool's mistake), counted; the statistics take the smaller, which both ends vouch for.
+      if (r.bytes != s.bytes) res.counters.byte_mismatches++;
+      const uint64_t bytes = std::min<uint64_t>(r.bytes, s.bytes);
       PairRow& pr = res.pairs[d.rank_metahost[r.src] * M + d.rank_metahost[r.dst]];
-      pr.bytes += r.bytes;
+      pr.bytes += bytes;
       pr.messages++;
       int64_t dur = r.evt - s.evt;
       if (rc && d.rank_metahost[r.src] != d.rank_metahost[r.dst])
         res.recv_transfer[k] = std::max<int64_t>(0, r.evt - std::max(s.evt, r.enter));
       if (dur > 0) {
         double sec = double(dur) / d.resolution;
-        pr.max_rate = std::max(pr.max_rate, r.bytes / sec);
+        pr.max_rate = std::max(pr.max_rate, bytes / sec);
         pr.min_duration = pr.min_duration < 0 ? sec : std::min(pr.min_duration, sec);
         // the receive was posted before the send and its completing call waited for at least
         // half the transfer: the time is the network's, not the receiver's lateness
@@ -245,17 +249,17 @@ void sender_side(const Defs& d, const LocalData& data, const std::vector<int64_t
 // all in one of the two parts, in posting order).
 class SendsSeen {
  public:
-  struct View { uint32_t src, dst, comm, tag; int64_t enter, evt; };
+  struct View { uint32_t src, dst, comm, tag; int64_t enter, evt; uint64_t bytes; };
   SendsSeen(const std::vector<SendRec>& own, std::vector<uint32_t> own_index, Records<SendMsg> remote)
       : own_(own), own_index_(std::move(own_index)), remote_(std::move(remote)) {}
   size_t size() const { return own_index_.size() + remote_.size(); }
   View operator[](size_t i) const {
     if (is_own(i)) {
       const SendRec& s = own_[own_index_[i]];
-      return {s.src, s.dst, s.comm, s.tag, s.enter, s.evt};
+      return {s.src, s.dst, s.comm, s.tag, s.enter, s.evt, s.bytes};
     }
     const SendMsg& m = remote_[i - own_index_.size()];
-    return {m.src, m.dst, m.comm, m.tag, m.enter, m.evt};
+    return {m.src, m.dst, m.comm, m.tag, m.enter, m.evt, m.bytes};
   }
   bool is_own(size_t i) const { return i < own_index_.size(); }
   // position of send i in its owner's records
@@ -300,7 +304,7 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
     const SendRec& s = data.sends[k];
     uint32_t p = owner_of(s.dst, N, P);
     if (p == me) own.push_back(k);
-    else append(out[p], SendMsg{s.src, s.dst, s.comm, s.tag, uint32_t(k), 0, s.enter, s.evt});
+    else append(out[p], SendMsg{s.src, s.dst, s.comm, s.tag, uint32_t(k), 0, s.enter, s.evt, s.bytes});
   }
   SendsSeen sends(data.sends, std::move(own), unpack<SendMsg>(t.exchange(out)));
   std::vector<uint32_t> partner = receiver_side(d, data, sends, res, acc, ls_calls);

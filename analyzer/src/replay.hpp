@@ -13,7 +13,8 @@ namespace gs {
 
 struct Counters {
   uint64_t events = 0, mpi_events = 0, clock_violations = 0, unmatched_sends = 0, unmatched_receives = 0,
-           incomplete_collectives = 0, clock_offset_locations = 0, messages = 0, collectives = 0;
+           incomplete_collectives = 0, clock_offset_locations = 0, messages = 0, collectives = 0,
+           byte_mismatches = 0;
 };
 
 uint32_t owner_of(uint32_t rank, uint32_t ranks, int processes);

@@ -3,8 +3,12 @@
 #include <sys/stat.h>
 
 #include <cstdarg>
+#include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "gridscope/trace/error.hpp"
+#include "gridscope/trace/events.hpp"
 
 namespace gs {
 namespace {
@@ -19,10 +23,15 @@ OTF2_ErrorCode quiet_otf2(void*, const char*, uint64_t, const char*, OTF2_ErrorC
 }
 
 // What a location's local definitions hold that libotf2 would apply to every event.
-struct LocalDefCounts { uint64_t clock_offsets = 0, mapping_tables = 0; };
+struct LocalDefCounts {
+  uint64_t clock_offsets = 0, mapping_tables = 0;
+  std::vector<std::pair<uint64_t, int64_t>> offsets;  // (local time, offset), as read
+};
 
-OTF2_CallbackCode on_clock_offset(void* u, OTF2_TimeStamp, int64_t, double) {
-  static_cast<LocalDefCounts*>(u)->clock_offsets++;
+OTF2_CallbackCode on_clock_offset(void* u, OTF2_TimeStamp t, int64_t offset, double) {
+  auto* c = static_cast<LocalDefCounts*>(u);
+  c->clock_offsets++;
+  c->offsets.emplace_back(t, offset);
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_mapping_table(void* u, OTF2_MappingType, const OTF2_IdMap*) {
@@ -31,6 +40,37 @@ OTF2_CallbackCode on_mapping_table(void* u, OTF2_MappingType, const OTF2_IdMap*)
 }
 
 }  // namespace
+
+std::string clock_offset_problem(const std::vector<std::pair<uint64_t, int64_t>>& offsets, const Defs& defs) {
+  const TimeSpan span(defs);
+  char text[200];
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    const auto [t, o] = offsets[i];
+    // the synchronised time of this point: t + o, outside the trace's span when negative
+    const __int128 global = __int128(t) + o;
+    if (global < __int128(span.lo) || global > __int128(span.hi)) {
+      std::snprintf(text, sizeof text, "ClockOffset %zu (local time %llu, offset %lld ticks) puts time at %.6f s, "
+                    "outside the trace's span (0 to %.6f s): damaged ClockOffset", i + 1, (unsigned long long)t,
+                    (long long)o, (double(global) - double(defs.global_offset)) / double(defs.resolution),
+                    defs.seconds(defs.global_offset + defs.trace_length));
+      return text;
+    }
+    if (i == 0) continue;
+    const auto [t0, o0] = offsets[i - 1];
+    if (t <= t0) {
+      std::snprintf(text, sizeof text, "ClockOffset %zu (local time %llu) is not later than the one before it "
+                    "(local time %llu): damaged ClockOffset", i + 1, (unsigned long long)t, (unsigned long long)t0);
+      return text;
+    }
+    if (global <= __int128(t0) + o0) {
+      std::snprintf(text, sizeof text, "ClockOffsets %zu and %zu move time backwards (offset %lld then %lld ticks "
+                    "over %llu local ticks): damaged ClockOffset", i, i + 1, (long long)o0, (long long)o,
+                    (unsigned long long)(t - t0));
+      return text;
+    }
+  }
+  return {};
+}
 
 std::string anchor_of(const std::string& trace) {
   struct stat st;
@@ -110,6 +150,8 @@ void Archive::read_events(const std::vector<uint64_t>& locations, OTF2_EvtReader
         if (rc != OTF2_SUCCESS)
           throw Error(def_file, std::string("corrupt local definitions: ") + OTF2_Error_GetDescription(rc));
       }
+      std::string problem = clock_offset_problem(counts.offsets, defs_);
+      if (!problem.empty()) throw Error(def_file, problem);
     }
     // Without them libotf2 would still look both up for every event (about 6 % of the
     // analysis engine's time on its benchmark trace).

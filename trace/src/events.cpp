@@ -1,5 +1,6 @@
 #include "gridscope/trace/events.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace gs {
@@ -48,6 +49,24 @@ std::vector<std::string> repair_warnings(const RepairLog& log, const Defs& defs)
                     defs.region_name(e.region) + "' " + place(defs, e.rank, e.location, e.time) + ")");
   }
   return lines;
+}
+
+TimeSpan::TimeSpan(const Defs& d) : lo(0), hi(UINT64_MAX), defs(d) {
+  if (d.trace_length == 0) return;  // unknown: no bounds
+  const uint64_t margin = std::max<uint64_t>(d.trace_length, d.resolution);
+  lo = d.global_offset > margin ? d.global_offset - margin : 0;
+  const uint64_t end = d.global_offset + d.trace_length;  // no overflow: both come from one clock
+  hi = end < UINT64_MAX - margin ? end + margin : UINT64_MAX;
+}
+
+std::string TimeSpan::problem(uint64_t t, uint64_t last, bool seen, const RegionBalance& balance) const {
+  char text[160];
+  if (seen && t < last) {
+    std::snprintf(text, sizeof text, " (the previous event is at %.6f s)", defs.seconds(last));
+    return "time runs backwards " + balance.where(t) + text + ": damaged timestamp or ClockOffset";
+  }
+  std::snprintf(text, sizeof text, " (the trace spans 0 to %.6f s)", defs.seconds(defs.global_offset + defs.trace_length));
+  return "event time out of range " + balance.where(t) + text + ": damaged timestamp or ClockOffset";
 }
 
 std::string RegionBalance::where(uint64_t t) const { return place(defs_, rank_, location_, t); }

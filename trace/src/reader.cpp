@@ -401,7 +401,7 @@ OTF2_CallbackCode RecordBuilder::add_send(uint64_t t, uint32_t receiver, OTF2_Co
   SendRec r{};
   r.src = rank_; r.dst = dst; r.comm = comm; r.tag = tag;
   r.enter = f.enter; r.evt = ts(t); r.lr_ok = reg.lr_send; r.thread = thread_;
-  r.c_enter = f.enter; r.c_leave = r.evt; r.cp_complete = f.cp;
+  r.c_enter = f.enter; r.c_leave = r.evt; r.cp_complete = f.cp; r.bytes = len;
   uint32_t idx = out_.sends.size();
   if (blocking) {
     r.complete = 1;

@@ -161,6 +161,7 @@ def write_outputs(scratch: Path, head, out: Path, trace: str, per_rank: list[str
     from gridscope.analysis.cube_export import build_experiment
     from gridscope.analysis.engine_output import read_profile
     from gridscope.analysis.engine_waits import WaitBatches
+    from gridscope.analysis import validate
     from gridscope.analysis.summary import build_summary
     from gridscope.cube import write_cubex
 
@@ -175,6 +176,13 @@ def write_outputs(scratch: Path, head, out: Path, trace: str, per_rank: list[str
         result = read_profile(scratch, head)
         pieces = read_pieces(scratch, head)
         summary = build_summary(result, trace, per_rank)
+        problem = validate.impossible(summary)
+        if problem is not None:  # refused before the Cube file; the wait states go again
+            written.result()
+            (out / N.WAITSTATES_FILE).unlink(missing_ok=True)
+            validate.check(summary, trace)
+        summary["byte_mismatches"] = int(head.meta.get("byte_mismatches", 0))
+        summary["warnings"] = validate.warnings(head.meta, summary)
         if pieces is not None:
             write_pieces(pieces, out / N.CRITICAL_PATH_FILE)
         else:  # the timeline must not show an earlier analysis's path

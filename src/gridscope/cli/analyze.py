@@ -67,7 +67,8 @@ def analyze(
 
         if gains_mod.wanted(gains, summary):
             summary = gains_mod.add_gains(Path(output), summary, progress or (lambda _t: None))
-    for line in summary["repaired_regions"]["warnings"]:  # also with -q: the numbers rest on them
+    # also with -q: the numbers rest on them
+    for line in (*summary["repaired_regions"]["warnings"], *summary.get("warnings", ())):
         typer.echo(f"gridscope: warning: {trace}: {line}", err=True)
     if not quiet:
         from gridscope.analysis.terminal import print_summary, summary_console

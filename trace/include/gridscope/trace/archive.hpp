@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gridscope/trace/defs.hpp"
@@ -14,6 +15,12 @@ namespace gs {
 // The anchor file of TRACE (a folder holding traces.otf2, or the anchor itself); throws
 // gs::Error naming the path when there is none.
 std::string anchor_of(const std::string& trace);
+
+// What is wrong with a location's ClockOffsets (local time, offset), as read: a point whose
+// synchronised time lies outside the trace's span (TimeSpan), local times that do not
+// increase, or two points whose synchronised times do not increase (time would run
+// backwards between them). Empty when they are fine.
+std::string clock_offset_problem(const std::vector<std::pair<uint64_t, int64_t>>& offsets, const Defs& defs);
 
 class Archive {
  public:

@@ -75,6 +75,18 @@ struct RepairLog {
 // of an enclosing region (first: 'inner' on rank 0 at 0.001250 s)".
 std::vector<std::string> repair_warnings(const RepairLog& log, const Defs& defs);
 
+// The times an event may have: the trace's span [global offset, + trace length] with a
+// margin of one trace length (at least 1 s) on either side, since a measurement may set
+// its clock properties from clocks that are synchronised slightly differently; outside it
+// a timestamp is damaged (a flipped byte, a wrong ClockOffset), not skewed.
+struct TimeSpan {
+  explicit TimeSpan(const Defs& defs);
+  uint64_t lo, hi;
+  const Defs& defs;
+  // The error line for an event at `t` after one at `last` (`seen`: there was one).
+  std::string problem(uint64_t t, uint64_t last, bool seen, const class RegionBalance& where) const;
+};
+
 // The open regions of one location and the repairs above (not a template: the tools share it).
 class RegionBalance {
  public:
@@ -94,6 +106,7 @@ class RegionBalance {
   // set when an MPI region is still open.
   size_t finish(uint64_t last);
   const std::string& error() const { return error_; }
+  std::string where(uint64_t t) const;  // "on rank R at T s" (or "on location L ...")
   // sets error() when `region` is not defined (inline: it runs on every Enter)
   bool undefined(uint32_t region) {
     return (region >= defs_.regions.size() || !defs_.regions[region].defined) && report_undefined(region);
@@ -102,7 +115,6 @@ class RegionBalance {
  private:
   size_t leave_repairing(uint32_t region, uint64_t t);
   bool report_undefined(uint32_t region);
-  std::string where(uint64_t t) const;  // "on rank R at T s" (or "on location L")
   const Defs& defs_;
   uint64_t location_;
   uint32_t rank_;
@@ -180,13 +192,13 @@ class EventStream {
       else if (gap_from_ != kNoGap && t > gap_from_ && balance_.depth() == 0) gap(t);
       gap_from_ = kNoGap;
     }
-    last_ = t;
+    if (!advance(t)) return OTF2_CALLBACK_INTERRUPT;
     if (balance_.undefined(region)) return stop();
     balance_.enter(region);
     return h_.enter(t, region);
   }
   OTF2_CallbackCode leave(uint64_t t, uint32_t region) {
-    last_ = t;
+    if (!advance(t)) return OTF2_CALLBACK_INTERRUPT;
     size_t n = balance_.leave(region, t);
     if (n == 0 && !balance_.error().empty()) return stop();
     for (; n > 0; --n) {
@@ -199,15 +211,15 @@ class EventStream {
     return OTF2_CALLBACK_SUCCESS;
   }
   OTF2_CallbackCode program_begin(uint64_t t, OTF2_StringRef name, uint32_t nargs, const OTF2_StringRef* args) {
+    if (!advance(t)) return OTF2_CALLBACK_INTERRUPT;
     if (!first_ || program_seen_) return OTF2_CALLBACK_SUCCESS;  // only as the location's first event
     first_ = false;
     program_seen_ = root_open_ = true;
-    last_ = t;
     root_ = h_.program_region(name, nargs, args);
     return h_.enter(t, root_);
   }
   OTF2_CallbackCode program_end(uint64_t t) {
-    last_ = t;
+    if (!advance(t)) return OTF2_CALLBACK_INTERRUPT;
     if (!root_open_) return OTF2_CALLBACK_SUCCESS;
     if (!close_all(t)) return OTF2_CALLBACK_INTERRUPT;
     root_open_ = false;
@@ -216,6 +228,17 @@ class EventStream {
   OTF2_CallbackCode stop() {
     error_ = balance_.error();
     return OTF2_CALLBACK_INTERRUPT;
+  }
+  // Every event's time (after OTF2's ClockOffsets): never before the location's previous
+  // event and within the trace's span (TimeCheck); false, with error() set, otherwise.
+  bool advance(uint64_t t) {
+    if (t >= last_ && t <= span_.hi && (seen_ || t >= span_.lo)) [[likely]] {
+      last_ = t;
+      seen_ = true;
+      return true;
+    }
+    error_ = span_.problem(t, last_, seen_, balance_);
+    return false;
   }
 
 #define GS_EVT_ARGS OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*
@@ -227,20 +250,20 @@ class EventStream {
   }
   static OTF2_CallbackCode on_program_end(GS_EVT_ARGS, int64_t) { return self(u).program_end(t); }
   static OTF2_CallbackCode on_send(GS_EVT_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n) {
-    self(u).last_ = t;
+    if (!self(u).advance(t)) return OTF2_CALLBACK_INTERRUPT;
     return self(u).h_.send(t, peer, c, tag, n);
   }
   static OTF2_CallbackCode on_isend(GS_EVT_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n,
                                     uint64_t req) {
-    self(u).last_ = t;
+    if (!self(u).advance(t)) return OTF2_CALLBACK_INTERRUPT;
     return self(u).h_.isend(t, peer, c, tag, n, req);
   }
   static OTF2_CallbackCode on_isend_complete(GS_EVT_ARGS, uint64_t req) {
-    self(u).last_ = t;
+    if (!self(u).advance(t)) return OTF2_CALLBACK_INTERRUPT;
     return self(u).h_.isend_complete(t, req);
   }
   static OTF2_CallbackCode on_irecv_request(GS_EVT_ARGS, uint64_t req) {
-    self(u).last_ = t;
+    if (!self(u).advance(t)) return OTF2_CALLBACK_INTERRUPT;
     return self(u).h_.irecv_request(t, req);
   }
   // A handler with recv_attributes(list) sees a receive's attribute list just before it
@@ -252,54 +275,54 @@ class EventStream {
                                 (OTF2_AttributeList*)nullptr))>> : std::true_type {};
   static OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList* a,
                                    uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n) {
-    self(u).last_ = t;
+    if (!self(u).advance(t)) return OTF2_CALLBACK_INTERRUPT;
     if constexpr (WantsAttributes<H>::value) self(u).h_.recv_attributes(a);
     return self(u).h_.recv(t, peer, c, tag, n);
   }
   static OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList* a,
                                     uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n, uint64_t req) {
-    self(u).last_ = t;
+    if (!self(u).advance(t)) return OTF2_CALLBACK_INTERRUPT;
     if constexpr (WantsAttributes<H>::value) self(u).h_.recv_attributes(a);
     return self(u).h_.irecv(t, peer, c, tag, n, req);
   }
   static OTF2_CallbackCode on_coll_begin(GS_EVT_ARGS) {
-    self(u).last_ = t;
+    if (!self(u).advance(t)) return OTF2_CALLBACK_INTERRUPT;
     return self(u).h_.coll_begin(t);
   }
   static OTF2_CallbackCode on_coll_end(GS_EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root,
                                        uint64_t sent, uint64_t received) {
-    self(u).last_ = t;
+    if (!self(u).advance(t)) return OTF2_CALLBACK_INTERRUPT;
     return self(u).h_.coll_end(t, op, c, root, sent, received);
   }
   static OTF2_CallbackCode on_nbc_request(GS_EVT_ARGS, uint64_t req) {
-    self(u).last_ = t;
+    if (!self(u).advance(t)) return OTF2_CALLBACK_INTERRUPT;
     return self(u).h_.nbc_request(t, req);
   }
   static OTF2_CallbackCode on_nbc_complete(GS_EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root,
                                            uint64_t sent, uint64_t received, uint64_t req) {
-    self(u).last_ = t;
+    if (!self(u).advance(t)) return OTF2_CALLBACK_INTERRUPT;
     return self(u).h_.nbc_complete(t, op, c, root, sent, received, req);
   }
   static OTF2_CallbackCode on_io_begin(GS_EVT_ARGS, OTF2_IoHandleRef handle, OTF2_IoOperationMode mode,
                                        OTF2_IoOperationFlag, uint64_t, uint64_t id) {
-    self(u).last_ = t;
+    if (!self(u).advance(t)) return OTF2_CALLBACK_INTERRUPT;
     return self(u).h_.io_begin(t, handle, mode, id);
   }
   static OTF2_CallbackCode on_io_complete(GS_EVT_ARGS, OTF2_IoHandleRef handle, uint64_t bytes, uint64_t id) {
-    self(u).last_ = t;
+    if (!self(u).advance(t)) return OTF2_CALLBACK_INTERRUPT;
     return self(u).h_.io_complete(t, handle, bytes, id);
   }
   static OTF2_CallbackCode on_rma_put(GS_EVT_ARGS, OTF2_RmaWinRef, uint32_t, uint64_t bytes, uint64_t) {
-    self(u).last_ = t;
+    if (!self(u).advance(t)) return OTF2_CALLBACK_INTERRUPT;
     return self(u).h_.rma_put(t, bytes);
   }
   static OTF2_CallbackCode on_rma_get(GS_EVT_ARGS, OTF2_RmaWinRef, uint32_t, uint64_t bytes, uint64_t) {
-    self(u).last_ = t;
+    if (!self(u).advance(t)) return OTF2_CALLBACK_INTERRUPT;
     return self(u).h_.rma_get(t, bytes);
   }
   static OTF2_CallbackCode on_rma_atomic(GS_EVT_ARGS, OTF2_RmaWinRef, uint32_t, OTF2_RmaAtomicType, uint64_t sent,
                                          uint64_t received, uint64_t) {
-    self(u).last_ = t;
+    if (!self(u).advance(t)) return OTF2_CALLBACK_INTERRUPT;
     return self(u).h_.rma_atomic(t, sent, received);
   }
 #undef GS_EVT_ARGS
@@ -308,6 +331,8 @@ class EventStream {
   H& h_;
   RegionBalance balance_;
   uint64_t last_ = 0;
+  bool seen_ = false;  // an event was read (last_ is its time)
+  TimeSpan span_{defs_};
   std::string error_;
   // the program's root (kRoot handlers only)
   static constexpr uint32_t kNoRegion = UINT32_MAX;

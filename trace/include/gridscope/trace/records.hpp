@@ -26,7 +26,8 @@ struct SendRec {
   Thread thread;
   int64_t enter, evt;            // send region enter, MpiSend/MpiIsend time
   int64_t c_enter, c_leave;      // completion region (MPI_Send itself or the wait)
-};  // (no byte count: the receive's counts for the message statistics)
+  uint64_t bytes;                // as the send event says (checked against the receive's)
+};
 
 struct RecvRec {
   uint32_t src, dst, comm, tag;
@@ -106,6 +107,6 @@ struct CallTree {
   uint32_t roots = kNone;
 };
 
-static_assert(sizeof(SendRec) == 56 && sizeof(RecvRec) == 64 && sizeof(CollRec) == 64, "compact records");
+static_assert(sizeof(SendRec) == 64 && sizeof(RecvRec) == 64 && sizeof(CollRec) == 64, "compact records");
 
 }  // namespace gs
