@@ -105,6 +105,9 @@ def load_map(path: str | os.PathLike) -> MetahostMap:
         text = path.read_text()
     except OSError as err:
         raise GridscopeError(path, f"cannot read metahost map: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise GridscopeError(path, f"metahost map is not UTF-8 text (byte {err.object[err.start]:#04x} "
+                                   f"at offset {err.start})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:

@@ -149,7 +149,10 @@ class EngineRun:
 
     def __exit__(self, *exc) -> None:
         """Reaps the processes (killed if they have not exited within a minute). Once the output
-        is written, a failure while they shut down loses nothing, so it is not reported."""
+        is written, a failure while they shut down loses nothing, so it is not reported. Left
+        by an exception (SIGTERM, a failed step), the engine is told to stop first."""
+        if exc[0] is not None and self._popen.poll() is None:
+            self._popen.terminate()  # process 0 (or the launcher) stops the others
         try:
             self._popen.wait(timeout=60)
         except subprocess.TimeoutExpired:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
+import signal
 import sys
 
 from gridscope.cli.app import app
@@ -23,16 +24,44 @@ def _register_commands() -> None:
             importlib.import_module(f"{__name__}.{module.name}")
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that clean-ups run as for Ctrl-C. A
+    BaseException of its own: click turns KeyboardInterrupt into "Aborted!"."""
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise Terminated
+
+
 def main(argv: list[str] | None = None) -> None:
+    from gridscope.outputs import os_error, output_of, removed_on_failure
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    # A file-size limit makes writes fail (EFBIG) instead of killing us, and the engine
+    # (the disposition is inherited); SIGTERM cleans up as Ctrl-C does.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    out = output_of(args)
     _register_commands()
     try:
-        app(args=argv, prog_name="gridscope")
+        with removed_on_failure(out):
+            app(args=args, prog_name="gridscope")
     except GridscopeError as err:
         print(err.line(), file=sys.stderr)
         sys.exit(err.exit_code)
     except KeyboardInterrupt:
         print("gridscope: interrupted", file=sys.stderr)
         sys.exit(130)
+    except Terminated:
+        print("gridscope: terminated", file=sys.stderr)
+        sys.exit(143)
+    except UnicodeDecodeError as err:  # an input that should be text is not (its reader did not say which)
+        print(GridscopeError(None, f"an input file is not UTF-8 text: {err.reason} at byte {err.start}").line(),
+              file=sys.stderr)
+        sys.exit(GridscopeError.exit_code)
+    except OSError as err:  # the file system refused: read-only, full, file-size limit, ...
+        print(os_error(err, out).line(), file=sys.stderr)
+        sys.exit(GridscopeError.exit_code)
     except Exception as err:  # a bug, not bad input: one line unless debugging
         if os.environ.get(DEBUG_ENV):
             raise

@@ -96,8 +96,10 @@ def _spinner(stack: ExitStack):
             from rich.console import Console
             from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+            console = Console(stderr=True)  # no spinner (and no blank line left) unless a terminal
             bar = stack.enter_context(Progress(SpinnerColumn(), TextColumn("{task.description}"),
-                                               TimeElapsedColumn(), console=Console(stderr=True), transient=True))
+                                               TimeElapsedColumn(), console=console, transient=True,
+                                               disable=not console.is_terminal))
             bar.add_task("analysing", total=None)
         bar.update(bar.task_ids[0], description=f"analysing: {text}")
 

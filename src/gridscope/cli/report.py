@@ -31,7 +31,7 @@ def report(
 
     console = Console(stderr=True)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=console, transient=True) as progress:
+                  console=console, transient=True, disable=not console.is_terminal) as progress:
         task = progress.add_task("report", total=None)
         html, pdf_path = write_report(runs, out, pdf=pdf, compare=compare, title=title,
                                       step=lambda what: progress.update(task, description=what))

@@ -73,6 +73,9 @@ def run_tool(*args: str | os.PathLike, where: str | os.PathLike) -> str:
     if proc.returncode != 0:
         lines = [l for l in proc.stderr.splitlines() if l.startswith("gridscope-tracetool:")]
         problem = lines[-1].split(": ", 2)[-1] if lines else (proc.stderr.strip().splitlines() or ["failed"])[-1]
+        parts = lines[-1].split(": ", 2) if lines else []
+        if len(parts) == 3 and os.path.exists(parts[1]):  # the tool named the damaged file itself
+            where = parts[1]
         raise GridscopeError(where, f"cannot read the trace: {problem}")
     return proc.stdout
 
