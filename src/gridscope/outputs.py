@@ -10,6 +10,7 @@ cannot be created) becomes one line naming the file.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 from contextlib import contextmanager
@@ -21,6 +22,8 @@ from gridscope.errors import GridscopeError
 # failed or killed run's trace is what it leaves to analyse.
 GUARDED = frozenset({"analyze", "diff", "report", "export", "predict", "merge", "platform"})
 _OUTPUT_FLAGS = ("-o", "--output", "--out")
+# errors that only writing gives: whatever file they name, the output is what failed
+_WRITING = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
 
 
 def output_of(argv: list[str]) -> Path | None:
@@ -88,6 +91,8 @@ def os_error(err: OSError, out: Path | None) -> GridscopeError:
     """One line for an OSError: the file it names, else the command's output."""
     where = err.filename if err.filename is not None else out
     problem = err.strerror or str(err) or type(err).__name__
+    if err.errno in _WRITING and out is not None:  # e.g. shutil's copy names its source
+        return GridscopeError(out, f"cannot write the output: {problem}")
     if out is not None and (err.filename is None or _inside(Path(os.fsdecode(err.filename)), Path(out))):
         problem = f"cannot write the output: {problem}"
     return GridscopeError(where, problem)

@@ -120,16 +120,15 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
         latencies = {"node": opts.latency_node_s, "host": opts.latency_host_s, "grid": opts.latency_grid_s}
         with start_engine(anchor, scratch, opts.jobs, metahost_file, time_correct=opts.time_correct,
                           latencies=latencies, launcher=launcher, root_causes=opts.root_causes) as engine:
-            try:
-                step("replay (--launcher)" if launcher is not None
-                     else f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
-                # The engine runs in its own process(es): load the Python side meanwhile.
-                from concurrent.futures import ThreadPoolExecutor  # noqa: F401
-                from gridscope.analysis import cube_export, engine_files, engine_waits, summary  # noqa: F401
-                from gridscope.analysis import waitstates  # noqa: F401
-                import gridscope.cube  # noqa: F401
-            finally:
-                engine.wait()
+            step("replay (--launcher)" if launcher is not None
+                 else f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
+            # The engine runs in its own process(es): load the Python side meanwhile. (An
+            # exception here, e.g. SIGTERM, leaves the block: the engine is stopped, not awaited.)
+            from concurrent.futures import ThreadPoolExecutor  # noqa: F401
+            from gridscope.analysis import cube_export, engine_files, engine_waits, summary  # noqa: F401
+            from gridscope.analysis import waitstates  # noqa: F401
+            import gridscope.cube  # noqa: F401
+            engine.wait()
             engine_s = time.perf_counter() - started
             step("results")
             head = engine_files.read_head(scratch)

@@ -24,11 +24,17 @@ MPI_ENV = {
 
 
 def _error_from(stderr: str, returncode: int, trace: Path,
-                launcher: list[str] | None = None) -> GridscopeError:
+                launcher: list[str] | None = None, scratch: Path | None = None) -> GridscopeError:
+    out = scratch.parent if scratch is not None else None
+    if returncode == -signal.SIGXFSZ and out is not None:  # the file-size limit (ulimit -f)
+        return GridscopeError(out, "cannot write the output: File too large")
     prefix = f"{N.ENGINE_BINARY}: "
     for line in stderr.splitlines():
         if line.startswith(prefix):
             where, _, problem = line[len(prefix):].partition(": ")
+            if scratch is not None and Path(where).is_relative_to(scratch):
+                # the engine's own files are no business of the user's: the output is
+                return GridscopeError(out, f"cannot write the output ({problem})")
             return GridscopeError(where, problem or "analysis failed")
     under = f" under --launcher {shlex.join(launcher)!r}" if launcher else ""
     return GridscopeError(trace, f"analysis engine failed{under}: "
@@ -117,15 +123,17 @@ def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | N
         args = [args[0], "--processes", str(jobs), *args[1:]]
     stderr = tempfile.TemporaryFile(mode="w+")
     popen = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=stderr, text=True, env=env)
-    return EngineRun(popen, stderr, anchor, launcher)
+    return EngineRun(popen, stderr, anchor, launcher, scratch)
 
 
 class EngineRun:
     """A running engine, as a context manager: the caller may prepare the next steps
     meanwhile, then wait() and use the output; leaving the block reaps the processes."""
 
-    def __init__(self, popen: subprocess.Popen, stderr, anchor: Path, launcher: list[str] | None = None):
+    def __init__(self, popen: subprocess.Popen, stderr, anchor: Path, launcher: list[str] | None = None,
+                 scratch: Path | None = None):
         self._popen = popen
+        self._scratch = Path(scratch).absolute() if scratch is not None else None
         self._stderr = stderr  # a temporary file: a pipe nobody reads could fill and block the engine
         self._anchor = anchor
         self._launcher = launcher
@@ -142,7 +150,8 @@ class EngineRun:
             raise KeyboardInterrupt
         if self._popen.returncode != 0:
             self._stderr.seek(0)
-            raise _error_from(self._stderr.read(), self._popen.returncode, self._anchor, self._launcher)
+            raise _error_from(self._stderr.read(), self._popen.returncode, self._anchor, self._launcher,
+                              self._scratch)
 
     def __enter__(self) -> "EngineRun":
         return self

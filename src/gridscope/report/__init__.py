@@ -22,8 +22,11 @@ def write_report(inputs: list[Path], out: Path, *, pdf: bool = False,
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(render_html(context), encoding="utf-8")
-    tmp.replace(out)
+    try:
+        tmp.write_text(render_html(context), encoding="utf-8")
+        tmp.replace(out)
+    finally:  # a full disk leaves no half-written temporary behind
+        tmp.unlink(missing_ok=True)
     pdf_path = None
     if pdf:
         step("printing the PDF with headless Chromium")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import re
 import shutil
 import subprocess
@@ -66,23 +67,29 @@ def archive_key(anchor: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def run_tool(*args: str | os.PathLike, where: str | os.PathLike) -> str:
-    """Run the native helper; its one-line error becomes a GridscopeError."""
+def run_tool(*args: str | os.PathLike, where: str | os.PathLike, scratch: Path | None = None) -> str:
+    """Run the native helper; its one-line error becomes a GridscopeError. A failure to
+    write into SCRATCH (the tool's working folder) names the folder it is made in."""
     cmd = [str(binary(TOOL)), *map(str, args)]
     proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     if proc.returncode != 0:
         lines = [l for l in proc.stderr.splitlines() if l.startswith("gridscope-tracetool:")]
         problem = lines[-1].split(": ", 2)[-1] if lines else (proc.stderr.strip().splitlines() or ["failed"])[-1]
         parts = lines[-1].split(": ", 2) if lines else []
-        if len(parts) == 3 and os.path.exists(parts[1]):  # the tool named the damaged file itself
-            where = parts[1]
+        named = Path(parts[1]).absolute() if len(parts) == 3 else None
+        if scratch is not None and (proc.returncode == -signal.SIGXFSZ or
+                                    (named is not None and named.is_relative_to(Path(scratch).absolute()))):
+            reason = "File too large" if proc.returncode == -signal.SIGXFSZ else problem
+            raise GridscopeError(Path(scratch).absolute().parent, f"cannot write working files here: {reason}")
+        if named is not None and named.exists():  # the tool named the damaged file itself
+            where = named
         raise GridscopeError(where, f"cannot read the trace: {problem}")
     return proc.stdout
 
 
 def dump(anchor: Path, outdir: Path, events: bool = False) -> None:
     outdir.mkdir(parents=True, exist_ok=True)
-    run_tool("dump", anchor, outdir, *(["--events"] if events else []), where=anchor)
+    run_tool("dump", anchor, outdir, *(["--events"] if events else []), where=anchor, scratch=outdir)
 
 
 def _writable_cache_root(run: Path | None) -> Path:
