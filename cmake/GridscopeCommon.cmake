@@ -32,4 +32,9 @@ find_package(Python3 REQUIRED COMPONENTS Interpreter)
 
 if(GS_BUILD_TESTS)
   enable_testing()
+  # The ctest TIMEOUT of every test that runs MPI ranks: a bound for a hung run, far above
+  # what a loaded 2-core machine needs (the 11-rank checkers take 7 s alone and timed out
+  # at 120 s at load ~10 while they spun). Oversubscribed Open MPI ranks must also yield
+  # (OMPI_MCA_mpi_yield_when_idle=1 in each test environment) instead of spinning.
+  set(GS_MPI_TEST_TIMEOUT 3600)
 endif()

@@ -24,6 +24,7 @@ MPI_ENV = {
     "OMPI_ALLOW_RUN_AS_ROOT": "1",
     "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
     "OMPI_MCA_rmaps_base_oversubscribe": "1",
+    "OMPI_MCA_mpi_yield_when_idle": "1",  # oversubscribed ranks yield the core instead of spinning
 }
 
 
@@ -35,7 +36,7 @@ def gridscope_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def run_gridscope(*args: str | os.PathLike, check: bool = True, timeout: float = 600,
+def run_gridscope(*args: str | os.PathLike, check: bool = True, timeout: float | None = None,
                   cwd: str | os.PathLike | None = None,
                   env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run `gridscope ARGS`; with check=True a non-zero exit fails the test with its output."""

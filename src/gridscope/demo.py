@@ -35,7 +35,8 @@ WHAT_IF_CYCLE, WHAT_IF_SPEEDUP = 1, "cgiteration=0.8"
 STEP_TIMEOUT_S = 900
 # Simulated runs need none of these, but a real MPI fallback inside a step would.
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-           "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+           "OMPI_MCA_rmaps_base_oversubscribe": "1",
+           "OMPI_MCA_mpi_yield_when_idle": "1"}  # oversubscribed ranks yield instead of spinning
 
 
 def run_folder(out: Path, cycle: int) -> Path:

@@ -118,15 +118,15 @@ def test_engine_rejects_a_bad_latency(make_trace, tmp_path, value):
     from gridscope import native
 
     proc = subprocess.run([str(native.binary("gridscope-replay")), "--time-correct", "--latency-grid", value,
-                           "-o", str(tmp_path / "o"), str(make_trace("clc_grid"))], capture_output=True, text=True,
-                          timeout=60)
+                           "-o", str(tmp_path / "o"), str(make_trace("clc_grid"))], capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [f"gridscope-replay: --latency-grid: not a latency in seconds "
                                         f"(a number >= 0): {value}"]
 
 
-def _group_gone(pgid: int, seconds: float = 2.0) -> bool:
-    """No process (not even an unreaped one) is left in process group `pgid`."""
+def _group_gone(pgid: int, seconds: float = 600.0) -> bool:
+    """No process (not even an unreaped one) is left in process group `pgid` (the bound is
+    for a process that never ends; a loaded machine's slow exit stays far below it)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
@@ -144,7 +144,7 @@ def _run_in_own_group(cmd: list[str]) -> tuple[subprocess.CompletedProcess, bool
     popen = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env=env, start_new_session=True)
     try:
-        out, err = popen.communicate(timeout=60)
+        out, err = popen.communicate()
     finally:
         if popen.poll() is None:
             os.killpg(popen.pid, signal.SIGKILL)

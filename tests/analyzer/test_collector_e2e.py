@@ -36,10 +36,10 @@ def test_recorded_late_sender(tmp_path, jobs):
     map_file = tmp_path / "map.json"
     map_file.write_text(json.dumps({"A": ["rank:0"], "B": ["rank:1"]}))
     rec = gridscope("record", "-o", tmp_path / "trace", "--metahosts", map_file, "--",
-                    "mpirun", "-np", "2", "--oversubscribe", tmp_path / "late", timeout=300)
+                    "mpirun", "-np", "2", "--oversubscribe", tmp_path / "late")
     assert rec.returncode == 0, rec.stderr
     out = tmp_path / "out"
-    ana = gridscope("analyze", tmp_path / "trace", "-o", out, "-q", "-j", jobs, timeout=300)
+    ana = gridscope("analyze", tmp_path / "trace", "-o", out, "-q", "-j", jobs)
     assert ana.returncode == 0, ana.stderr
     s = json.loads((out / "summary.json").read_text())
     assert s["metahosts"] == {"A": 1, "B": 1}  # from the collector's system tree

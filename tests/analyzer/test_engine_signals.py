@@ -28,8 +28,7 @@ def test_signal_stops_all_processes(tmp_path, sig, to_group):
                               str(trace / "traces.otf2")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              start_new_session=True)
     try:
-        deadline = time.monotonic() + 20
-        while len(_group(popen.pid)) < 3 and time.monotonic() < deadline:
+        while len(_group(popen.pid)) < 3 and popen.poll() is None:  # no deadline: load only slows it
             time.sleep(0.02)
         assert len(_group(popen.pid)) == 3, "the engine did not start its 3 processes"
         time.sleep(0.1)  # all blocked opening the FIFO
@@ -37,7 +36,7 @@ def test_signal_stops_all_processes(tmp_path, sig, to_group):
             os.killpg(popen.pid, sig)
         else:  # only process 0, e.g. `kill PID`
             os.kill(popen.pid, sig)
-        popen.communicate(timeout=10)
+        popen.communicate()
     finally:
         if popen.poll() is None:
             os.killpg(popen.pid, signal.SIGKILL)

@@ -13,7 +13,7 @@ from analyzer_helpers import fails_with, gridscope, values
 
 
 def analyse_cli(trace, out, *extra) -> dict:
-    proc = gridscope("analyze", trace, "-o", out, *extra, COLUMNS="200", timeout=120)
+    proc = gridscope("analyze", trace, "-o", out, *extra, COLUMNS="200")
     assert proc.returncode == 0, proc.stderr
     assert "Late Sender" in proc.stdout  # the terminal summary
     assert sorted(p.name for p in out.iterdir()) == ["critical_path.feather", "profile.cubex", "summary.json", "waitstates.feather"]

@@ -16,7 +16,7 @@ def test_compare_small_run(tmp_path):
     out = tmp_path / "cmp"
     proc = run_gridscope("compare", "--platform", "grid5000-2", "-np", "4", "-o", out,
                          "--ops", "bcast,alltoall,barrier", "--sizes", "1024,65536",
-                         "--placement", "round-robin", timeout=300)
+                         "--placement", "round-robin")
     doc = json.loads((out / "compare.json").read_text())
     assert doc["platform"] == "grid5000-2" and doc["ranks"] == 4
     keys = {"op", "bytes", "placement", "vanilla_s", "topo_s", "auto_s", "bound_s"}
@@ -48,7 +48,7 @@ def test_compare_small_run(tmp_path):
     again = tmp_path / "again"
     run_gridscope("compare", "--platform", "grid5000-2", "-np", "4", "-o", again,
                   "--ops", "bcast,barrier", "--sizes", "65536", "--placement", "round-robin",
-                  "--modes", "topo,auto", "--vanilla-from", out, "--no-analysis", timeout=300)
+                  "--modes", "topo,auto", "--vanilla-from", out, "--no-analysis")
     rows = json.loads((again / "compare.json").read_text())["rows"]
     assert [r["vanilla_s"] for r in rows] == [big["vanilla_s"], next(
         r["vanilla_s"] for r in doc["rows"] if r["op"] == "barrier")]
@@ -133,7 +133,7 @@ def test_compare_app_predict(tmp_path):
     out = tmp_path / "cmp"
     proc = run_gridscope("compare", "--platform", "grid5000-2", "-np", "8", "--app", exe,
                          "--modes", "vanilla,topo", "--placement", "round-robin", "--predict",
-                         "-o", out, "--", "--steps", "2", timeout=300)
+                         "-o", out, "--", "--steps", "2")
     assert "topo predicted" in proc.stdout
     (row,) = json.loads((out / "compare.json").read_text())["rows"]
     assert row["placement"] == "round-robin" and row["auto_s"] is None

@@ -20,7 +20,7 @@ def test_one_site_late_end_to_end(tmp_path):
     out = tmp_path / "late"
     run_gridscope("compare", "--platform", "grid5000-2", "-np", "8", "-o", out, "--placement",
                   "block", "--modes", "vanilla,topo", "--ops", "bcast,barrier", "--sizes", "1024",
-                  "--late-site", "rennes", "--late-by", "50", "--no-analysis", timeout=300)
+                  "--late-site", "rennes", "--late-by", "50", "--no-analysis")
     doc = json.loads((out / "compare.json").read_text())
     assert doc["late"] == {"site": "rennes", "seconds": LATE_S}
     rows = {r["op"]: r for r in doc["rows"]}

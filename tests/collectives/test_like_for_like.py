@@ -34,9 +34,8 @@ def runs(tmp_path_factory):
     for mode in ("vanilla", "topo"):
         traces[mode] = out / mode
         run_gridscope("record", "--platform", "grid5000-2", "-np", RANKS, "--placement",
-                      "round-robin", "--coll", mode, "-o", traces[mode], "--", app, *APP_ARGS,
-                      timeout=300)
-    run_gridscope("analyze", traces["topo"], "-o", out / "analysis", "-j", "2", timeout=300)
+                      "round-robin", "--coll", mode, "-o", traces[mode], "--", app, *APP_ARGS)
+    run_gridscope("analyze", traces["topo"], "-o", out / "analysis", "-j", "2")
     return traces, out / "analysis"
 
 

@@ -30,7 +30,7 @@ def quick(tmp_path_factory):
     out = tmp_path_factory.mktemp("seeds")
     subprocess.run([sys.executable, str(REPO / "benchmarks" / "seeds" / "run_all.py"),
                     "--quick", "--out", str(out)], check=True, env=gridscope_env(),
-                   capture_output=True, timeout=600)
+                   capture_output=True)
     return out
 
 

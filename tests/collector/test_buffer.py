@@ -38,7 +38,7 @@ def test_bad_buffer_size_runs_unmeasured(build_app, tmp_path):
                          "LD_PRELOAD": str(native.library("libgridscope_collector.so"))})
     proc = subprocess.run(["mpirun", "-np", "2", "-x", "GRIDSCOPE_TRACE_DIR", "-x",
                            "GRIDSCOPE_BUFFER", "-x", "LD_PRELOAD", build_app("many"), "10"],
-                          capture_output=True, text=True, env=env, timeout=120)
+                          capture_output=True, text=True, env=env)
     assert proc.returncode == 0
     lines = [l for l in proc.stderr.splitlines() if l.startswith("gridscope:")]
     assert lines == ["gridscope: GRIDSCOPE_BUFFER: bad size 'huge' (want e.g. 16M); "

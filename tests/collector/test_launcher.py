@@ -73,7 +73,7 @@ def test_unwritable_folder_runs_unmeasured(build_app, tmp_path):
                          "LD_PRELOAD": str(native.library("libgridscope_collector.so"))})
     proc = subprocess.run(["mpirun", "-np", "4", "-x", "GRIDSCOPE_TRACE_DIR", "-x",
                            "LD_PRELOAD", build_app("bcast")], capture_output=True, text=True,
-                          env=env, timeout=120)
+                          env=env)
     assert proc.returncode == 0, proc.stderr
     assert "bcast ok" in proc.stdout
     errors = [l for l in proc.stderr.splitlines() if l.startswith("gridscope:")]

@@ -168,14 +168,13 @@ def test_viewer_serves_the_waiting(recorded):
     thread.start()
     try:
         base = f"http://127.0.0.1:{srv.server_address[1]}"
-        meta = json.loads(urllib.request.urlopen(f"{base}/api/meta", timeout=30).read())
+        meta = json.loads(urllib.request.urlopen(f"{base}/api/meta").read())
         assert meta["summary"]["mpi_time_s"] == summary["mpi_time_s"]
         assert meta["waitstate_count"] > 0
         assert set(meta["patterns"]) <= set(WAITS) and meta["patterns"]
         listed = 0
         for pattern in meta["patterns"]:
-            page = json.loads(urllib.request.urlopen(f"{base}/api/waitstates?pattern={pattern}&limit=50",
-                                                     timeout=30).read())
+            page = json.loads(urllib.request.urlopen(f"{base}/api/waitstates?pattern={pattern}&limit=50").read())
             listed += page["total"]
         assert listed == meta["waitstate_count"], "the viewer lists every wait state by its pattern"
     finally:

@@ -47,7 +47,7 @@ def test_simulated_run_records_zones_as_metahosts(build_app, tmp_path):
     proc = subprocess.run(["smpirun", "-platform", str(tmp_path / "p.xml"), "-hostfile",
                            str(tmp_path / "hosts"), "-np", "8",
                            "--cfg=smpi/simulate-computation:no", str(app), "1"],
-                          capture_output=True, text=True, env=env, timeout=300)
+                          capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "pattern done" in proc.stdout
     anchor = out / "traces.otf2"

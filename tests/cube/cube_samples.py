@@ -132,7 +132,7 @@ def analysis_folder(folder: Path, exp: Experiment) -> Path:
     return folder
 
 
-def run_cli(*args, check: bool = True, timeout: float = 300):
+def run_cli(*args, check: bool = True, timeout: float | None = None):
     """Run `python -m gridscope ARGS` the way users do; check=True fails on non-zero exit."""
     import subprocess
     import sys

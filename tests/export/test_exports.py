@@ -134,14 +134,14 @@ def test_bad_input_is_one_line(run, scorep_traces, tmp_path, args, message):
         args = [a for a in args if a != "--exists"]
         out.write_text("x")
     args = [a.format(scorep=scorep_traces, run=run) for a in args]
-    proc = run_gridscope("export", *args, "-o", out, check=False, timeout=120)
+    proc = run_gridscope("export", *args, "-o", out, check=False)
     assert proc.returncode == 2
     lines = [l for l in proc.stderr.splitlines() if l.strip()]
     assert len(lines) == 1 and message in lines[0], proc.stderr
 
 
 def test_bad_format_rejected(run, tmp_path):
-    proc = run_gridscope("export", run, "--format", "svg", "-o", tmp_path / "x", check=False, timeout=60)
+    proc = run_gridscope("export", run, "--format", "svg", "-o", tmp_path / "x", check=False)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
 
 
@@ -150,7 +150,7 @@ def test_corrupt_trace_leaves_no_output(tmp_path):
     evt = tmp_path / "t" / "traces" / "0.evt"
     evt.write_bytes(evt.read_bytes()[:40])
     out = tmp_path / "out.json"
-    proc = run_gridscope("export", anchor, "--format", "perfetto", "-o", out, check=False, timeout=120)
+    proc = run_gridscope("export", anchor, "--format", "perfetto", "-o", out, check=False)
     assert proc.returncode == 2
     lines = [l for l in proc.stderr.splitlines() if l.strip()]
     assert len(lines) == 1 and "cannot read the trace" in lines[0], proc.stderr

@@ -108,7 +108,7 @@ def demo_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("demo") / "demo-out"
     # --no-compare: the collectives comparison (two minutes) is tested by its own part.
     proc = subprocess.run([sys.executable, "-m", "gridscope", "demo", "-o", str(out),
-                           "--no-compare"], capture_output=True, text=True, timeout=900)
+                           "--no-compare"], capture_output=True, text=True)
     return out, proc
 
 

@@ -45,14 +45,14 @@ class Dom(HTMLParser):
 
 
 def dump_dom(html: Path) -> str:
-    proc = chromium(["--dump-dom", html.resolve().as_uri()], html, timeout=120)
+    proc = chromium(["--dump-dom", html.resolve().as_uri()], html)
     assert "<main>" in proc.stdout, proc.stderr[-2000:]
     return proc.stdout
 
 
 def screenshot(html: Path, png: Path, height: int = 2400):
     chromium([f"--screenshot={png}", f"--window-size=1280,{height}",
-              html.resolve().as_uri()], html, timeout=120)
+              html.resolve().as_uri()], html)
     import matplotlib.image
 
     return matplotlib.image.imread(str(png))[..., :3]
@@ -110,7 +110,7 @@ def test_pdf_pages_render(full_report, tmp_path):
     pdf = full_report.with_suffix(".pdf")
     assert pdf.read_bytes()[:5] == b"%PDF-"
     subprocess.run(["pdftoppm", "-r", "40", "-png", str(pdf), str(tmp_path / "page")],
-                   check=True, timeout=120)
+                   check=True)
     import matplotlib.image
 
     pages = sorted(tmp_path.glob("page-*.png"))

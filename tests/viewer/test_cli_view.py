@@ -33,20 +33,20 @@ def start_view(run, *extra):
 def test_view_prints_url_and_serves(demo_run):
     proc, url = start_view(demo_run)
     try:
-        with urllib.request.urlopen(url + "api/meta", timeout=30) as resp:
+        with urllib.request.urlopen(url + "api/meta") as resp:
             meta = json.load(resp)
         assert meta["run"] == demo_run.name
-        with urllib.request.urlopen(url, timeout=30) as resp:
+        with urllib.request.urlopen(url) as resp:
             assert b"gridscope" in resp.read()
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait()
 
 
 def test_view_on_other_host_warns(demo_run):
     proc, _ = start_view(demo_run, "--host", "127.0.0.1")
     proc.terminate()
-    proc.wait(timeout=30)
+    proc.wait()
     assert "warning" not in proc.stderr.read()
     env = gridscope_env(static_env())
     proc = subprocess.Popen([sys.executable, "-m", "gridscope", "view", str(demo_run), "--no-browser",
@@ -54,7 +54,7 @@ def test_view_on_other_host_warns(demo_run):
                             stderr=subprocess.PIPE, text=True, env=env)
     line = proc.stdout.readline()
     proc.terminate()
-    proc.wait(timeout=30)
+    proc.wait()
     assert "0.0.0.0" in line
     assert "warning: listening on 0.0.0.0" in proc.stderr.read()
 
@@ -67,12 +67,12 @@ def test_view_on_other_host_warns(demo_run):
 def test_view_bad_input_is_one_line(tmp_path, setup, message):
     run = tmp_path / "run"
     setup(run)
-    proc = run_gridscope("view", run, "--no-browser", check=False, timeout=60)
+    proc = run_gridscope("view", run, "--no-browser", check=False)
     assert proc.returncode == 2
     lines = [l for l in proc.stderr.splitlines() if l.strip()]
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in proc.stderr
 
 
 def test_view_bad_port(demo_run):
-    proc = run_gridscope("view", demo_run, "--port", "70000", "--no-browser", check=False, timeout=60)
+    proc = run_gridscope("view", demo_run, "--port", "70000", "--no-browser", check=False)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr

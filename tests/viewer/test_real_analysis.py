@@ -27,7 +27,7 @@ from gridscope.viewer.trace import Trace, dump
 def analysed(tmp_path_factory):
     base = tmp_path_factory.mktemp("real-analysis")
     anchor = synth_trace(base / "trace", ranks=8, metahosts=2, iterations=4)
-    run_gridscope("analyze", anchor.parent, "-o", base / "run", timeout=300)
+    run_gridscope("analyze", anchor.parent, "-o", base / "run")
     return base / "run"
 
 
@@ -64,8 +64,8 @@ def test_otf2_export_of_an_analysis(analysed, tmp_path):
 
 def test_diff_folder_is_a_difference_view(analysed, tmp_path):
     other = synth_trace(tmp_path / "trace2", ranks=8, metahosts=2, iterations=4, region_name="solve")
-    run_gridscope("analyze", other.parent, "-o", tmp_path / "run2", timeout=300)
-    run_gridscope("diff", analysed, tmp_path / "run2", "-o", tmp_path / "diff", timeout=300)
+    run_gridscope("analyze", other.parent, "-o", tmp_path / "run2")
+    run_gridscope("diff", analysed, tmp_path / "run2", "-o", tmp_path / "diff")
     run = RunFolder(tmp_path / "diff")
     assert run.is_diff
     data = ViewerData(run, None)
@@ -87,7 +87,7 @@ def test_scorep_trace_with_metahost_map(scorep_traces, tmp_path):
     mapping = tmp_path / "map.json"
     mapping.write_text(json.dumps({"epyc": ["epyc2"], "desktop": ["arnaud-Desktop"]}))
     run_gridscope("analyze", scorep_traces / "dorsal-mpi_pthread_hello_world", "--metahosts", mapping,
-                  "-o", tmp_path / "run", timeout=300)
+                  "-o", tmp_path / "run")
     run = RunFolder(tmp_path / "run")
     from gridscope.viewer.trace import open_trace
 

@@ -98,7 +98,7 @@ def test_browser_draws_the_path_and_hides_it_on_request(node_project, path_run):
         report = run_check(node_project, "path", url, shot)
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait()
     assert not report["page_errors"] and not report["console_errors"]
     assert report["toggle_visible"] and report["critical"] == 3 and report["links"] == 2
     assert report["on"][:3] == [0xd0, 0x20, 0x8e]

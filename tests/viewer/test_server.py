@@ -33,7 +33,7 @@ def server(demo_run, tmp_path_factory):
 
 def request(srv, path, method="GET", host=None):
     port = srv.server_address[1]
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn = http.client.HTTPConnection("127.0.0.1", port)
     conn.request(method, path, headers={"Host": host or f"127.0.0.1:{port}"})
     resp = conn.getresponse()
     body = resp.read()

@@ -20,6 +20,7 @@ MPI_ENV = {
     "OMPI_ALLOW_RUN_AS_ROOT": "1",
     "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
     "OMPI_MCA_rmaps_base_oversubscribe": "1",
+    "OMPI_MCA_mpi_yield_when_idle": "1",  # oversubscribed ranks yield the core instead of spinning
 }
 
 
