@@ -127,8 +127,9 @@ class RunFolder:
             self.summary = json.loads(path.read_text())
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
             raise GridscopeError(path, f"not valid JSON: {err}") from None
-        if not isinstance(self.summary, dict):
-            raise GridscopeError(path, "summary is not a JSON object")
+        from gridscope.analysis.summary_shape import check
+
+        check(self.summary, path)  # a wrong type is one line naming the file
 
     @property
     def name(self) -> str:
