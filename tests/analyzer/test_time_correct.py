@@ -266,10 +266,10 @@ def test_real_single_node_run_moves_events_no_further_than_its_violations(tmp_pa
     subprocess.run(["mpicc", "-O1", "-I", str(apps / "common"), "-o", str(exe), str(apps / "metatrace" / "metatrace.c"),
                     "-lm"], check=True)
     rec = gridscope("record", "-o", tmp_path / "trace", "--", "mpirun", "-np", "4", "--oversubscribe", exe,
-                    "--steps", "4", "--scale", "0.01", timeout=300)
+                    "--steps", "4", "--scale", "0.01")
     assert rec.returncode == 0, rec.stderr
     out = tmp_path / "out"
-    ana = gridscope("analyze", tmp_path / "trace", "-o", out, "--time-correct", timeout=300)
+    ana = gridscope("analyze", tmp_path / "trace", "-o", out, "--time-correct")
     assert ana.returncode == 0, ana.stderr
     s = json.loads((out / "summary.json").read_text())
     assert s["messages"] > 0 and s["collectives"] > 0

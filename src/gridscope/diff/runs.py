@@ -53,8 +53,9 @@ def _number(value, where: Path, key: str) -> float:
 
 def check_summary(data, where: Path) -> dict:
     """Validate the parts of summary.json diff and report rely on; returns DATA."""
-    if not isinstance(data, dict):
-        raise GridscopeError(where, "summary is not a JSON object")
+    from gridscope.analysis.summary_shape import check
+
+    check(data, where)  # the types of every value the readers use
     for key in ("total_time_s", "mpi_time_s"):
         if key not in data:
             raise GridscopeError(where, f"summary lacks {key!r}")

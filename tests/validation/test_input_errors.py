@@ -1,0 +1,47 @@
+"""Wrongly encoded and wrongly typed inputs are input errors (one line naming the file,
+exit 2), not internal errors (issue 24 item 4; before: exit 70 with a TypeError or a
+UnicodeDecodeError)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from faultkit import Outcome, make_trace, ring_spec, rng, run
+
+
+@pytest.fixture(scope="module")
+def analysed(tmp_path_factory):
+    base = tmp_path_factory.mktemp("inputs")
+    trace = make_trace(ring_spec(rng("input-errors")), base / "trace")
+    done = run("analyze", trace, "-o", base / "run", "-q")
+    assert done.returncode == 0, done.stderr
+    return trace, base / "run"
+
+
+def test_a_metahost_map_that_is_not_utf8(analysed, tmp_path):
+    trace, _ = analysed
+    bad = tmp_path / "map.json"
+    bad.write_bytes(b'{"jsc\xff": ["rank:0-1"], "brs": ["rank:2"]}')
+    out = tmp_path / "out"
+    done = Outcome(run("analyze", trace, "-o", out, "-q", "--metahosts", bad), out, "non-UTF-8 map", False)
+    done.refused(where=bad, problem="metahost map is not UTF-8 text (byte 0xff at offset 5)")
+
+
+@pytest.mark.parametrize("key,value", [("metahosts", 3), ("p2p", "many"), ("total_time_s", "1.5"),
+                                       ("patterns", {"late_sender": {"grid": "x"}})])
+@pytest.mark.parametrize("command", ["export", "diff"])
+def test_a_summary_with_a_wrong_type(analysed, tmp_path, key, value, command):
+    _, good = analysed
+    bad = tmp_path / "run"
+    shutil.copytree(good, bad)
+    summary = json.loads((bad / "summary.json").read_text())
+    summary[key] = value
+    (bad / "summary.json").write_text(json.dumps(summary))
+    out = tmp_path / "out"
+    argv = (["export", bad, "--format", "perfetto", "-o", out] if command == "export"
+            else ["diff", good, bad, "-o", out])
+    done = Outcome(run(*argv), out, f"{command} with summary {key}={value!r}", False)
+    done.refused(where=bad / "summary.json")
