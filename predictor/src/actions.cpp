@@ -1,3 +1,4 @@
+#include <unistd.h>
 #include "actions.hpp"
 
 #include <algorithm>
@@ -384,7 +385,17 @@ class ActionBuilder {
     grow(bytes);
     return std::to_string(p) + " " + std::to_string(tag) + " " + std::to_string(comm) + " " + std::to_string(bytes);
   }
-  void grow(uint64_t bytes) { if (bytes > out_.max_bytes) out_.max_bytes = bytes; }
+  // The replayer holds a buffer of the largest message: one larger than this machine's
+  // memory cannot be replayed (SMPI would abort); it is a damaged byte count far more often
+  // than a real message. Reported when the location has been read (error()).
+  void grow(uint64_t bytes) {
+    if (bytes <= out_.max_bytes) return;
+    static const uint64_t memory = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
+    if (bytes > memory && error_.empty())
+      fail("a message of " + std::to_string(bytes) + " bytes, more than this machine's memory (" +
+           std::to_string(memory) + " bytes), cannot be replayed (a damaged byte count?)");
+    out_.max_bytes = bytes;
+  }
   std::string compute_line(uint64_t ticks) const {
     char buf[48];
     std::snprintf(buf, sizeof buf, "c %.12g", double(ticks) / double(d_.resolution));

@@ -154,7 +154,7 @@ def run(opts: Options, progress=None) -> dict:  # noqa: ANN001 - callback(str)
     say(f"replaying {acts.ranks} ranks on {plat.name} ({collectives} collectives)")
     with phases("replay"):
         trace_dir = replay.run(exe, work, platform, hosts, collectives, opts.speedups, speeds,
-                               out / TRACE_DIR)
+                               out / TRACE_DIR, trace=src.anchor)
     replay_s = time.perf_counter() - started
     say("analysing the prediction")
     preload.join()

@@ -114,7 +114,9 @@ def collectives_env(collectives: str) -> tuple[str, dict[str, str]]:
 
 
 def run(exe: Path, actions: Path, platform: str, hosts: list[str], collectives: str,
-        speedups: dict[str, float], speeds: list[float], trace_dir: Path) -> Path:
+        speedups: dict[str, float], speeds: list[float], trace_dir: Path, trace: Path | None = None) -> Path:
+    """Replays the action streams; a failed replay is one line naming TRACE (the recording)
+    with SimGrid's reason (its log goes with the failed prediction's folder)."""
     from gridscope.testbed.run import record_simulated
 
     (actions / SPEEDS).write_text("".join(f"{s!r}\n" for s in speeds))
@@ -126,12 +128,25 @@ def run(exe: Path, actions: Path, platform: str, hosts: list[str], collectives: 
     os.environ.update(extra)
     try:
         # the replayer prints nothing; smpirun's own lines stay in trace_dir/smpirun.log
-        with contextlib.redirect_stdout(io.StringIO()):
-            return record_simulated(argv, platform, len(hosts), None, "block", mode, trace_dir,
-                                    "64M", True, hosts=hosts)
+        tail = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(tail):
+                return record_simulated(argv, platform, len(hosts), None, "block", mode, trace_dir,
+                                        "64M", True, hosts=hosts)
+        except GridscopeError as failure:
+            raise GridscopeError(trace or failure.where, replay_failure(tail.getvalue(), failure.problem)) from None
     finally:
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+def replay_failure(tail: str, problem: str) -> str:
+    """One line for a replay SimGrid stopped: its critical message when it gave one."""
+    critical = [line.split("]", 2)[-1].strip() for line in tail.splitlines() if "CRITICAL]" in line]
+    reason = critical[-1] if critical else problem.split(";")[0]
+    hint = (" (a receive smaller than its message: the trace's byte counts disagree, see "
+            "`gridscope analyze`'s byte_mismatches)" if "MPI_ERR_TRUNCATE" in reason else "")
+    return f"the replay of this trace failed in SimGrid: {reason}{hint}"
