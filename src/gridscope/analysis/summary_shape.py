@@ -21,7 +21,8 @@ TOP = {
     "findings": LIST, "threads": LIST, "by_callpath": LIST, "by_metahost": LIST, "p2p": LIST, "wan_links": LIST,
     "root_causes": LIST, "cause_pairs": LIST, "critical_path": LIST, "warnings": LIST,
 }
-NOT_NULL = {"total_time_s", "mpi_time_s"}
+# top-level numbers that may be null (row fields may be: they are read with care)
+NULLABLE = {"duration_s", "init_finalize_s"}
 # fields of the rows of these lists
 ROWS = {
     "p2p": {"from": TEXT, "to": TEXT, "bytes": NUMBER, "messages": NUMBER, "max_rate_Bps": NUMBER,
@@ -46,8 +47,10 @@ def check(data, where: str | Path) -> dict:
         raise GridscopeError(where, "summary is not a JSON object")
 
     def need(value, kind: str, name: str) -> None:
-        # null stands for "not known" in several keys (duration_s of a run without MPI_Init)
-        if not _is(value, kind) and not (value is None and name not in NOT_NULL):
+        # a null number stands for "not known" (duration_s of a run without MPI_Init); a null
+        # object or list is never written
+        nullable = kind == NUMBER and ("[" in name or name in NULLABLE)
+        if not _is(value, kind) and not (value is None and nullable):
             raise GridscopeError(where, f"{name} is {value!r:.40} where {kind} belongs")
 
     for key, kind in TOP.items():
