@@ -21,8 +21,10 @@ TOP = {
     "findings": LIST, "threads": LIST, "by_callpath": LIST, "by_metahost": LIST, "p2p": LIST, "wan_links": LIST,
     "root_causes": LIST, "cause_pairs": LIST, "critical_path": LIST, "warnings": LIST,
 }
-# top-level numbers that may be null (row fields may be: they are read with care)
-NULLABLE = {"duration_s", "init_finalize_s"}
+# keys the readers use without a check for null; the others may be null ("not known":
+# duration_s without MPI_Init, findings without root causes), as may row fields
+NOT_NULL = {"trace", "ranks", "total_time_s", "mpi_time_s", "metahosts", "patterns", "p2p", "by_callpath",
+            "by_metahost", "critical_path", "threads", "time_correction", "unmatched_messages"}
 # fields of the rows of these lists
 ROWS = {
     "p2p": {"from": TEXT, "to": TEXT, "bytes": NUMBER, "messages": NUMBER, "max_rate_Bps": NUMBER,
@@ -41,16 +43,21 @@ def _is(value, kind: str) -> bool:
     return isinstance(value, {TEXT: str, OBJECT: dict, LIST: list}[kind])
 
 
+def _nullable(name: str) -> bool:
+    if name.endswith("]"):  # a row
+        return False
+    if "[" in name:  # a row's field
+        return True
+    return "." not in name and name not in NOT_NULL  # metahosts.X and patterns.X.Y never
+
+
 def check(data, where: str | Path) -> dict:
     """Raises one GridscopeError naming WHERE for the first value of the wrong type; returns DATA."""
     if not isinstance(data, dict):
         raise GridscopeError(where, "summary is not a JSON object")
 
     def need(value, kind: str, name: str) -> None:
-        # a null number stands for "not known" (duration_s of a run without MPI_Init); a null
-        # object or list is never written
-        nullable = kind == NUMBER and ("[" in name or name in NULLABLE)
-        if not _is(value, kind) and not (value is None and nullable):
+        if not _is(value, kind) and not (value is None and _nullable(name)):
             raise GridscopeError(where, f"{name} is {value!r:.40} where {kind} belongs")
 
     for key, kind in TOP.items():
