@@ -31,7 +31,10 @@ def test_a_metahost_map_that_is_not_utf8(analysed, tmp_path):
 
 
 @pytest.mark.parametrize("key,value", [("metahosts", 3), ("p2p", "many"), ("total_time_s", "1.5"),
-                                       ("patterns", {"late_sender": {"grid": "x"}})])
+                                       ("patterns", {"late_sender": {"grid": "x"}}), ("findings", "none"),
+                                       ("findings", [{"cause": {"kind": "computation", "callpath": 7,
+                                                                "metahost": "A", "ranks": [1]}, "cost_s": 1.0}]),
+                                       ("wan_links", [{"from": "A", "to": "B", "messages": "12"}])])
 @pytest.mark.parametrize("command", ["export", "diff"])
 def test_a_summary_with_a_wrong_type(analysed, tmp_path, key, value, command):
     _, good = analysed

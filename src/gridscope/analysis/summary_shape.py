@@ -33,7 +33,11 @@ ROWS = {
     "by_metahost": {"pattern": TEXT, "class": TEXT, "metahost": TEXT, "seconds": NUMBER},
     "critical_path": {"callpath": TEXT, "metahost": TEXT, "seconds": NUMBER, "imbalance_s": NUMBER},
     "threads": {"time_s": NUMBER, "mpi_s": NUMBER, "waiting_s": NUMBER},
+    "findings": {"cause": OBJECT, "cost_s": NUMBER, "patterns": LIST, "advice": TEXT},
+    "wan_links": {"from": TEXT, "to": TEXT, "messages": NUMBER, "bytes": NUMBER},
 }
+# fields of a finding's cause (story.finding_title reads them)
+CAUSE = {"kind": TEXT, "callpath": TEXT, "metahost": TEXT, "ranks": LIST}
 
 
 def _is(value, kind: str) -> bool:
@@ -70,9 +74,12 @@ def check(data, where: str | Path) -> dict:
         for cls, value in split.items():
             need(value, NUMBER, f"patterns.{pattern}.{cls}")
     for key, fields in ROWS.items():
-        for i, row in enumerate(data.get(key, [])):
+        for i, row in enumerate(data.get(key) or []):
             need(row, OBJECT, f"{key}[{i}]")
             for field, kind in fields.items():
                 if field in row:
                     need(row[field], kind, f"{key}[{i}].{field}")
+    for i, finding in enumerate(data.get("findings") or []):
+        for field, kind in CAUSE.items():
+            need(finding.get("cause", {}).get(field), kind, f"findings[{i}].cause {field}")
     return data
