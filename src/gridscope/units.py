@@ -13,7 +13,9 @@ def seconds_text(seconds: float | None, digits: int = 3) -> str:
     if seconds is None:
         return "–"
     size = abs(seconds)
-    if size >= 1 or size == 0:
+    if size < 5e-10:  # below a nanosecond: nothing a trace resolves
+        return "0 s"
+    if size >= 1:
         value, unit = seconds, "s"
     elif size >= 1e-3:
         value, unit = seconds * 1e3, "ms"

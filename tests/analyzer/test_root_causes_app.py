@@ -67,7 +67,7 @@ def test_summary_names_the_cause_and_the_path(barrier_runs):
 
 def test_terminal_why_in_microseconds(make_trace, tmp_path):
     proc = run_gridscope("analyze", make_trace("barrier"), "-o", tmp_path / "out")
-    assert "50.0 us of the waiting at A caused by computation in main on B" in " ".join(proc.stdout.split())
+    assert "50.0 µs of the waiting at A caused by computation in main on B" in " ".join(proc.stdout.split())
 
 
 def test_timeline_stretches_and_links(barrier_runs):

@@ -47,7 +47,7 @@ class Waiting:
 
 def _s(seconds: float) -> str:
     """Milliseconds and up as seconds, shorter times in microseconds (tiny test traces)."""
-    return f"{seconds:.3f} s" if seconds >= 0.001 else f"{seconds * 1e6:.1f} us"
+    return f"{seconds:.3f} s" if seconds >= 0.001 else f"{seconds * 1e6:.1f} µs"
 
 
 def waiting_by_metahost(summary: dict) -> list[Waiting]:

@@ -10,7 +10,7 @@ def _bw(bytes_per_s: float) -> str:
 
 
 def _lat(seconds: float) -> str:
-    return f"{seconds * 1e3:.6g} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.6g} us"
+    return f"{seconds * 1e3:.6g} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.6g} µs"
 
 
 def describe(platform: Platform) -> str:

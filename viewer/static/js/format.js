@@ -1,13 +1,12 @@
-// Number formatting and colour scales.
+// Number formatting and colour scales: the units of gridscope/units.py (µs, ms, s; B, KiB,
+// MiB; never "-0": what rounds to zero is 0 s).
 export function seconds(v) {
   if (!Number.isFinite(v)) return '–';
   const a = Math.abs(v);
-  if (a === 0) return '0 s';
-  if (a >= 100) return `${v.toFixed(1)} s`;
-  if (a >= 1) return `${v.toFixed(3)} s`;
-  if (a >= 1e-3) return `${(v * 1e3).toFixed(3)} ms`;
-  if (a >= 1e-6) return `${(v * 1e6).toFixed(3)} µs`;
-  return `${(v * 1e9).toFixed(0)} ns`;
+  const [text, unit] = a >= 100 ? [v.toFixed(1), 's'] : a >= 1 ? [v.toFixed(3), 's']
+    : a >= 1e-3 ? [(v * 1e3).toFixed(3), 'ms'] : a >= 1e-6 ? [(v * 1e6).toFixed(3), 'µs']
+      : [(v * 1e9).toFixed(0), 'ns'];
+  return Number(text) === 0 ? '0 s' : `${text} ${unit}`;
 }
 
 export function value(v, uom) {
@@ -27,7 +26,8 @@ export function bytes(v) {
 
 export function percent(part, whole) {
   if (!whole) return '';
-  return `${(100 * part / whole).toFixed(1)} %`;
+  const text = (100 * part / whole).toFixed(1);
+  return `${Number(text) === 0 ? '0.0' : text} %`;
 }
 
 export function ns(t) { return seconds(t / 1e9); }
