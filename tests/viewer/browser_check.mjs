@@ -15,6 +15,22 @@ const browser = await chromium.launch({
     '--disable-component-update', '--disable-sync', '--no-first-run'],
 });
 
+// Opens the metric tree down to the metric KEY, clicking its ancestors' toggles from the root
+// as a user does (the chain comes from the profile the page loaded).
+async function revealMetric(page, key) {
+  const chain = await page.evaluate(async (uniq) => {
+    const { metrics } = await (await fetch('/api/profile')).json();
+    const out = [];
+    let m = metrics.find((x) => x.uniq === uniq);
+    while (m && m.parent >= 0) { m = metrics[m.parent]; out.unshift(m.uniq); }
+    return out;
+  }, key);
+  for (const uniq of chain) {
+    const node = `#metric-tree .node[data-key="${uniq}"]`;
+    if (await page.getAttribute(node, 'aria-expanded') === 'false') await page.click(`${node} .toggle`);
+  }
+}
+
 async function timelineSettled(page) {
   await page.waitForFunction(() => {
     const c = document.getElementById('timeline');
@@ -64,7 +80,11 @@ try {
     }, instance, { timeout: 15000 });
     report.before = await instanceColours(page, instance);
 
-    // click the pattern in the metric tree
+    // the metric tree opens collapsed at the root, at 100 %
+    report.metric_rows_at_start = await page.$$eval('#metric-tree .node', (els) => els.map((e) => e.dataset.key));
+    report.root_pct = await page.textContent('#metric-tree .node[data-key="time"] .pct');
+    // open the way to Late Sender as a user does, and click the (closed) pattern
+    await revealMetric(page, 'late_sender');
     await page.click('#metric-tree .node[data-key="late_sender"] .label');
     await page.waitForFunction(() => (document.getElementById('timeline').dataset.highlight || '').includes('late_sender'), null, { timeout: 10000 });
     await page.waitForSelector('#instances-summary', { timeout: 10000 });
@@ -76,6 +96,12 @@ try {
     report.before_is_highlight = report.before.filter(isHighlight).length;
     report.instances_text = await page.textContent('#instances-summary');
     report.metric_selected = await page.getAttribute('#metric-tree .node[data-key="late_sender"]', 'aria-selected');
+    report.late_sender_open = await page.getAttribute('#metric-tree .node[data-key="late_sender"]', 'aria-expanded');
+    // where it is: the call and system trees show the pattern's inclusive value, with percentages
+    report.call_values = await page.$$eval('#call-tree .node', (els) => els.map((e) => [e.dataset.key,
+      e.querySelector('.value').textContent, e.querySelector('.pct').textContent]));
+    report.system_values = await page.$$eval('#system-tree .node', (els) => els.map((e) => [e.dataset.key,
+      e.querySelector('.value').textContent, e.querySelector('.pct').textContent]));
 
     // whole run, then the screenshot of the highlighted view
     await page.click('#zoom-reset');

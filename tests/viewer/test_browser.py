@@ -66,8 +66,17 @@ def test_click_pattern_highlights_instances(node_project, demo_run):
     waits = read_waitstates(demo_run)
     late = waits[waits.pattern == "late_sender"]
     assert not report["page_errors"] and not report["console_errors"] and not report["dialogs"]
+    # the metric tree opens collapsed at the root (only the roots shown, Time at 100 %)
+    assert "time" in report["metric_rows_at_start"] and "mpi" not in report["metric_rows_at_start"]
+    assert report["root_pct"] == "100.0 %"
     # the clicked metric is selected and the timeline highlights exactly that pattern
-    assert report["metric_selected"] == "true"
+    assert report["metric_selected"] == "true" and report["late_sender_open"] == "false"
+    # ... and the closed pattern shows where it is: its inclusive seconds in the call and system trees
+    for tree in ("call_values", "system_values"):
+        shown = [(value, pct) for _, value, pct in report[tree] if value not in ("0 s", "–")]
+        assert shown and all(pct.endswith(" %") for _, pct in shown), report[tree]
+    calls = dict((key, value) for key, value, _ in report["call_values"])
+    assert calls.get("main/MPI_Recv") not in (None, "0 s")  # the receives (an open "main" shows its own 0 s)
     assert report["highlight_attr"] == "late_sender"
     assert report["instances_text"].startswith(f"{len(late)} instances of late_sender")
     # the instance's box was not yellow before the click and is yellow after it

@@ -31,7 +31,8 @@ export class CubeBrowser {
     this.mc = profile.metrics.map(() => new Map());
     for (const [m, c, v] of profile.mc) this.mc[m].set(c, v);
     this.metricOwn = profile.metrics.map((_, m) => [...this.mc[m].values()].reduce((a, b) => a + b, 0));
-    this.openMetrics = new Set(this.m.roots.filter((r) => this.m.children[r].length));
+    // collapsed at the root, as Cube opens: every node shows its inclusive value (100 % at the root)
+    this.openMetrics = new Set();
     this.openCalls = new Set(this.c.roots);
     this.openSystem = new Set();
     this.metric = this.m.roots[0] ?? 0;

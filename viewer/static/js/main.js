@@ -4,7 +4,7 @@ import { renderComm, renderP2pTable } from './comm.js';
 import { CubeBrowser } from './cube.js';
 import { clear, el, table } from './dom.js';
 import { ns, seconds } from './format.js';
-import { isSplitParent, patternColour, patternOfMetric, patternsInSubtree } from './patterns.js';
+import { patternColour, patternOfMetric, patternsInSubtree } from './patterns.js';
 import { CATEGORY_COLOURS, PATH_COLOUR, Timeline } from './timeline.js';
 
 const $ = (id) => document.getElementById(id);
@@ -230,10 +230,8 @@ async function boot() {
         onMetricSelected: (id) => select(patternsInSubtree(id, byId, children, meta.patterns)),
         onCallpathSelected: (path, inclusive) => { if (state.timeline) state.timeline.setFocus(path, inclusive); },
       });
-      // open the metric tree down to the patterns; a pattern stays closed (inclusive of grid + local)
-      for (const m of byId) {
-        if (children[m.id].length && !isSplitParent(m.id, byId, children)) state.cube.openMetrics.add(m.id);
-      }
+      // the metric tree opens collapsed at the root (Cube's way): a closed node shows its
+      // inclusive value, so a pattern clicked before it is opened shows where all of it is
       state.cube.mount($('metric-tree'), $('call-tree'), $('system-tree'));
     } catch (err) { status(`cannot load the profile: ${err.message}`, true); }
   } else {

@@ -35,15 +35,3 @@ const PALETTE = ['#e6194b', '#f58231', '#911eb4', '#46f0f0', '#f032e6', '#bcf60c
   '#9a6324', '#800000', '#000075', '#808000', '#4363d8'];
 export function patternColour(index) { return PALETTE[index % PALETTE.length]; }
 
-// A metric whose children are exactly its grid/local split (kept closed: its value is the sum).
-export function isSplitParent(id, metrics, childrenOf) {
-  const kids = childrenOf[id] || [];
-  if (!kids.length) return false;
-  const base = metrics[id].uniq;
-  return kids.every((k) => {
-    const child = metrics[k];
-    const m = CLASS_SUFFIX.exec(child.uniq);
-    const disp = (child.name || '').trim().toLowerCase();
-    return (m && m[1] === base) || disp === 'grid' || disp === 'local';
-  });
-}
