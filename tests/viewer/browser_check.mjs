@@ -2,6 +2,7 @@
 //   node browser_check.mjs main URL SCREENSHOT.png   -> JSON report on stdout
 //   node browser_check.mjs xss  URL REGION_NAME
 //   node browser_check.mjs path URL SCREENSHOT.png   (a run with a critical path)
+//   node browser_check.mjs zero URL                  (a real analysis: zero metrics hidden)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
 
@@ -85,6 +86,7 @@ try {
     report.root_pct = await page.textContent('#metric-tree .node[data-key="time"] .pct');
     // open the way to Late Sender as a user does, and click the (closed) pattern
     await revealMetric(page, 'late_sender');
+
     await page.click('#metric-tree .node[data-key="late_sender"] .label');
     await page.waitForFunction(() => (document.getElementById('timeline').dataset.highlight || '').includes('late_sender'), null, { timeout: 10000 });
     await page.waitForSelector('#instances-summary', { timeout: 10000 });
@@ -153,6 +155,12 @@ try {
     await page.click('#tabs button[data-tab="summary"]');
     report.summary_text = await page.textContent('#summary-view');
     report.findings = await page.$$eval('#findings li strong', (els) => els.map((e) => e.textContent));
+  } else if (mode === 'zero') {
+    // metrics that are zero everywhere: hidden at first, shown on request
+    const rows = () => page.$$eval('#metric-tree .node', (els) => els.map((e) => e.dataset.key));
+    report.rows = await rows();
+    await page.check('#show-zero-metrics');
+    report.rows_with_zero = await rows();
   } else if (mode === 'xss') {
     await page.waitForSelector('#call-tree .node', { timeout: 10000 });
     report.call_labels = await page.$$eval('#call-tree .node .label', (els) => els.map((e) => e.textContent));

@@ -14,6 +14,7 @@ import subprocess
 import numpy as np
 import pytest
 
+from test_browser import node_project  # noqa: F401 (fixture)
 from viewer_shared import run_gridscope
 from viewer_fixtures import synth_trace
 
@@ -99,3 +100,25 @@ def test_scorep_trace_with_metahost_map(scorep_traces, tmp_path):
     order = [row.metahost for row in data.rows]
     assert order == sorted(order, key=order.index)
     assert not (scorep_traces / "dorsal-mpi_pthread_hello_world" / ".gridscope-cache").exists()
+
+
+def test_zero_metrics_are_hidden_until_asked(node_project, analysed):  # noqa: F811
+    """The real metric tree has one-sided and I/O bytes that this run does not have: the
+    viewer hides such all-zero metrics until the "zero metrics" box is ticked."""
+    from gridscope.cube import read_cubex
+    from test_browser import run_check
+    from test_cli_view import start_view
+
+    proc, url = start_view(analysed)
+    try:
+        report = run_check(node_project, "zero", url, "")
+    finally:
+        proc.terminate()
+        proc.wait()
+    assert not report["page_errors"] and not report["console_errors"]
+    sev = read_cubex(analysed / "profile.cubex").severities
+    hidden = set(report["rows_with_zero"]) - set(report["rows"])
+    assert {"bytes_put", "bytes_get"} <= hidden
+    for uniq in hidden:
+        assert not sev[sev["metric"] == uniq]["value"].abs().sum(), uniq
+    assert "time" in report["rows"]

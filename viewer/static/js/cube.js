@@ -33,6 +33,11 @@ export class CubeBrowser {
     this.metricOwn = profile.metrics.map((_, m) => [...this.mc[m].values()].reduce((a, b) => a + b, 0));
     // collapsed at the root, as Cube opens: every node shows its inclusive value (100 % at the root)
     this.openMetrics = new Set();
+    // metrics that are zero everywhere (bytes put/get of a run without RMA, ...) are hidden
+    // until asked for: subtree totals of absolute values, so a difference's +/- stays shown
+    this.showZero = false;
+    this.metricSubtreeAbs = profile.metrics.map((_, m) => subtreeSum(m, this.m.children,
+      (x) => [...this.mc[x].values()].reduce((a, b) => a + Math.abs(b), 0)));
     this.openCalls = new Set(this.c.roots);
     this.openSystem = new Set();
     this.metric = this.m.roots[0] ?? 0;
@@ -105,9 +110,10 @@ export class CubeBrowser {
     const pane = clear(this.panes.metricPane);
     const rootTotals = new Map(this.m.roots.map((r) => [r, subtreeSum(r, this.m.children, (x) => this.metricOwn[x])]));
     const maxAbs = Math.max(1e-300, ...this.p.metrics.map((_, i) => Math.abs(this.metricOwn[i])));
+    const shown = (id) => this.showZero || this.metricSubtreeAbs[id] > 0 || id === this.metric;
     const build = (id) => {
       const metric = this.p.metrics[id];
-      const kids = this.m.children[id];
+      const kids = this.m.children[id].filter(shown);
       const open = this.openMetrics.has(id);
       const tag = this.tags(metric);
       const node = this.row({
@@ -120,7 +126,12 @@ export class CubeBrowser {
       });
       return open && kids.length ? [node, el('div', { class: 'children', role: 'group' }, kids.map(build))] : [node];
     };
-    pane.append(...this.m.roots.flatMap(build));
+    pane.append(...this.m.roots.filter(shown).flatMap(build));
+  }
+
+  setShowZero(on) {
+    this.showZero = on;
+    this.renderMetrics();
   }
 
   selectMetric(id) {

@@ -233,6 +233,7 @@ async function boot() {
       // the metric tree opens collapsed at the root (Cube's way): a closed node shows its
       // inclusive value, so a pattern clicked before it is opened shows where all of it is
       state.cube.mount($('metric-tree'), $('call-tree'), $('system-tree'));
+      $('show-zero-metrics').addEventListener('change', (e) => state.cube.setShowZero(e.target.checked));
     } catch (err) { status(`cannot load the profile: ${err.message}`, true); }
   } else {
     $('panes').hidden = true;
