@@ -1,6 +1,7 @@
 /* Measurement core: start-up at MPI_Init, archive, clock sync, finalize, crash flush. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -21,6 +22,7 @@
 #endif
 #include "sync.h"
 #include "threads.h"
+#include "writethrough.h"
 
 gs_state_t gs;
 gs_loc_t gs_master;
@@ -55,8 +57,12 @@ uint64_t gs_skewed_time(uint64_t raw)
 
 typedef struct {
     void **chunks;
+    uint64_t *sizes;
     size_t n, cap;
     uint64_t bytes; /* event chunks held */
+#ifndef GS_SMPI
+    gs_writethrough_t file; /* the location's event file (writethrough.h) */
+#endif
 } chunk_list_t;
 
 /* The budget is the process's: its locations (one per recording thread) share it, so
@@ -73,13 +79,20 @@ static void *buf_alloc(void *u, OTF2_FileType type, OTF2_LocationRef loc, void *
     if (type == OTF2_FILETYPE_EVENTS && l && l->n &&
         __atomic_load_n(&buffer_used, __ATOMIC_RELAXED) + size > buffer_budget)
         return NULL;
-    if (!l) *per = l = calloc(1, sizeof *l);
+    if (!l) {
+        *per = l = calloc(1, sizeof *l);
+#ifndef GS_SMPI
+        l->file.fd = -1;
+#endif
+    }
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 8;
         l->chunks = realloc(l->chunks, l->cap * sizeof *l->chunks);
+        l->sizes = realloc(l->sizes, l->cap * sizeof *l->sizes);
     }
     void *c = malloc(size);
     if (!c) return NULL;
+    l->sizes[l->n] = size;
     l->chunks[l->n++] = c;
     if (type == OTF2_FILETYPE_EVENTS) {
         l->bytes += size;
@@ -88,18 +101,40 @@ static void *buf_alloc(void *u, OTF2_FileType type, OTF2_LocationRef loc, void *
     return c;
 }
 
+#ifndef GS_SMPI
+/* Set by pre_flush for the flush that follows on this thread: the last one of a
+ * location (its writer is being closed) ends with a partly used chunk, which libotf2
+ * writes itself, together with everything it still holds, when it closes the file. */
+static __thread int flush_is_final;
+
+/* After an intermediate flush: the chunks libotf2 has just written are still ours; put
+ * the same bytes in the event file now (writethrough.h). */
+static void write_through(chunk_list_t *l, OTF2_LocationRef loc)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/traces/%" PRIu64 ".evt", trace_dir, (uint64_t)loc);
+    gs_writethrough(&l->file, path, l->chunks, l->sizes, l->n);
+}
+#endif
+
 static void buf_free_all(void *u, OTF2_FileType type, OTF2_LocationRef loc, void **per,
                          bool final)
 {
     (void)u, (void)loc;
     chunk_list_t *l = *per;
     if (!l) return;
+#ifndef GS_SMPI
+    if (type == OTF2_FILETYPE_EVENTS && !final && !flush_is_final && l->n)
+        write_through(l, loc);
+    if (final) gs_writethrough_close(&l->file);
+#endif
     for (size_t i = 0; i < l->n; i++) free(l->chunks[i]);
     if (type == OTF2_FILETYPE_EVENTS) __atomic_sub_fetch(&buffer_used, l->bytes, __ATOMIC_RELAXED);
     l->bytes = 0;
     l->n = 0;
     if (final) {
         free(l->chunks);
+        free(l->sizes);
         free(l);
         *per = NULL;
     }
@@ -110,7 +145,12 @@ static const OTF2_MemoryCallbacks memory_callbacks = {buf_alloc, buf_free_all};
 static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c,
                                 bool final)
 {
-    (void)u, (void)t, (void)l, (void)c, (void)final;
+    (void)u, (void)t, (void)l, (void)c;
+#ifndef GS_SMPI
+    flush_is_final = final;
+#else
+    (void)final;
+#endif
     return OTF2_FLUSH;
 }
 
@@ -488,10 +528,14 @@ void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t
     PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, tool_comm);
     if (any_bad) return;
     if (!buffer_budget) buffer_budget = 16u << 20;
-    /* OTF2 wants chunks of 256 KiB .. 16 MiB; at least two fit in the budget. */
-    uint64_t chunk = 1u << 20;
+    /* OTF2 wants chunks of 256 KiB .. 16 MiB; at least two fit in the budget. One
+     * archive has one chunk size (its anchor declares it): the smallest any rank wants. */
+    uint64_t chunk = 1u << 20, mine;
     while (chunk > (256u << 10) && chunk * 2 > buffer_budget) chunk >>= 1;
+    mine = chunk;
+    PMPI_Allreduce(&mine, &chunk, 1, MPI_UINT64_T, MPI_MIN, tool_comm);
     if (buffer_budget < 2 * chunk) buffer_budget = 2 * chunk;
+    gs_run.evt_chunk = chunk;
 
     archive = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, chunk, 4u << 20,
                                 OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);

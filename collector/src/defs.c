@@ -731,7 +731,8 @@ void gs_defs_write_provisional(const char *dir, MPI_Comm comm, uint64_t t_begin)
     u->trace_length = UINT64_C(1) << 52; /* unknown yet: ~52 days */
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s/.gridscope-provisional", dir);
-    OTF2_Archive *a = gs_defs_open_staging(tmp, "gridscope collector (provisional definitions)");
+    OTF2_Archive *a = gs_defs_open_staging(tmp, "gridscope collector (provisional definitions)",
+                                           gs_run.evt_chunk);
     if (!a) return;
     void *saved = gs_run.unified;
     gs_run.unified = u;
@@ -742,10 +743,12 @@ void gs_defs_write_provisional(const char *dir, MPI_Comm comm, uint64_t t_begin)
 }
 
 /* A definitions-only archive in `tmp`, written beside the real one and moved into place
- * by gs_defs_publish_staging, so readers never see a half-written anchor. */
-OTF2_Archive *gs_defs_open_staging(const char *tmp, const char *creator)
+ * by gs_defs_publish_staging, so readers never see a half-written anchor. Its anchor
+ * replaces the real one, so it declares the real event chunk size: the event files of
+ * a crashed run stay as the ranks wrote them. */
+OTF2_Archive *gs_defs_open_staging(const char *tmp, const char *creator, uint64_t evt_chunk)
 {
-    OTF2_Archive *a = OTF2_Archive_Open(tmp, "traces", OTF2_FILEMODE_WRITE, 256 * 1024,
+    OTF2_Archive *a = OTF2_Archive_Open(tmp, "traces", OTF2_FILEMODE_WRITE, evt_chunk,
                                         256 * 1024, OTF2_SUBSTRATE_POSIX,
                                         OTF2_COMPRESSION_NONE);
     if (!a) return NULL;

@@ -28,6 +28,9 @@ typedef struct {
     int64_t at_init, at_fin;
     int has_fin;
     uint64_t nevents;
+    /* event chunk size of the archive: every anchor written for it (start-up, finalize,
+     * repair) must declare it, or readers stop at the first chunk boundary */
+    uint64_t evt_chunk;
     /* unification results */
     uint32_t *comm_map, ncomm_map;
     uint32_t *region_map, nregion_map;
@@ -41,7 +44,8 @@ extern gs_run_t gs_run;
 /* Shares rank 0's command line (collective on comm). */
 void gs_defs_share_cmdline(MPI_Comm comm);
 void gs_defs_write_provisional(const char *dir, MPI_Comm comm, uint64_t t_begin);
-OTF2_Archive *gs_defs_open_staging(const char *tmp, const char *creator);
+/* A definitions-only archive whose anchor declares event chunks of evt_chunk bytes. */
+OTF2_Archive *gs_defs_open_staging(const char *tmp, const char *creator, uint64_t evt_chunk);
 void gs_defs_publish_staging(const char *tmp, const char *dir);
 void gs_defs_write_provisional_local(const char *dir);
 void gs_defs_unify(MPI_Comm comm, uint64_t t_begin, uint64_t t_end);

@@ -31,6 +31,21 @@ static int read_exact(FILE *f, void *p, size_t n)
     return fread(p, 1, n, f) == n;
 }
 
+/* The event chunk size the start-up anchor declares (the one the ranks wrote their
+ * event files with); 0 if there is no readable anchor. */
+static uint64_t anchor_event_chunk(const char *dir)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/traces.otf2", dir);
+    if (access(path, R_OK) != 0) return 0;
+    OTF2_Reader *r = OTF2_Reader_Open(path);
+    if (!r) return 0;
+    uint64_t evt = 0, def = 0;
+    if (OTF2_Reader_GetChunkSize(r, &evt, &def) != OTF2_SUCCESS) evt = 0;
+    OTF2_Reader_Close(r);
+    return evt;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -128,10 +143,12 @@ int main(int argc, char **argv)
         if (gs_run.shared_cmdline[i] == '\0') n++;
     gs_run.nargs_shared = n;
 
+    uint64_t evt_chunk = anchor_event_chunk(dir);
+    if (!evt_chunk) return fail(dir, "no readable anchor (traces.otf2)");
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s/.gridscope-repair", dir);
-    OTF2_Archive *a =
-        gs_defs_open_staging(tmp, "gridscope collector (definitions repaired after a crash)");
+    OTF2_Archive *a = gs_defs_open_staging(
+        tmp, "gridscope collector (definitions repaired after a crash)", evt_chunk);
     if (!a) return fail(dir, "cannot write a temporary archive");
     OTF2_Archive_OpenDefFiles(a);
     for (int r = 0; r < size; r++) {

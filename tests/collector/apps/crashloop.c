@@ -1,0 +1,46 @@
+/* crashloop MODE ITERATIONS AT [VICTIM]: ITERATIONS Allreduces on MPI_COMM_WORLD; at
+ * iteration AT rank VICTIM (default 2) ends abnormally, after printing
+ * "rank V stops at iteration AT":
+ *   abort  MPI_Abort(MPI_COMM_WORLD, 3)
+ *   segv   a write through a null pointer
+ *   int    raise(SIGINT) (what Ctrl-C delivers)
+ *   kill   raise(SIGKILL) (no flush possible)
+ *   exit   every rank calls exit(0) at AT without MPI_Finalize
+ * The other ranks wait in the next Allreduce until the launcher ends them. */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  if (argc < 4) {
+    fprintf(stderr, "usage: crashloop abort|segv|int|kill|exit ITERATIONS AT [VICTIM]\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  const char *mode = argv[1];
+  int iterations = atoi(argv[2]), at = atoi(argv[3]);
+  int victim = argc > 4 ? atoi(argv[4]) : 2;
+  int r;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  long x = r, y = 0;
+  for (int i = 0; i < iterations; i++) {
+    if (i == at && strcmp(mode, "exit") == 0) {
+      printf("rank %d stops at iteration %d\n", r, i);
+      fflush(stdout);
+      exit(0);
+    }
+    if (i == at && r == victim) {
+      printf("rank %d stops at iteration %d\n", r, i);
+      fflush(stdout);
+      if (strcmp(mode, "segv") == 0) { volatile int *p = NULL; *p = 1; }
+      if (strcmp(mode, "int") == 0) raise(SIGINT);
+      if (strcmp(mode, "kill") == 0) raise(SIGKILL);
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    MPI_Allreduce(&x, &y, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  }
+  MPI_Finalize();
+  return 0;
+}
