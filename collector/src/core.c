@@ -17,6 +17,7 @@
 #include "defs.h"
 #include "gridscope/metahost.h"
 #include "otf2coll.h"
+#include "peers.h"
 #ifndef GS_SMPI
 #include <otf2/OTF2_Pthread_Locks.h>
 #endif
@@ -47,6 +48,13 @@ __attribute__((constructor)) static void note_load_time(void)
 #endif
 static char trace_dir[4096];
 static int crashed;
+#ifndef GS_SMPI
+/* This process flushed because another rank's process asked it to (peers.h). */
+static int asked_by_peer;
+#endif
+/* How long a crashing process waits for the other ranks on its host to flush (peers.h),
+ * and for its own flush thread; both end as soon as the work is done. */
+enum { PEER_WAIT_MS = 10000, FLUSH_WAIT_MS = 2000 + PEER_WAIT_MS };
 
 uint64_t gs_skewed_time(uint64_t raw)
 {
@@ -297,7 +305,7 @@ static void crash_flush_now(int exit_status)
     int expected = 0;
     if (!__atomic_compare_exchange_n(&crashed, &expected, 1, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE)) {
-        for (int i = 0; i < 2000 && __atomic_load_n(&crashed, __ATOMIC_ACQUIRE) == 1; i++)
+        for (int i = 0; i < FLUSH_WAIT_MS && __atomic_load_n(&crashed, __ATOMIC_ACQUIRE) == 1; i++)
             usleep(1000);
         return;
     }
@@ -324,6 +332,9 @@ static void crash_flush_now(int exit_status)
         /* Local definitions stay the start-up ones; the side file lets
          * gridscope-trace-repair complete them (docs/collector.md, "Crashes"). */
         if (!gs_run.parts) gs_defs_write_crash_sidecar(trace_dir, t_program_begin, now);
+#ifndef GS_SMPI
+        if (!asked_by_peer) gs_peers_flush_and_wait(trace_dir, !gs_run.parts, PEER_WAIT_MS);
+#endif
     }
     __atomic_store_n(&crashed, 2, __ATOMIC_RELEASE);
 }
@@ -376,7 +387,7 @@ void gs_crash_flush(int exit_status)
         flush_status = exit_status;
         sem_post(&flush_request);
     }
-    for (int i = 0; i < 2000 && __atomic_load_n(&crashed, __ATOMIC_ACQUIRE) != 2; i++)
+    for (int i = 0; i < FLUSH_WAIT_MS && __atomic_load_n(&crashed, __ATOMIC_ACQUIRE) != 2; i++)
         usleep(1000);
 }
 #endif
@@ -389,14 +400,35 @@ static const int fatal_signals[] = {SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGABRT};
 static struct sigaction previous[NFATAL];
 
 
-static void on_signal(int sig)
+/* The sender of the last SIGTERM that a helper thread forwarded to the main thread. */
+static volatile pid_t forwarded_sender;
+
+/* A SIGTERM from another rank's process asking for a flush (peers.h): once flushed,
+ * this process waits for that one to end (the launcher then kills the job) rather than
+ * end first, which would make the launcher kill ranks still flushing. */
+static int peer_request(int sig, pid_t sender)
 {
+    if (sig != SIGTERM || sender == 0 || !gs_peers_is_peer(sender)) return 0;
+    if (__atomic_load_n(&crashed, __ATOMIC_ACQUIRE) != 0) return 1; /* flushing already */
+    asked_by_peer = 1;
+    gs_crash_flush(128 + SIGKILL); /* what the launcher is about to do */
+    for (int i = 0; i < FLUSH_WAIT_MS && kill(sender, 0) == 0; i++) usleep(1000);
+    return 0;
+}
+
+static void on_signal(int sig, siginfo_t *info, void *context)
+{
+    (void)context;
+    pid_t sender = info && info->si_code == SI_USER ? info->si_pid : 0;
     /* Process-directed signals may land on one of the MPI library's helper threads; the
      * main thread must do the flush, or it may leave the process meanwhile. */
     if (!pthread_equal(pthread_self(), gs_main_thread)) {
+        forwarded_sender = sender;
         pthread_kill(gs_main_thread, sig);
         return;
     }
+    if (sender == getpid()) sender = forwarded_sender;
+    if (peer_request(sig, sender)) return;
     gs_crash_flush(128 + sig);
     for (size_t i = 0; i < NFATAL; i++)
         if (fatal_signals[i] == sig) sigaction(sig, &previous[i], NULL);
@@ -421,7 +453,8 @@ GS_PUBLIC void _exit(int status)
         } else if (__atomic_load_n(&crashed, __ATOMIC_ACQUIRE) != 2) {
             /* The main thread does the flush: ask it to, wait a moment. */
             pthread_kill(gs_main_thread, SIGTERM);
-            for (int i = 0; i < 2000 && __atomic_load_n(&crashed, __ATOMIC_ACQUIRE) != 2; i++)
+            for (int i = 0; i < FLUSH_WAIT_MS && __atomic_load_n(&crashed, __ATOMIC_ACQUIRE) != 2;
+                 i++)
                 usleep(1000);
         }
     }
@@ -433,7 +466,8 @@ static void install_handlers(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO;
     sigfillset(&sa.sa_mask);
     start_flusher();
     for (size_t i = 0; i < NFATAL; i++) sigaction(fatal_signals[i], &sa, &previous[i]);
@@ -502,6 +536,7 @@ void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t
     PMPI_Allgather(metahost, GS_NAME_LEN, MPI_CHAR, gs_run.metahosts, GS_NAME_LEN, MPI_CHAR,
                    tool_comm);
     gs_topology_build(&gs_run.topo, size, gs_run.metahosts, gs_run.hosts, GS_NAME_LEN);
+    gs_peers_init(tool_comm, rank, size, gs_run.hosts, GS_NAME_LEN);
     parse_skew(metahost);
 
     /* Trace folder: checked by each archive's master before anything is opened. */

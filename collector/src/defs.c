@@ -628,9 +628,12 @@ void gs_defs_write_crash_sidecar(const char *dir, uint64_t t_begin, uint64_t t_e
 {
     blob_t b = {0};
     build_blob(&b, t_begin, t_end);
-    char path[4400];
+    /* Written aside and renamed: a complete side file is the sign that the rank's
+     * flush is done (peers.h). */
+    char path[4400], tmp[4500];
     snprintf(path, sizeof path, "%s/traces/%d.gsunify", dir, gs.world_rank);
-    FILE *f = fopen(path, "wb");
+    snprintf(tmp, sizeof tmp, "%s.part", path);
+    FILE *f = fopen(tmp, "wb");
     if (!f) {
         free(b.w);
         return;
@@ -647,7 +650,8 @@ void gs_defs_write_crash_sidecar(const char *dir, uint64_t t_begin, uint64_t t_e
         fwrite(&len, sizeof len, 1, f);
         fwrite(gs_run.shared_cmdline, 1, (size_t)len, f);
     }
-    fclose(f);
+    if (fclose(f) == 0) rename(tmp, path);
+    else unlink(tmp);
     free(b.w);
 }
 

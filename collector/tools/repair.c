@@ -110,10 +110,11 @@ int main(int argc, char **argv)
     if (size < 0) return fail(dir, "no side files (traces/*.gsunify)");
     if (master < 0) return fail(dir, "the archive master's side file is missing");
 
-    /* Ranks that never flushed contribute nothing but their place. */
-    /* event count, begin, end, no communicators, user regions or thread locations */
-    enum { EMPTY_WORDS = 6 };
-    int64_t empty[EMPTY_WORDS] = {0, INT64_MAX, INT64_MIN, 0, 0, 0};
+    /* Ranks that never flushed contribute nothing but their place: a blob as
+     * build_blob (defs.c) writes it, with event count, begin, end and no communicators,
+     * user regions, I/O handles, RMA windows or thread locations. */
+    enum { EMPTY_WORDS = 8 };
+    int64_t empty[EMPTY_WORDS] = {0, INT64_MAX, INT64_MIN, 0, 0, 0, 0, 0};
     int *displs = calloc((size_t)size, sizeof(int));
     size_t total = 0;
     for (int r = 0; r < size; r++) total += parts[r].present ? (size_t)parts[r].head[6] : EMPTY_WORDS;

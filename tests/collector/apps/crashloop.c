@@ -1,12 +1,14 @@
-/* crashloop MODE ITERATIONS AT [VICTIM]: ITERATIONS Allreduces on MPI_COMM_WORLD; at
- * iteration AT rank VICTIM (default 2) ends abnormally, after printing
- * "rank V stops at iteration AT":
+/* crashloop MODE ITERATIONS AT [VICTIM]: ITERATIONS iterations of four local MPI calls
+ * (MPI_Comm_rank, MPI_Comm_size twice each: about 90 bytes of events, no waiting), with
+ * an MPI_Allreduce on MPI_COMM_WORLD before every 1000th; at iteration AT (a multiple of
+ * 1000) rank VICTIM (default 2) ends abnormally, after printing
+ * "rank V stops at iteration AT", while the others wait in that Allreduce:
  *   abort  MPI_Abort(MPI_COMM_WORLD, 3)
  *   segv   a write through a null pointer
  *   int    raise(SIGINT) (what Ctrl-C delivers)
  *   kill   raise(SIGKILL) (no flush possible)
  *   exit   every rank calls exit(0) at AT without MPI_Finalize
- * The other ranks wait in the next Allreduce until the launcher ends them. */
+ * The other ranks wait in the Allreduce until the launcher ends them. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,7 +24,7 @@ int main(int argc, char **argv) {
   const char *mode = argv[1];
   int iterations = atoi(argv[2]), at = atoi(argv[3]);
   int victim = argc > 4 ? atoi(argv[4]) : 2;
-  int r;
+  int r, n;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   long x = r, y = 0;
   for (int i = 0; i < iterations; i++) {
@@ -39,7 +41,11 @@ int main(int argc, char **argv) {
       if (strcmp(mode, "kill") == 0) raise(SIGKILL);
       MPI_Abort(MPI_COMM_WORLD, 3);
     }
-    MPI_Allreduce(&x, &y, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (i % 1000 == 0) MPI_Allreduce(&x, &y, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    for (int k = 0; k < 2; k++) {
+      MPI_Comm_rank(MPI_COMM_WORLD, &r);
+      MPI_Comm_size(MPI_COMM_WORLD, &n);
+    }
   }
   MPI_Finalize();
   return 0;
