@@ -1,9 +1,12 @@
-/* gridscope-trace-repair DIR: complete the definitions of a run that died before
+/* gridscope-trace-repair [--ends] DIR: complete the definitions of a run that died before
  * MPI_Finalize. Each rank that flushed after the failure left traces/<rank>.gsunify (its
  * communicators, user regions, event count, start-up clock offset); this program unifies
  * them as MPI_Finalize would have, rewrites the global definitions and the local
  * definitions (mapping tables) of those ranks, and removes the side files.
- * Exit 0 on success, 1 with one line on stderr otherwise (the archive is left as it was). */
+ * Exit 0 on success, 1 with one line on stderr otherwise (the archive is left as it was).
+ * With --ends it then prints where each rank's events end (ends.h), also when there was
+ * nothing to repair (no side files: every rank was killed before it could flush, or the
+ * run ended normally) or the repair failed. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +16,7 @@
 
 #include "collector.h"
 #include "defs.h"
+#include "ends.h"
 
 typedef struct {
     int present;
@@ -46,13 +50,10 @@ static uint64_t anchor_event_chunk(const char *dir)
     return evt;
 }
 
-int main(int argc, char **argv)
+enum { NOTHING_TO_REPAIR = 3 };
+
+static int repair(const char *dir)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: gridscope-trace-repair TRACE_DIR\n");
-        return 2;
-    }
-    const char *dir = argv[1];
     char path[4400];
     snprintf(path, sizeof path, "%s/traces", dir);
     DIR *d = opendir(path);
@@ -63,7 +64,13 @@ int main(int argc, char **argv)
     while ((e = readdir(d))) {
         int rank;
         char tail[16];
-        if (sscanf(e->d_name, "%d.%15s", &rank, tail) != 2 || strcmp(tail, "gsunify")) continue;
+        if (sscanf(e->d_name, "%d.%15s", &rank, tail) != 2) continue;
+        if (strcmp(tail, "gsunify.part") == 0) { /* a rank killed while writing it */
+            snprintf(path, sizeof path, "%s/traces/%s", dir, e->d_name);
+            unlink(path);
+            continue;
+        }
+        if (strcmp(tail, "gsunify")) continue;
         snprintf(path, sizeof path, "%s/traces/%s", dir, e->d_name);
         FILE *f = fopen(path, "rb");
         int64_t head[8];
@@ -107,7 +114,7 @@ int main(int argc, char **argv)
         p->present = 1;
     }
     closedir(d);
-    if (size < 0) return fail(dir, "no side files (traces/*.gsunify)");
+    if (size < 0) return NOTHING_TO_REPAIR;
     if (master < 0) return fail(dir, "the archive master's side file is missing");
 
     /* Ranks that never flushed contribute nothing but their place: a blob as
@@ -185,4 +192,20 @@ int main(int argc, char **argv)
     }
     gs_defs_publish_staging(tmp, dir);
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int ends = argc == 3 && strcmp(argv[1], "--ends") == 0;
+    if (argc != 2 + ends) {
+        fprintf(stderr, "usage: gridscope-trace-repair [--ends] TRACE_DIR\n");
+        return 2;
+    }
+    const char *dir = argv[1 + ends];
+    int rc = repair(dir);
+    if (rc == NOTHING_TO_REPAIR)
+        rc = ends ? 0 : fail(dir, "no side files (traces/*.gsunify)");
+    if (ends && gs_trace_ends(dir, stdout) < 0)
+        rc = fail(dir, "cannot read the trace to tell where its ranks end");
+    return rc;
 }

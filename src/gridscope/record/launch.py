@@ -18,13 +18,15 @@ from pathlib import Path
 
 from gridscope import native
 from gridscope.errors import GridscopeError
-from gridscope.record import mpi_abi
+from gridscope.record import ends, mpi_abi
 
 PARTS_MARK = "%m"
 ANCHOR = "traces.otf2"
 COLLECTOR_LIB = mpi_abi.COLLECTOR_LIBS[mpi_abi.OPEN_MPI]
 COLL_LIB = "libgridscope_coll.so"
 REPAIR_TOOL = "gridscope-trace-repair"
+# The creator the collector's start-up anchor carries until MPI_Finalize replaces it.
+PROVISIONAL_MARK = b"(provisional definitions)"
 _SIZE = re.compile(r"^\d+(\.\d+)?[kKmMgG]?[bB]?$")
 _OPEN_MPI_LAUNCHERS = {"mpirun", "mpiexec", "orterun", "oshrun"}
 _LAUNCHERS = _OPEN_MPI_LAUNCHERS | {"srun", "mpirun.openmpi", "mpiexec.openmpi", "mpirun.mpich",
@@ -162,15 +164,49 @@ def _part_dirs(plan: LaunchPlan) -> list[Path]:
     return sorted(p for p in map(Path, glob.glob(pattern)) if (p / ANCHOR).exists())
 
 
-def _repair_definitions(trace_dir: Path) -> None:
-    """After a crash, unify the definitions the ranks left beside their events."""
-    if not any((trace_dir / "traces").glob("*.gsunify")):
-        return
-    repaired = subprocess.run([str(native.binary(REPAIR_TOOL)), str(trace_dir)],
+def _ended_early(trace_dir: Path, returncode: int) -> bool:
+    """Whether some rank may not have ended through MPI_Finalize: the program failed, a
+    rank left a side file (its crash flush), or the anchor is still the start-up one."""
+    if returncode != 0 or any((trace_dir / "traces").glob("*.gsunify")):
+        return True
+    return PROVISIONAL_MARK in (trace_dir / ANCHOR).read_bytes()
+
+
+def _repair_and_locate(trace_dir: Path) -> list[ends.RankEnd]:
+    """After a crash: unify the definitions the ranks left beside their events, and learn
+    where each rank's events end (gridscope-trace-repair --ends)."""
+    repaired = subprocess.run([str(native.binary(REPAIR_TOOL)), "--ends", str(trace_dir)],
                               capture_output=True, text=True)
     if repaired.returncode != 0:
         line = (repaired.stderr.strip().splitlines() or ["failed"])[0]
         print(f"{line} (start-up definitions kept)", file=sys.stderr)
+    return ends.parse(repaired.stdout)
+
+
+def _say_what_was_kept(trace_dir: Path, returncode: int) -> int:
+    """Repairs the trace of a run that ended early and says, rank by rank, what it holds;
+    returns the exit status for `record` (the program's, or 1 when the program reported
+    success but a rank ended without MPI_Finalize); 0 when nothing ended early."""
+    if not _ended_early(trace_dir, returncode):
+        return 0
+    found = _repair_and_locate(trace_dir)
+    lines = ends.report(found)
+    if returncode == 0 and not lines:
+        return 0
+    print("gridscope: the run ended early; what the trace holds:", file=sys.stderr)
+    for line in lines:
+        print(f"  {line}", file=sys.stderr)
+    lost = ends.lost_ranks(found)
+    held = (f"events of rank{'s' if len(lost) > 1 else ''} "
+            f"{', '.join(map(str, lost))} were lost" if lost
+            else "every rank's events up to its end are kept")
+    if returncode != 0:
+        print(f"gridscope: the program exited with status {returncode}; {held}",
+              file=sys.stderr)
+        return returncode
+    print(f"gridscope: the program exited with status 0 but did not end through "
+          f"MPI_Finalize on every rank; {held}", file=sys.stderr)
+    return 1
 
 
 def record_real(command: list[str], output: Path | None, metahosts: Path | None, coll: str,
@@ -211,9 +247,12 @@ def record_real(command: list[str], output: Path | None, metahosts: Path | None,
                 plan.trace_dir,
                 "no trace was written (is the program an MPI program built with this MPI?)")
         print(f"gridscope: trace written to {anchor}", file=sys.stderr)
-    if proc.returncode != 0:
-        if not plan.parts:
-            _repair_definitions(plan.trace_dir)
-        print(f"gridscope: the program exited with status {proc.returncode}; the trace "
-              "holds the events up to the failure", file=sys.stderr)
-        raise SystemExit(proc.returncode)
+    if plan.parts:
+        if proc.returncode != 0:
+            print(f"gridscope: the program exited with status {proc.returncode}; the trace "
+                  "parts hold the events up to the failure", file=sys.stderr)
+            raise SystemExit(proc.returncode)
+        return
+    status = _say_what_was_kept(plan.trace_dir, proc.returncode)
+    if status != 0:
+        raise SystemExit(status)
