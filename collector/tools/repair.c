@@ -8,6 +8,7 @@
  * nothing to repair (no side files: every rank was killed before it could flush, or the
  * run ended normally) or the repair failed. */
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,8 +195,17 @@ static int repair(const char *dir)
     return 0;
 }
 
+/* libotf2 prints every error it meets; this tool reports one line itself. */
+static OTF2_ErrorCode quiet(void *data, const char *file, uint64_t line, const char *func,
+                            OTF2_ErrorCode code, const char *msg, va_list va)
+{
+    (void)data, (void)file, (void)line, (void)func, (void)msg, (void)va;
+    return code;
+}
+
 int main(int argc, char **argv)
 {
+    OTF2_Error_RegisterCallback(quiet, NULL);
     int ends = argc == 3 && strcmp(argv[1], "--ends") == 0;
     if (argc != 2 + ends) {
         fprintf(stderr, "usage: gridscope-trace-repair [--ends] TRACE_DIR\n");

@@ -1,0 +1,181 @@
+"""Crashed, killed and interrupted runs of every size (issue 24): the trace holds every
+rank's events up to its end, read by otf2-print, under Open MPI and MPICH.
+
+`apps/crashloop.c` writes about 90 bytes of events per iteration (four local MPI calls)
+and calls MPI_Allreduce before every 1000th; rank 2 stops at iteration 15000 of 20000
+(1.3 MB of events per rank: beyond the first 1 MiB chunk, and beyond several 256 KiB
+chunks with --buffer 64K) while the others wait in that Allreduce, or still in the one
+before (rank 2 can leave an Allreduce before the others do)."""
+
+from __future__ import annotations
+
+import subprocess
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from gstest import run_gridscope
+from tests.collector import otf2text
+from tests.collector.mpi_kits import KITS, MpiKit, require
+
+APP = Path(__file__).resolve().parent / "apps" / "crashloop.c"
+N, VICTIM, ITERATIONS, AT, SYNC = 4, 2, 20000, 15000, 1000
+CALLS_PER_ITERATION = 4
+# --buffer 64K: OTF2's smallest chunk is 256 KiB and the collector keeps two
+# (docs/collector.md, "Memory, flushes, crashes"): what a killed rank can lose.
+SMALL_BUFFER, SMALL_BUFFER_BYTES = "64K", 2 * 256 * 1024
+
+
+@pytest.fixture(scope="module", params=sorted(KITS))
+def kit(request) -> MpiKit:
+    return require(KITS[request.param])
+
+
+@pytest.fixture(scope="module")
+def crashloop(kit, tmp_path_factory) -> Path:
+    exe = tmp_path_factory.mktemp(f"crashloop-{kit.name}") / "crashloop"
+    proc = subprocess.run([kit.cc, "-O1", "-o", str(exe), str(APP)], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    return exe
+
+
+@dataclass
+class RankTrace:
+    """One rank's events, counted: local calls, Allreduces entered, how it ends."""
+    local_calls: int
+    allreduces: int
+    program_ends: int
+    last_region: str | None  # the last region entered
+    evt_bytes: int
+
+    @property
+    def iterations(self) -> int:
+        return self.local_calls // CALLS_PER_ITERATION
+
+
+def read_ranks(out: Path) -> dict[int, RankTrace]:
+    anchor = out / "traces.otf2"
+    check = otf2text.validate(anchor)
+    assert check.returncode == 0, check.stderr[-2000:]
+    enters: dict[int, Counter] = {r: Counter() for r in range(N)}
+    last: dict[int, str | None] = {r: None for r in range(N)}
+    ends = Counter()
+    for line in otf2text.otf2_print(anchor).splitlines():
+        f = line.split(None, 3)
+        if len(f) < 3 or not f[1].isdigit():
+            continue
+        loc = int(f[1])
+        if f[0] == "ENTER":
+            region = f[3].split('"')[1]
+            enters[loc][region] += 1
+            last[loc] = region
+        elif f[0] == "PROGRAM_END":
+            ends[loc] += 1
+    ranks = {}
+    for r in range(N):
+        evt = out / "traces" / f"{r}.evt"
+        ranks[r] = RankTrace(enters[r]["MPI_Comm_rank"] + enters[r]["MPI_Comm_size"],
+                             enters[r]["MPI_Allreduce"], ends[r], last[r],
+                             evt.stat().st_size if evt.exists() else 0)
+    return ranks
+
+
+def record(kit: MpiKit, exe: Path, out: Path, mode: str, *flags: str):
+    return run_gridscope("record", "-o", out, *flags, "--", *kit.launch, str(N), exe, mode,
+                         str(ITERATIONS), str(AT), str(VICTIM), check=False)
+
+
+def check_survivor(r: int, t: RankTrace) -> None:
+    """A rank ended by the launcher while waiting in the Allreduce at iteration AT (or,
+    with rank 2 ahead, in the one before): complete up to there, regions closed."""
+    assert t.program_ends == 1, f"rank {r}: {t}"
+    assert t.last_region == "MPI_Allreduce", f"rank {r}: {t}"
+    assert t.allreduces in (AT // SYNC, AT // SYNC + 1), f"rank {r}: {t}"
+    assert t.iterations == SYNC * (t.allreduces - 1), f"rank {r}: {t}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode,flags", [("abort", ()), ("segv", ()), ("int", ()),
+                                        ("abort", ("--buffer", SMALL_BUFFER))],
+                         ids=["abort", "segv", "sigint", "abort-buffer-64K"])
+def test_long_crash_keeps_every_event(kit, crashloop, tmp_path, mode, flags):
+    out = tmp_path / "trace"
+    proc = record(kit, crashloop, out, mode, *flags)
+    assert proc.returncode != 0, proc.stderr
+    ranks = read_ranks(out)
+    victim = ranks[VICTIM]
+    assert victim.program_ends == 1
+    assert victim.iterations == AT and victim.allreduces == AT // SYNC, victim
+    assert victim.evt_bytes > 1 << 20  # past the first chunk, whatever its size
+    if mode == "abort":
+        assert victim.last_region == "MPI_Abort"
+    for r in set(ranks) - {VICTIM}:
+        check_survivor(r, ranks[r])
+    # record says what the trace holds, rank by rank, and that nothing was lost
+    assert "what the trace holds" in proc.stderr, proc.stderr
+    for r in range(N):
+        assert f"  rank {r}: " in proc.stderr
+    assert "were lost" not in proc.stderr and "start-up definitions kept" not in proc.stderr
+    if mode == "abort":
+        assert f"rank {VICTIM}: called MPI_Abort" in proc.stderr
+    assert not list((out / "traces").glob("*.gsunify*"))
+
+
+@pytest.mark.slow
+def test_killed_rank_loses_at_most_its_buffer(kit, crashloop, tmp_path):
+    """SIGKILL leaves no chance to flush: a killed rank keeps what its buffer flushes
+    wrote, so it loses at most the buffer. Under Open MPI the others are ended by
+    SIGTERM and flush; MPICH's launcher SIGKILLs them too, and they keep what they
+    flushed as well."""
+    out = tmp_path / "trace"
+    proc = record(kit, crashloop, out, "kill", "--buffer", SMALL_BUFFER)
+    assert proc.returncode != 0
+    ranks = read_ranks(out)
+    flushed = [t for t in ranks.values() if t.program_ends]
+    bytes_per_iteration = max(t.evt_bytes / t.iterations for t in ranks.values()
+                              if t.iterations)
+    for r, t in ranks.items():
+        reached = AT if r == VICTIM else AT - SYNC  # at least this far in the program
+        if t.program_ends:
+            check_survivor(r, t)
+            continue
+        assert t.evt_bytes > 0, f"rank {r} kept nothing of its {reached} iterations"
+        lost = (reached - t.iterations) * bytes_per_iteration
+        assert lost <= SMALL_BUFFER_BYTES, f"rank {r}: lost {lost:.0f} bytes"
+        assert f"rank {r}: killed outright; its events up to its last buffer flush" \
+            in proc.stderr
+    assert ranks[VICTIM].program_ends == 0
+    if kit.name == "openmpi":
+        assert len(flushed) == N - 1
+    assert f"events of rank{'s' if len(ranks) - len(flushed) > 1 else ''} " in proc.stderr
+    assert "start-up definitions kept" not in proc.stderr
+
+
+@pytest.mark.slow
+def test_exit_without_finalize_is_not_success(kit, crashloop, tmp_path):
+    """Every rank calls exit(0) at iteration AT without MPI_Finalize: the trace keeps every
+    rank's events, and record does not call that a success."""
+    out = tmp_path / "trace"
+    proc = record(kit, crashloop, out, "exit")
+    assert proc.returncode != 0, proc.stderr
+    assert "trace written" in proc.stderr
+    assert "what the trace holds" in proc.stderr
+    ranks = read_ranks(out)
+    for r, t in ranks.items():
+        assert t.program_ends == 1, f"rank {r}: {t}"
+        assert t.iterations in (AT, AT - SYNC), f"rank {r}: {t}"
+
+
+def test_repair_tool_says_where_ranks_end_without_side_files(tmp_path):
+    """--ends with nothing to repair and no readable trace: one line, exit 1, no crash."""
+    from gridscope import native
+
+    (tmp_path / "traces").mkdir()
+    proc = subprocess.run([str(native.binary("gridscope-trace-repair")), "--ends",
+                           str(tmp_path)], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == (f"gridscope: {tmp_path}: cannot repair the definitions: "
+                                   "cannot read the trace to tell where its ranks end")
