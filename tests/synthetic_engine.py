@@ -55,7 +55,7 @@ def write_engine(folder: Path, rank_metahost: list[str], processes: list[Process
         "processes": len(processes), "ranks": len(rank_metahost), "events": 100, "clock_violations": 0,
         "time_correction": {"enabled": False}, "unmatched_sends": 0, "unmatched_receives": 0,
         "incomplete_collectives": 0, "messages": 0, "collectives": 0, "thread_locations": 0, "thread_location_events": 0, "unanalysed_locations": 0,
-        "unanalysed_location_events": 0, "repaired_regions": {"misnested": 0, "unclosed": 0, "stray_leave": 0},
+        "unanalysed_location_events": 0, "repaired_regions": {"misnested": 0, "unclosed": 0, "stray_leave": 0, "truncated": 0, "lost": 0},
         "repair_warnings": [], "rank_node": [f"node{r}" for r in range(len(rank_metahost))],
         "metahosts": metahosts, "rank_metahost": [metahosts.index(m) for m in rank_metahost],
         "clock_offset_locations": 0,

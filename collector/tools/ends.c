@@ -13,15 +13,18 @@ enum { MAX_DEPTH = 256 };
 typedef struct {
     uint64_t events, last_time;
     uint32_t stack[MAX_DEPTH];
+    uint64_t entered[MAX_DEPTH];
     int depth;
     /* the regions left at the last timestamp, innermost first (the crash path and
      * MPI_Finalize close what is open at the time of ProgramEnd) */
     uint32_t closing[MAX_DEPTH];
+    uint64_t closing_entered[MAX_DEPTH];
     int nclosing;
     uint64_t closing_time;
     int ended;
     int64_t status;
     uint32_t where;
+    uint64_t where_entered;
 } rank_end_t;
 
 typedef struct {
@@ -99,7 +102,7 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u,
     (void)l, (void)a;
     rank_end_t *r = u;
     seen(r, t);
-    if (r->depth < MAX_DEPTH) r->stack[r->depth] = region;
+    if (r->depth < MAX_DEPTH) r->stack[r->depth] = region, r->entered[r->depth] = t;
     r->depth++;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -111,8 +114,11 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u,
     rank_end_t *r = u;
     seen(r, t);
     if (t != r->closing_time || r->nclosing == 0) r->nclosing = 0, r->closing_time = t;
-    if (r->nclosing < MAX_DEPTH) r->closing[r->nclosing++] = region;
     if (r->depth > 0) r->depth--;
+    if (r->nclosing < MAX_DEPTH) {
+        r->closing_entered[r->nclosing] = r->depth < MAX_DEPTH ? r->entered[r->depth] : t;
+        r->closing[r->nclosing++] = region;
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -124,7 +130,10 @@ static OTF2_CallbackCode on_program_end(OTF2_LocationRef l, OTF2_TimeStamp t, vo
     seen(r, t);
     r->ended = 1;
     r->status = status;
-    if (r->nclosing && r->closing_time == t) r->where = r->closing[0] + 1;
+    if (r->nclosing && r->closing_time == t) {
+        r->where = r->closing[0] + 1;
+        r->where_entered = r->closing_entered[0];
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -182,8 +191,10 @@ static void print_rank(FILE *out, int rank, const rank_end_t *r, const names_t *
 {
     const char *kind = !exists || r->events == 0 ? "none" : !r->ended ? "cut" : "flushed";
     uint32_t where = OTF2_UNDEFINED_REGION;
-    if (r->ended && r->where) where = r->where - 1;
-    else if (!r->ended && r->depth > 0 && r->depth <= MAX_DEPTH) where = r->stack[r->depth - 1];
+    uint64_t entered = 0;
+    if (r->ended && r->where) where = r->where - 1, entered = r->where_entered;
+    else if (!r->ended && r->depth > 0 && r->depth <= MAX_DEPTH)
+        where = r->stack[r->depth - 1], entered = r->entered[r->depth - 1];
     const char *name = where == OTF2_UNDEFINED_REGION ? "-" : region_name(n, where);
     if (r->ended && strcmp(name, "MPI_Finalize") == 0 && r->status == 0) kind = "complete";
     double res = n->resolution ? (double)n->resolution : 1e9;
@@ -191,8 +202,11 @@ static void print_rank(FILE *out, int rank, const rank_end_t *r, const names_t *
                        ? (double)(r->last_time - n->global_offset) / res
                        : 0.0;
     fprintf(out, "%d\t%s\t%" PRIu64 "\t%.6f\t%s\t", rank, kind, r->events, end_s, name);
-    if (r->ended) fprintf(out, "%" PRId64 "\n", r->status);
-    else fprintf(out, "-\n");
+    if (r->ended) fprintf(out, "%" PRId64, r->status);
+    else fprintf(out, "-");
+    if (where == OTF2_UNDEFINED_REGION) fprintf(out, "\t-\n");
+    else fprintf(out, "\t%.6f\n", entered > n->global_offset
+                                       ? (double)(entered - n->global_offset) / res : 0.0);
 }
 
 int gs_trace_ends(const char *dir, FILE *out)

@@ -2,14 +2,15 @@
  * "Memory, flushes, crashes"): read with libotf2 after the repair, one line per rank on
  * `out`, tab-separated:
  *
- *   RANK  KIND  EVENTS  END_S  REGION  STATUS
+ *   RANK  KIND  EVENTS  END_S  REGION  STATUS  ENTER_S
  *
  * KIND: `complete` (the program's end recorded through MPI_Finalize), `flushed` (ended
  * early; its events were flushed up to its end: ProgramEnd with the crash path's exit
  * STATUS), `cut` (killed outright: the events up to its last buffer flush), `none` (no
  * event survived). END_S: seconds from the trace's start to its last event. REGION: the
  * innermost region open at the end ("-" if none). STATUS: ProgramEnd's exit status, or
- * "-". Returns the number of ranks, or -1 when the archive cannot be read. */
+ * "-". ENTER_S: when the rank entered REGION (seconds from the trace's start, "-" without
+ * REGION). Returns the number of ranks, or -1 when the archive cannot be read. */
 #ifndef GS_ENDS_H
 #define GS_ENDS_H
 #include <stdio.h>

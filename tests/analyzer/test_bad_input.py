@@ -59,10 +59,17 @@ def test_corrupt_event_stream(copy_of, tmp_path):
     fails_with(trace, out=tmp_path / "o", expect_where=evt, expect_problem="corrupt")
 
 
-def test_missing_event_file(copy_of, tmp_path):
+def test_missing_event_file_is_a_lost_rank(copy_of, tmp_path):
+    """A rank without event file (killed before its first flush) does not stop the
+    analysis of the others: it is named (docs/analyzer.md, "Partial traces")."""
     trace = copy_of("late_sender")
     (trace / "traces" / "2.evt").unlink()
-    fails_with(trace, out=tmp_path / "o", expect_where=trace / "traces" / "2.evt", expect_problem="missing")
+    proc = gridscope("analyze", trace, "-o", tmp_path / "o", "-q", "--allow-unmatched")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["lost_ranks"] == [2]
+    assert summary["repaired_regions"]["lost"] == 1
+    assert "no events of rank(s) 2" in proc.stderr
 
 
 def test_missing_definitions(copy_of, tmp_path):

@@ -35,7 +35,8 @@ def repaired(make_trace, tmp_path_factory):
 def test_repairs_are_counted_and_named(repaired):
     _, runs = repaired
     summary = runs[1][1]
-    assert summary["repaired_regions"] == {"misnested": 2, "unclosed": 2, "stray_leave": 1, "warnings": WARNINGS}
+    assert summary["repaired_regions"] == {"misnested": 2, "unclosed": 2, "stray_leave": 1, "truncated": 0, "lost": 0,
+                                          "warnings": WARNINGS}
 
 
 def test_one_warning_line_per_kind_even_when_quiet(repaired):

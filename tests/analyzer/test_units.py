@@ -26,7 +26,7 @@ def output(*more: Severity) -> EngineOutput:
     meta = {"ranks": 2, "events": 9, "clock_violations": 0, "unmatched_sends": 0, "unmatched_receives": 0,
             "incomplete_collectives": 0, "messages": 2, "collectives": 0, "time_correction": {"enabled": False},
             "thread_locations": 0, "thread_location_events": 0, "unanalysed_locations": 0, "unanalysed_location_events": 0,
-            "repaired_regions": {"misnested": 0, "unclosed": 0, "stray_leave": 0}, "repair_warnings": [],
+            "repaired_regions": {"misnested": 0, "unclosed": 0, "stray_leave": 0, "truncated": 0, "lost": 0}, "repair_warnings": [],
             "rank_node": ["n0", "n1"]}
     return EngineOutput(meta, CALLPATHS, frozenset({RECV}), SeverityColumns.from_rows(sev, CALLPATHS), pairs)
 

@@ -29,7 +29,7 @@ def test_scorep_trace_dumps_every_event(scorep_traces, tmp_path, name):
     t = Trace.open(tmp_path)
     assert t.defs["events"] == otf2_print_count(anchor)
     assert len(t.columns["ev_time"]) == t.defs["events"]
-    assert t.defs["repaired_regions"] == {"misnested": 0, "unclosed": 0, "stray_leave": 0}
+    assert t.defs["repaired_regions"] == {"misnested": 0, "unclosed": 0, "stray_leave": 0, "truncated": 0, "lost": 0}
     assert t.defs["messages"]["unmatched_sends"] == 0
     assert t.defs["messages"]["unmatched_receives"] == 0
     # each location's segments are ordered, and the cumulative MPI time matches the segments
@@ -102,15 +102,19 @@ def test_bad_traces_are_one_clear_error(tmp_path):
         find_anchor(other)
 
 
-def test_truncated_event_file_is_one_clear_error(tmp_path):
+def test_event_file_cut_short_is_shown_and_counted(tmp_path):
+    """A rank's events cut inside an MPI call (a process killed outright) are shown up to
+    the cut, its open regions closed there and counted (docs/analyzer.md, "Partial
+    traces"), as the analyzer does."""
     from viewer_fixtures import synth_trace
 
     anchor = synth_trace(tmp_path / "t", ranks=2, metahosts=1, iterations=3)
     evt = tmp_path / "t" / "traces" / "1.evt"
     data = evt.read_bytes()
     evt.write_bytes(data[: len(data) // 2])
-    with pytest.raises(GridscopeError, match="cannot read the trace"):
-        dump(anchor, tmp_path / "out")
+    t = open_trace(anchor, tmp_path)
+    assert t.defs["repaired_regions"]["truncated"] == 1
+    assert 0 < t.defs["events"] < 2 * (2 + 3 * 12)  # rank 1 lost part of its events
 
 
 def test_synthetic_trace_is_valid_otf2(tmp_path):
@@ -143,7 +147,7 @@ def test_misnested_user_regions_are_repaired(tmp_path):
     subprocess.run([str(native.binary("gs-tracegen")), str(spec), str(tmp_path / "t")], check=True)
     dump(tmp_path / "t" / "traces.otf2", tmp_path / "d", events=True)
     t = Trace.open(tmp_path / "d")
-    assert t.defs["repaired_regions"] == {"misnested": 2, "unclosed": 2, "stray_leave": 1}
+    assert t.defs["repaired_regions"] == {"misnested": 2, "unclosed": 2, "stray_leave": 1, "truncated": 0, "lost": 0}
     kinds = np.asarray(t.columns["ev_kind"])
     locs = np.asarray(t.columns["ev_loc"])
     for loc in (0, 1):  # every Enter has its Leave: the stray one is gone, the missing ones added

@@ -129,10 +129,11 @@ void Archive::read_events(const std::vector<uint64_t>& locations, OTF2_EvtReader
     const uint64_t loc = locations[i];
     const std::string evt_file = event_file(loc);
     if (!file_exists(evt_file)) {
-      auto r = defs_.location_rank.find(loc);
-      throw Error(evt_file, r != defs_.location_rank.end()
-                                ? "event file of rank " + std::to_string(r->second) + " is missing"
-                                : "event file of location " + std::to_string(loc) + " is missing");
+      begin(i);
+      LocationInfo lost;
+      lost.missing = true;
+      end(i, 0, lost);
+      continue;
     }
     // The event reader must exist before the local definitions are read: OTF2 attaches
     // their ClockOffsets (and mapping tables) to it.

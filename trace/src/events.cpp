@@ -5,7 +5,7 @@
 
 namespace gs {
 
-const char* const kRepairNames[kRepairKinds] = {"misnested", "unclosed", "stray_leave"};
+const char* const kRepairNames[kRepairKinds] = {"misnested", "unclosed", "stray_leave", "truncated", "lost"};
 
 namespace {
 
@@ -40,11 +40,21 @@ std::vector<std::string> repair_warnings(const RepairLog& log, const Defs& defs)
       {"user region never left, closed at its location's last event",
        "user regions never left, closed at their location's last event"},
       {"Leave of a user region that was not open, dropped", "Leaves of user regions that were not open, dropped"},
+      {"location whose events end inside an MPI call (cut short), its regions closed at its last event",
+       "locations whose events end inside an MPI call (cut short), their regions closed at their last event"},
+      {"location without event file (no events survived), analysed as empty",
+       "locations without event file (no events survived), analysed as empty"},
   };
   std::vector<std::string> lines;
   for (int k = 0; k < kRepairKinds; ++k) {
     if (!log.count[k]) continue;
     const RepairLog::Example& e = log.first[k];
+    if (Repair(k) == Repair::Lost) {
+      lines.push_back(std::to_string(log.count[k]) + " " + what[k][log.count[k] > 1] + " (first: " +
+                      (e.rank != kNoRank ? "rank " + std::to_string(e.rank) : "location " + std::to_string(e.location)) +
+                      ")");
+      continue;
+    }
     lines.push_back(std::to_string(log.count[k]) + " " + what[k][log.count[k] > 1] + " (first: '" +
                     defs.region_name(e.region) + "' " + place(defs, e.rank, e.location, e.time) + ")");
   }
@@ -103,13 +113,15 @@ size_t RegionBalance::leave_repairing(uint32_t region, uint64_t t) {
 }
 
 size_t RegionBalance::finish(uint64_t last) {
+  // A stream that ends inside an MPI call was cut short (its process was killed outright):
+  // counted once, by its innermost MPI region; everything open is closed at its last event.
   for (size_t k = open_.size(); k-- > 0;)
     if (defs_.regions[open_[k]].is_mpi) {
-      error_ = "event stream ends inside MPI region '" + defs_.region_name(open_[k]) + "' " + where(last) +
-               " (truncated?)";
-      return 0;
+      log_.add(Repair::Truncated, {open_[k], rank_, location_, last});
+      break;
     }
-  for (size_t k = open_.size(); k-- > 0;) log_.add(Repair::Unclosed, {open_[k], rank_, location_, last});
+  for (size_t k = open_.size(); k-- > 0;)
+    if (!defs_.regions[open_[k]].is_mpi) log_.add(Repair::Unclosed, {open_[k], rank_, location_, last});
   return open_.size();
 }
 

@@ -147,6 +147,11 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
         "root_causes_s": [round(p.get("root_causes_s", 0.0), 4) for p in stats],
         "clock_offset_locations": int(head.meta["clock_offset_locations"]),
     }
+    from gridscope.analysis import partial
+
+    if partial.needs_scan(anchor, summary["repaired_regions"]):
+        step("partial trace")
+        summary.update(partial.partial_keys(partial.scan(anchor)))
     (out / N.SUMMARY_FILE).write_text(json.dumps(summary, indent=1) + "\n")
     return summary
 

@@ -67,8 +67,11 @@ def analyze(
 
         if gains_mod.wanted(gains, summary):
             summary = gains_mod.add_gains(Path(output), summary, progress or (lambda _t: None))
+    from gridscope.analysis.partial import warning_lines
+
     # also with -q: the numbers rest on them
-    for line in (*summary["repaired_regions"]["warnings"], *summary.get("warnings", ())):
+    for line in (*summary["repaired_regions"]["warnings"], *summary.get("warnings", ()),
+                 *warning_lines(summary)):
         typer.echo(f"gridscope: warning: {trace}: {line}", err=True)
     if not quiet:
         from gridscope.analysis.terminal import print_summary, summary_console

@@ -17,6 +17,7 @@ class RankEnd:
     end_s: float         # seconds from the trace's start to the rank's last event
     region: str | None   # innermost region open at the end
     status: int | None   # ProgramEnd's exit status (FLUSHED, COMPLETE)
+    entered_s: float | None = None  # when the rank entered `region`
 
     @property
     def lost(self) -> bool:
@@ -25,14 +26,15 @@ class RankEnd:
 
 
 def parse(text: str) -> list[RankEnd]:
-    """The tool's lines: RANK KIND EVENTS END_S REGION STATUS, tab-separated."""
+    """The tools' lines: RANK KIND EVENTS END_S REGION STATUS ENTER_S, tab-separated."""
     ends = []
     for line in text.splitlines():
         f = line.split("\t")
-        if len(f) != 6 or f[1] not in (COMPLETE, FLUSHED, CUT, NONE):
+        if len(f) != 7 or f[1] not in (COMPLETE, FLUSHED, CUT, NONE):
             continue
         ends.append(RankEnd(int(f[0]), f[1], int(f[2]), float(f[3]),
-                            None if f[4] == "-" else f[4], None if f[5] == "-" else int(f[5])))
+                            None if f[4] == "-" else f[4], None if f[5] == "-" else int(f[5]),
+                            None if f[6] == "-" else float(f[6])))
     return ends
 
 

@@ -39,9 +39,10 @@ class Archive {
   // One pass over the events of `locations`, in that order. For each location `begin(i)`
   // returns the user data the callbacks in `cb` receive, then its events are read, then
   // `end(i, events)` runs. A callback that returns OTF2_CALLBACK_INTERRUPT stops the pass
-  // after `end`, which is where the caller reports the problem. Throws gs::Error for
-  // missing or undecodable files, naming the file.
-  struct LocationInfo { bool clock_offsets_applied = false; };
+  // after `end`, which is where the caller reports the problem. A location without event
+  // file (a rank killed before its first buffer flush) has no events: `end` learns it from
+  // `missing`. Throws gs::Error for undecodable files, naming the file.
+  struct LocationInfo { bool clock_offsets_applied = false, missing = false; };
   void read_events(const std::vector<uint64_t>& locations, OTF2_EvtReaderCallbacks* cb,
                    const std::function<void*(size_t)>& begin,
                    const std::function<void(size_t, uint64_t events, const LocationInfo&)>& end);

@@ -56,9 +56,14 @@
 
 namespace gs {
 
-enum class Repair : uint8_t { Misnested = 0, Unclosed = 1, StrayLeave = 2 };
-constexpr int kRepairKinds = 3;
-extern const char* const kRepairNames[kRepairKinds];  // "misnested", "unclosed", "stray_leave"
+// Truncated: a location whose events end inside an MPI call (a process killed outright
+// keeps the events up to its last buffer flush), its open regions closed at its last
+// event; Lost: a location without event file (killed before its first flush), read as
+// empty. Both are counted once per location (docs/analyzer.md, "Partial traces").
+enum class Repair : uint8_t { Misnested = 0, Unclosed = 1, StrayLeave = 2, Truncated = 3, Lost = 4 };
+constexpr int kRepairKinds = 5;
+// "misnested", "unclosed", "stray_leave", "truncated", "lost"
+extern const char* const kRepairNames[kRepairKinds];
 
 // Repairs of user regions, with the first instance of each kind (lowest rank, then
 // earliest in that rank's stream): what a warning line names.
@@ -68,7 +73,11 @@ struct RepairLog {
   Example first[kRepairKinds];
   void add(Repair kind, const Example& where);
   void merge(const RepairLog& other);  // keeps the example of the lower rank
-  uint64_t total() const { return count[0] + count[1] + count[2]; }
+  uint64_t total() const {
+    uint64_t n = 0;
+    for (uint64_t c : count) n += c;
+    return n;
+  }
 };
 
 // One warning line per kind of repair, e.g. "2 mis-nested user regions closed at the Leave
@@ -145,8 +154,9 @@ class EventStream {
   // user data of each location's pass is its EventStream.
   static OTF2_EvtReaderCallbacks* callbacks();
 
-  // After the pass: closes the user regions still open at the last event. False, with
-  // error() set, when an MPI region is still open or the pass stopped on a problem.
+  // After the pass: closes the regions still open at the last event (an MPI one means the
+  // stream was cut: Repair::Truncated). False, with error() set, when the pass stopped on
+  // a problem.
   bool finish() {
     if (!error_.empty()) return false;
     if (!close_all(last_)) return false;
@@ -169,7 +179,7 @@ class EventStream {
   static constexpr bool kRoot = WantsProgramRoot<H>::value;
   static constexpr uint64_t kNoGap = UINT64_MAX;
 
-  // Closes the regions still open (user regions repaired, MPI ones an error).
+  // Closes the regions still open (user regions repaired; MPI ones: the stream was cut).
   bool close_all(uint64_t t) {
     for (size_t n = balance_.finish(t); n > 0; --n) {
       h_.leave(t, balance_.innermost());
@@ -391,6 +401,11 @@ void read_balanced(Archive& archive, const std::vector<uint64_t>& locations, Rep
         return &*stream;
       },
       [&](size_t i, uint64_t events, const Archive::LocationInfo& info) {
+        if (info.missing) {
+          auto rank = defs.location_rank.find(locations[i]);
+          log.add(Repair::Lost, {UINT32_MAX, rank == defs.location_rank.end() ? kNoRank : rank->second,
+                                 locations[i], 0});
+        }
         const std::string& problem = !stream->error().empty() ? stream->error() : handler->error();
         if (!problem.empty() || !stream->finish())
           throw Error(archive.event_file(locations[i]), problem.empty() ? stream->error() : problem);
