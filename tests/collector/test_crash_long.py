@@ -9,6 +9,7 @@ before (rank 2 can leave an Allreduce before the others do)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections import Counter
 from dataclasses import dataclass
@@ -88,6 +89,25 @@ def record(kit: MpiKit, exe: Path, out: Path, mode: str, *flags: str):
                          str(ITERATIONS), str(AT), str(VICTIM), check=False)
 
 
+def analyse(trace: Path, out: Path) -> dict:
+    """`gridscope analyze` of a partial trace: it succeeds and states the loss."""
+    proc = run_gridscope("analyze", trace, "-o", out, "-q", check=False)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert "gridscope: warning:" in proc.stderr
+    return summary
+
+
+def check_never_joined(summary: dict, waiting: list[int]) -> None:
+    """The ranks that waited in the Allreduce the ended ranks never joined, and their
+    waiting, are named (not dropped)."""
+    ops = {op["operation"]: op for op in summary["never_joined"]}
+    assert sorted(ops["MPI_Allreduce"]["waiting_ranks"]) == waiting
+    assert ops["MPI_Allreduce"]["waiting_s"] > 0
+    assert summary["waiting_for_ended_ranks_s"] == pytest.approx(
+        sum(op["waiting_s"] for op in summary["never_joined"]))
+
+
 def check_survivor(r: int, t: RankTrace) -> None:
     """A rank ended by the launcher while waiting in the Allreduce at iteration AT (or,
     with rank 2 ahead, in the one before): complete up to there, regions closed."""
@@ -122,6 +142,13 @@ def test_long_crash_keeps_every_event(kit, crashloop, tmp_path, mode, flags):
     if mode == "abort":
         assert f"rank {VICTIM}: called MPI_Abort" in proc.stderr
     assert not list((out / "traces").glob("*.gsunify*"))
+    if mode == "abort" and not flags:
+        summary = analyse(out, tmp_path / "analysis")
+        assert summary["lost_ranks"] == [] and summary["truncated_ranks"] == []
+        early = {e["rank"]: e for e in summary["ended_early_ranks"]}
+        assert sorted(early) == list(range(N))
+        assert early[VICTIM]["in"] == "MPI_Abort" and early[VICTIM]["exit_status"] == 3
+        check_never_joined(summary, [r for r in range(N) if r != VICTIM])
 
 
 @pytest.mark.slow
@@ -150,6 +177,17 @@ def test_killed_rank_loses_at_most_its_buffer(kit, crashloop, tmp_path):
     assert ranks[VICTIM].program_ends == 0
     if kit.name == "openmpi":
         assert len(flushed) == N - 1
+    # The analysis covers every rank's events, the cut ones named with where they end.
+    summary = analyse(out, tmp_path / "analysis")
+    cut = sorted(r for r, t in ranks.items() if not t.program_ends)
+    assert [t["rank"] for t in summary["truncated_ranks"]] == cut
+    assert summary["repaired_regions"]["truncated"] == len(cut)
+    assert summary["lost_ranks"] == []
+    if kit.name == "openmpi":
+        check_never_joined(summary, [r for r in range(N) if r != VICTIM])
+        report = tmp_path / "report.html"
+        run_gridscope("report", tmp_path / "analysis", "-o", report)
+        assert "Partial trace: 1 rank(s) lost events" in report.read_text()
     assert f"events of rank{'s' if len(ranks) - len(flushed) > 1 else ''} " in proc.stderr
     assert "start-up definitions kept" not in proc.stderr
 

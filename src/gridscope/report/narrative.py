@@ -26,6 +26,9 @@ def run_findings(fig: RunFigures, summary: dict) -> list[dict]:
                       f"{row['callpath']}: {_p(row['pct'])} of the time"),
             "text": pattern.description,
             "hint": pattern.diagnosis})
+    partial = _partial_finding(summary)
+    if partial:
+        out.insert(0, partial)
     if fig.clock_violations:
         out.append({"title": f"{fig.clock_violations} clock-condition violation(s)",
                     "text": "Some receives complete before their send started, after offset "
@@ -79,3 +82,21 @@ def diff_findings(diffs: list[dict]) -> list[dict]:
         if parts:
             out.append({"title": d["title"], "text": "; ".join(parts), "hint": ""})
     return out
+
+
+def _partial_finding(summary: dict) -> dict | None:
+    """The run ended early or lost events (summary.json lost_ranks, truncated_ranks,
+    ended_early_ranks, never_joined): what the analysis rests on, first."""
+    from gridscope.analysis.partial import warning_lines
+
+    lines = warning_lines(summary)
+    if not lines:
+        return None
+    lost = len(summary.get("lost_ranks") or []) + len(summary.get("truncated_ranks") or [])
+    early = len(summary.get("ended_early_ranks") or [])
+    title = (f"Partial trace: {lost} rank(s) lost events" if lost else
+             f"The run ended early on {early} rank(s)")
+    return {"title": title, "text": "; ".join(lines) + ".",
+            "hint": "The analysis covers the events the trace holds; waiting inside operations "
+                    "that the ended ranks never joined is listed, not in the patterns."}
+
