@@ -622,6 +622,7 @@ void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t
     t_program_begin = gs.skewed ? gs_skewed_time(t_first) : t_first;
     gs_defs_write_provisional(dir, tool_comm, t_program_begin);
     gs_defs_write_provisional_local(dir);
+    if (gs_run.archive_master && !gs_run.parts) gs_defs_write_run_info(dir);
     OTF2_EvtWriter_ProgramBegin(gs_master.evt, NULL, t_program_begin, GS_STR_PROGRAM,
                                 (uint32_t)gs_run.nargs_shared, gs_run.arg_refs);
     OTF2_EvtWriter_Enter(gs_master.evt, NULL, t_init, init_region);
@@ -672,6 +673,7 @@ void gs_measurement_finalize_begin(void)
     if (gs_run.archive_master) gs_defs_write_global(OTF2_Archive_GetGlobalDefWriter(archive));
     OTF2_Archive_Close(archive);
     archive = NULL;
+    if (gs_run.archive_master && !gs_run.parts) gs_defs_remove_run_info(trace_dir);
     __atomic_store_n(&crashed, 2, __ATOMIC_RELEASE); /* nothing left to flush at exit */
 }
 

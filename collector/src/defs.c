@@ -620,6 +620,17 @@ void gs_defs_unify(MPI_Comm comm, uint64_t t_begin, uint64_t t_end)
     free(displs);
 }
 
+/* The host and metahost names and the command line (the archive master's part of a side
+ * file, and of traces/run.gsrun). */
+static void write_run_tail(FILE *f)
+{
+    fwrite(gs_run.hosts, GS_NAME_LEN, (size_t)gs.world_size, f);
+    fwrite(gs_run.metahosts, GS_NAME_LEN, (size_t)gs.world_size, f);
+    int64_t len = gs_run.shared_cmdline_len;
+    fwrite(&len, sizeof len, 1, f);
+    fwrite(gs_run.shared_cmdline, 1, (size_t)len, f);
+}
+
 /* After a crash no unification over MPI is possible: each rank leaves its contribution
  * next to its event file (traces/<rank>.gsunify), and gridscope-trace-repair unifies
  * them afterwards. Archive masters add the run's host and metahost names and the
@@ -643,16 +654,31 @@ void gs_defs_write_crash_sidecar(const char *dir, uint64_t t_begin, uint64_t t_e
                        gs_run.archive_master};
     fwrite(head, sizeof head, 1, f);
     fwrite(b.w, sizeof *b.w, b.n, f);
-    if (gs_run.archive_master) {
-        fwrite(gs_run.hosts, GS_NAME_LEN, (size_t)gs.world_size, f);
-        fwrite(gs_run.metahosts, GS_NAME_LEN, (size_t)gs.world_size, f);
-        int64_t len = gs_run.shared_cmdline_len;
-        fwrite(&len, sizeof len, 1, f);
-        fwrite(gs_run.shared_cmdline, 1, (size_t)len, f);
-    }
+    if (gs_run.archive_master) write_run_tail(f);
     if (fclose(f) == 0) rename(tmp, path);
     else unlink(tmp);
     free(b.w);
+}
+
+void gs_defs_write_run_info(const char *dir)
+{
+    char path[4400], tmp[4500];
+    snprintf(path, sizeof path, "%s/traces/" GS_RUNINFO_FILE, dir);
+    snprintf(tmp, sizeof tmp, "%s.part", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return;
+    int64_t head[2] = {GS_RUNINFO_MAGIC, gs.world_size};
+    fwrite(head, sizeof head, 1, f);
+    write_run_tail(f);
+    if (fclose(f) == 0) rename(tmp, path);
+    else unlink(tmp);
+}
+
+void gs_defs_remove_run_info(const char *dir)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/traces/" GS_RUNINFO_FILE, dir);
+    unlink(path);
 }
 
 static void write_map(OTF2_DefWriter *w, OTF2_MappingType type, const uint32_t *map, uint32_t n)

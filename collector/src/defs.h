@@ -52,6 +52,13 @@ void gs_defs_unify(MPI_Comm comm, uint64_t t_begin, uint64_t t_end);
 /* The unification itself: blobs of n ranks (all + displs); mappings kept for rank me. */
 void gs_defs_unify_blobs(int n, int me, const int64_t *all, const int *displs);
 #define GS_SIDECAR_MAGIC 0x6773756e69667931LL
+/* traces/run.gsrun: what the global definitions need from the archive master (host and
+ * metahost names, the command line), written at start-up so that a crash repair does not
+ * depend on the master having flushed; removed by a normal finalize and by the repair. */
+#define GS_RUNINFO_MAGIC 0x677372756e696e31LL
+#define GS_RUNINFO_FILE "run.gsrun"
+void gs_defs_write_run_info(const char *dir);
+void gs_defs_remove_run_info(const char *dir);
 /* Flush callbacks for the small serial archives written outside the main one. */
 extern const OTF2_FlushCallbacks gs_defs_flush_callbacks;
 void gs_defs_write_crash_sidecar(const char *dir, uint64_t t_begin, uint64_t t_end);

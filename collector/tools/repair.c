@@ -53,6 +53,37 @@ static uint64_t anchor_event_chunk(const char *dir)
 
 enum { NOTHING_TO_REPAIR = 3 };
 
+/* The host and metahost names and the command line of a run of `size` ranks. */
+static int read_run_tail(FILE *f, int size)
+{
+    gs_run.hosts = malloc((size_t)size * GS_NAME_LEN);
+    gs_run.metahosts = malloc((size_t)size * GS_NAME_LEN);
+    int64_t len = 0;
+    int ok = read_exact(f, gs_run.hosts, (size_t)size * GS_NAME_LEN) &&
+             read_exact(f, gs_run.metahosts, (size_t)size * GS_NAME_LEN) &&
+             read_exact(f, &len, sizeof len) && len > 0 && len < (1 << 24);
+    if (ok) {
+        gs_run.shared_cmdline = malloc((size_t)len);
+        gs_run.shared_cmdline_len = (int)len;
+        ok = read_exact(f, gs_run.shared_cmdline, (size_t)len);
+    }
+    return ok;
+}
+
+/* traces/run.gsrun, written by the archive master at start-up: 1 if read. */
+static int read_run_info(const char *dir, int size)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/traces/" GS_RUNINFO_FILE, dir);
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    int64_t head[2];
+    int ok = read_exact(f, head, sizeof head) && head[0] == GS_RUNINFO_MAGIC && head[1] == size &&
+             read_run_tail(f, size);
+    fclose(f);
+    return ok;
+}
+
 static int repair(const char *dir)
 {
     char path[4400];
@@ -94,17 +125,7 @@ static int repair(const char *dir)
         p->blob = malloc((size_t)head[6] * sizeof(int64_t));
         int ok = read_exact(f, p->blob, (size_t)head[6] * sizeof(int64_t));
         if (ok && head[7]) {
-            gs_run.hosts = malloc((size_t)size * GS_NAME_LEN);
-            gs_run.metahosts = malloc((size_t)size * GS_NAME_LEN);
-            int64_t len = 0;
-            ok = read_exact(f, gs_run.hosts, (size_t)size * GS_NAME_LEN) &&
-                 read_exact(f, gs_run.metahosts, (size_t)size * GS_NAME_LEN) &&
-                 read_exact(f, &len, sizeof len) && len > 0 && len < (1 << 24);
-            if (ok) {
-                gs_run.shared_cmdline = malloc((size_t)len);
-                gs_run.shared_cmdline_len = (int)len;
-                ok = read_exact(f, gs_run.shared_cmdline, (size_t)len);
-            }
+            ok = read_run_tail(f, size);
             master = (int)head[1];
         }
         fclose(f);
@@ -116,7 +137,12 @@ static int repair(const char *dir)
     }
     closedir(d);
     if (size < 0) return NOTHING_TO_REPAIR;
-    if (master < 0) return fail(dir, "the archive master's side file is missing");
+    /* The archive master killed before it could flush: the names from start-up. */
+    if (master < 0 && !read_run_info(dir, size))
+        return fail(dir, "the archive master's side file is missing");
+    int known = master;  /* a rank whose side file is there */
+    for (int r = 0; known < 0 && r < size; r++)
+        if (parts[r].present) known = r;
 
     /* Ranks that never flushed contribute nothing but their place: a blob as
      * build_blob (defs.c) writes it, with event count, begin, end and no communicators,
@@ -141,8 +167,8 @@ static int repair(const char *dir)
     /* Missing ranks' begin/end must not widen the time range. */
     for (int r = 0; r < size; r++)
         if (!parts[r].present) {
-            all[displs[r] + 1] = all[displs[master] + 1];
-            all[displs[r] + 2] = all[displs[master] + 2];
+            all[displs[r] + 1] = all[displs[known] + 1];
+            all[displs[r] + 2] = all[displs[known] + 2];
         }
 
     gs.world_size = size;
@@ -192,6 +218,8 @@ static int repair(const char *dir)
         unlink(to);
     }
     gs_defs_publish_staging(tmp, dir);
+    snprintf(to, sizeof to, "%s/traces/" GS_RUNINFO_FILE, dir);
+    unlink(to);
     return 0;
 }
 

@@ -84,9 +84,9 @@ def read_ranks(out: Path) -> dict[int, RankTrace]:
     return ranks
 
 
-def record(kit: MpiKit, exe: Path, out: Path, mode: str, *flags: str):
+def record(kit: MpiKit, exe: Path, out: Path, mode: str, *flags: str, victim: int = VICTIM):
     return run_gridscope("record", "-o", out, *flags, "--", *kit.launch, str(N), exe, mode,
-                         str(ITERATIONS), str(AT), str(VICTIM), check=False)
+                         str(ITERATIONS), str(AT), str(victim), check=False)
 
 
 def analyse(trace: Path, out: Path) -> dict:
@@ -152,20 +152,22 @@ def test_long_crash_keeps_every_event(kit, crashloop, tmp_path, mode, flags):
 
 
 @pytest.mark.slow
-def test_killed_rank_loses_at_most_its_buffer(kit, crashloop, tmp_path):
+@pytest.mark.parametrize("victim", [VICTIM, 0], ids=["rank2", "archive-master"])
+def test_killed_rank_loses_at_most_its_buffer(kit, crashloop, tmp_path, victim):
     """SIGKILL leaves no chance to flush: a killed rank keeps what its buffer flushes
     wrote, so it loses at most the buffer. Under Open MPI the others are ended by
     SIGTERM and flush; MPICH's launcher SIGKILLs them too, and they keep what they
-    flushed as well."""
+    flushed as well. The definitions are repaired also when the killed rank is the
+    archive master (rank 0), whose side file carried the run's host names."""
     out = tmp_path / "trace"
-    proc = record(kit, crashloop, out, "kill", "--buffer", SMALL_BUFFER)
+    proc = record(kit, crashloop, out, "kill", "--buffer", SMALL_BUFFER, victim=victim)
     assert proc.returncode != 0
     ranks = read_ranks(out)
     flushed = [t for t in ranks.values() if t.program_ends]
     bytes_per_iteration = max(t.evt_bytes / t.iterations for t in ranks.values()
                               if t.iterations)
     for r, t in ranks.items():
-        reached = AT if r == VICTIM else AT - SYNC  # at least this far in the program
+        reached = AT if r == victim else AT - SYNC  # at least this far in the program
         if t.program_ends:
             check_survivor(r, t)
             continue
@@ -174,7 +176,7 @@ def test_killed_rank_loses_at_most_its_buffer(kit, crashloop, tmp_path):
         assert lost <= SMALL_BUFFER_BYTES, f"rank {r}: lost {lost:.0f} bytes"
         assert f"rank {r}: killed outright; its events up to its last buffer flush" \
             in proc.stderr
-    assert ranks[VICTIM].program_ends == 0
+    assert ranks[victim].program_ends == 0
     if kit.name == "openmpi":
         assert len(flushed) == N - 1
     # The analysis covers every rank's events, the cut ones named with where they end.
@@ -184,7 +186,7 @@ def test_killed_rank_loses_at_most_its_buffer(kit, crashloop, tmp_path):
     assert summary["repaired_regions"]["truncated"] == len(cut)
     assert summary["lost_ranks"] == []
     if kit.name == "openmpi":
-        check_never_joined(summary, [r for r in range(N) if r != VICTIM])
+        check_never_joined(summary, [r for r in range(N) if r != victim])
         report = tmp_path / "report.html"
         run_gridscope("report", tmp_path / "analysis", "-o", report)
         assert "Partial trace: 1 rank(s) lost events" in report.read_text()
