@@ -10,14 +10,17 @@ before (rank 2 can leave an Allreduce before the others do)."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from gstest import run_gridscope
+from gstest import gridscope_env, run_gridscope
 from tests.collector import otf2text
 from tests.collector.mpi_kits import KITS, MpiKit, require
 
@@ -207,6 +210,28 @@ def test_exit_without_finalize_is_not_success(kit, crashloop, tmp_path):
     for r, t in ranks.items():
         assert t.program_ends == 1, f"rank {r}: {t}"
         assert t.iterations in (AT, AT - SYNC), f"rank {r}: {t}"
+
+
+@pytest.mark.slow
+def test_ctrl_c_keeps_every_event(kit, crashloop, tmp_path):
+    """Ctrl-C on `gridscope record` (SIGINT to its process group: record, the launcher and,
+    through it, the ranks) once every rank is measured: every rank flushes."""
+    out = tmp_path / "trace"
+    cmd = [sys.executable, "-m", "gridscope", "record", "-o", str(out), "--", *kit.launch,
+           str(N), str(crashloop), "run", str(10 ** 9), "-1"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=gridscope_env(), start_new_session=True)
+    for line in proc.stdout:  # waits for the program, however loaded the machine is
+        if "all ranks running" in line:
+            break
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate()
+    assert proc.returncode != 0, stderr
+    assert "what the trace holds" in stderr and "were lost" not in stderr, stderr
+    ranks = read_ranks(out)
+    for r, t in ranks.items():
+        assert t.program_ends == 1, f"rank {r}: {t}"
+        assert t.allreduces >= 1 and t.iterations >= SYNC * (t.allreduces - 1), f"rank {r}: {t}"
 
 
 def test_repair_tool_says_where_ranks_end_without_side_files(tmp_path):

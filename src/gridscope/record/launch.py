@@ -11,6 +11,7 @@ import glob
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -209,6 +210,18 @@ def _say_what_was_kept(trace_dir: Path, returncode: int) -> int:
     return 1
 
 
+def _run_through_ctrl_c(command: list[str], env: dict[str, str]) -> int:
+    """Runs the launcher to its end and returns its status. Ctrl-C reaches the launcher
+    too (one process group): it ends the ranks, which flush their events; record waits for
+    that and then says what the trace holds, instead of leaving at once."""
+    child = subprocess.Popen(command, env=env)
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: None)
+    try:
+        return child.wait()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def record_real(command: list[str], output: Path | None, metahosts: Path | None, coll: str,
                 buffer: str, force: bool) -> None:
     """Run `command` (an mpirun line) with the collector; leave an OTF2 trace in output."""
@@ -229,9 +242,10 @@ def record_real(command: list[str], output: Path | None, metahosts: Path | None,
 
     print(f"gridscope: recording {' '.join(command)} ({plan.mpi} collector)", file=sys.stderr)
     try:
-        proc = subprocess.run(plan.command, env={**os.environ, **plan.env})
+        returncode = _run_through_ctrl_c(plan.command, {**os.environ, **plan.env})
     except OSError as err:
         raise GridscopeError(command[0], f"cannot start: {err.strerror}") from None
+    proc = subprocess.CompletedProcess(plan.command, returncode)
 
     if plan.parts:
         parts = _part_dirs(plan)

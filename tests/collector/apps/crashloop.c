@@ -8,12 +8,16 @@
  *   int    raise(SIGINT) (what Ctrl-C delivers)
  *   kill   raise(SIGKILL) (no flush possible)
  *   exit   every rank calls exit(0) at AT without MPI_Finalize
+ *   run    nothing, and every iteration sleeps 1 ms (with a large ITERATIONS: runs until
+ *          interrupted, without spinning or piling up events)
+ * After the first Allreduce rank 0 prints "all ranks running".
  * The other ranks wait in the Allreduce until the launcher ends them. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -42,6 +46,11 @@ int main(int argc, char **argv) {
       MPI_Abort(MPI_COMM_WORLD, 3);
     }
     if (i % 1000 == 0) MPI_Allreduce(&x, &y, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (i == 0 && r == 0) { /* every rank is measured now: a test may interrupt the run */
+      printf("all ranks running\n");
+      fflush(stdout);
+    }
+    if (strcmp(mode, "run") == 0) usleep(1000);
     for (int k = 0; k < 2; k++) {
       MPI_Comm_rank(MPI_COMM_WORLD, &r);
       MPI_Comm_size(MPI_COMM_WORLD, &n);
