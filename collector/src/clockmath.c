@@ -18,6 +18,24 @@ gs_offset_t gs_offset_best(const gs_pingpong_t *s, int n)
     return best;
 }
 
+int gs_sync_enough(const gs_pingpong_t *s, int n, int max_rounds)
+{
+    if (n >= max_rounds) return 1;
+    int64_t best = -1;
+    for (int i = 0; i < n; i++) {
+        int64_t rtt = s[i].t_recv - s[i].t_send;
+        if (rtt >= 0 && (best < 0 || rtt < best)) best = rtt;
+    }
+    if (best < 0) return 0;
+    int64_t within = best + best * GS_SYNC_SAME_RTT_PER_10K / 10000;
+    int close = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t rtt = s[i].t_recv - s[i].t_send;
+        if (rtt >= 0 && rtt <= within) close++;
+    }
+    return close >= 2;
+}
+
 gs_offset_t gs_offset_compose(gs_offset_t a, gs_offset_t b)
 {
     gs_offset_t r = {a.offset + b.offset, a.error + b.error};

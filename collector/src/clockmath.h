@@ -19,6 +19,14 @@ typedef struct {
 
 /* Offset from the exchange with the shortest round trip (the first one on ties). */
 gs_offset_t gs_offset_best(const gs_pingpong_t *samples, int n);
+/* Whether n exchanges suffice: n reached max_rounds, or two of them came within 1/10000
+ * of the shortest round trip. The error bound is half that round trip. A network without
+ * jitter (the simulated one) shows the same round trip at once, and more exchanges
+ * cannot shorten it; any real network varies by far more than 1/10000 between exchanges
+ * (a 10 ms WAN by more than 1 us), so there the exchanges go on up to max_rounds, as
+ * EPIK's fixed counts did. */
+enum { GS_SYNC_SAME_RTT_PER_10K = 1 };
+int gs_sync_enough(const gs_pingpong_t *samples, int n, int max_rounds);
 /* Offsets compose along the hierarchy: local->parent, then parent->root. */
 gs_offset_t gs_offset_compose(gs_offset_t to_parent, gs_offset_t parent_to_root);
 /* Corrected time by linear interpolation between two (local time, offset) points, as

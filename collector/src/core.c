@@ -23,6 +23,7 @@
 #endif
 #include "sync.h"
 #include "threads.h"
+#include "toolcoll.h"
 #include "writethrough.h"
 
 gs_state_t gs;
@@ -33,8 +34,12 @@ pthread_t gs_main_thread;
 gs_run_t gs_run;
 
 static OTF2_Archive *archive;
-static MPI_Comm tool_comm = MPI_COMM_NULL;    /* private copy of MPI_COMM_WORLD */
-static MPI_Comm archive_comm = MPI_COMM_NULL; /* processes writing the same archive */
+/* The collector's own messages: a private copy of MPI_COMM_WORLD, except under SMPI,
+ * where SimGrid makes creating a communicator cost one WAN round trip per rank
+ * (Comm::init_smp): there they go over MPI_COMM_WORLD itself, with tags of their own,
+ * only where no receive of the program can be pending (start-up, and finalize after a
+ * barrier; see gs_measurement_finalize_begin). */
+static MPI_Comm tool_comm = MPI_COMM_NULL;
 static uint64_t t_program_begin;
 #ifndef GS_SMPI
 /* The program's begin is the earliest time the measurement has: when the dynamic loader
@@ -190,15 +195,22 @@ uint64_t gs_parse_size(const char *s)
 
 /* ---------- helpers ---------- */
 
-static void warn_once(int failed, const char *msg)
+/* Start-up checks fail in stages (metahost, folder, buffer, archive); the first stage
+ * that fails anywhere is reported by its lowest failing rank, in one line. key: this
+ * rank's stage * size + rank, or -1 if it passed; returns whether any rank failed. */
+static int agree_failure(int64_t key, int64_t first, const char *msg)
 {
-    /* One line from the lowest failing rank, not one per process. */
-    int me = failed ? gs.world_rank : gs.world_size, first = 0;
-    PMPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, tool_comm);
-    if (failed && first == gs.world_rank) {
+    if (first == INT64_MAX) return 0;
+    if (key == first) {
         fprintf(stderr, "gridscope: %s; the program runs unmeasured\n", msg);
         fflush(stderr);
     }
+    return 1;
+}
+
+static int64_t failure_key(int stage)
+{
+    return (int64_t)stage * gs.world_size + gs.world_rank;
 }
 
 static int mkdir_p(const char *path)
@@ -493,14 +505,16 @@ static void simulated_clock_is_global(gs_offset_t *o)
  * 2.06 s of simulated time on asym-3 with 64 ranks, 0.76 s on grid5000-3, while the first
  * MPI_Allreduce or MPI_Barrier take their usual time. A real MPI learns the layout at
  * start-up; one broadcast here keeps that cost inside MPI_Init, the same for every
- * collective mode, instead of in the program's first broadcast. */
+ * collective mode, instead of in the program's first broadcast. It runs before the program
+ * begins (MPI_Init's Enter): the simulated program starts, as a real one does, with an MPI
+ * that knows its layout; benchmarks/collector/startup.py reports its time apart. */
+#ifdef GS_SMPI
 static void simulator_world_setup(void)
 {
-#ifdef GS_SMPI
     int unused = 0;
     PMPI_Bcast(&unused, 1, MPI_INT, 0, MPI_COMM_WORLD);
-#endif
 }
+#endif
 
 /* ---------- start-up ---------- */
 
@@ -509,78 +523,113 @@ void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t
     memset(&gs, 0, sizeof gs);
     memset(&gs_master, 0, sizeof gs_master);
     memset(&gs_run, 0, sizeof gs_run);
+#ifdef GS_SMPI
+    simulator_world_setup();
+    t_begin_raw = gs_raw_time();
+#endif
     if (!t_begin_raw) t_begin_raw = gs_raw_time();
 #ifndef GS_SMPI
     gs_main_thread = pthread_self();
 #endif
     PMPI_Comm_rank(MPI_COMM_WORLD, &gs.world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &gs.world_size);
+#ifdef GS_SMPI
+    tool_comm = MPI_COMM_WORLD;
+#else
     PMPI_Comm_dup(MPI_COMM_WORLD, &tool_comm);
+#endif
     int rank = gs.world_rank, size = gs.world_size;
+    int *ids = malloc((size_t)size * sizeof(int));
+    for (int r = 0; r < size; r++) ids[r] = r;
+    gs_tc_group_init(&gs_tc_world, tool_comm, ids, size, rank);
 
-    /* Who am I: host and metahost, gathered everywhere (system tree, sync topology). */
+    /* Who am I: host and metahost, gathered everywhere (system tree, sync topology) with
+     * whether this rank resolved its metahost: one gather and one broadcast. */
     char host[GS_NAME_LEN] = "", metahost[GS_NAME_LEN] = "", err[8192] = "";
     int len = 0;
     char procname[MPI_MAX_PROCESSOR_NAME] = "";
     PMPI_Get_processor_name(procname, &len);
     snprintf(host, sizeof host, "%s", procname);
     int bad = gs_metahost_resolve(rank, host, metahost, sizeof metahost, err, sizeof err) != 0;
-    warn_once(bad, err);
-    int any_bad = 0;
-    PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, tool_comm);
-    if (any_bad) return;
-
+    char mine[1 + 2 * GS_NAME_LEN];
+    mine[0] = (char)bad;
+    size_t hl = strlen(host) + 1, ml = strlen(metahost) + 1;
+    memcpy(mine + 1, host, hl);
+    memcpy(mine + 1 + hl, metahost, ml);
+    char *all = NULL;
+    int alen = 0;
+    gs_tc_allgather(&gs_tc_world, mine, (int)(1 + hl + ml), &all, &alen);
+    const char **block = malloc((size_t)size * sizeof *block);
+    int *lens = malloc((size_t)size * sizeof(int));
+    gs_tc_unpack(all, alen, size, block, lens);
     gs_run.hosts = calloc((size_t)size, GS_NAME_LEN);
     gs_run.metahosts = calloc((size_t)size, GS_NAME_LEN);
-    PMPI_Allgather(host, GS_NAME_LEN, MPI_CHAR, gs_run.hosts, GS_NAME_LEN, MPI_CHAR, tool_comm);
-    PMPI_Allgather(metahost, GS_NAME_LEN, MPI_CHAR, gs_run.metahosts, GS_NAME_LEN, MPI_CHAR,
-                   tool_comm);
+    int64_t first = INT64_MAX;
+    for (int r = 0; r < size; r++) {
+        if (!block[r] || lens[r] < 3) continue;
+        if (block[r][0] && first == INT64_MAX) first = r;
+        const char *h = block[r] + 1, *m = h + strlen(h) + 1;
+        snprintf(gs_run.hosts + (size_t)r * GS_NAME_LEN, GS_NAME_LEN, "%s", h);
+        snprintf(gs_run.metahosts + (size_t)r * GS_NAME_LEN, GS_NAME_LEN, "%s", m);
+    }
+    free(all), free(block), free(lens);
+    if (agree_failure(bad ? rank : -1, first, err)) {
+        free(ids);
+        return;
+    }
     gs_topology_build(&gs_run.topo, size, gs_run.metahosts, gs_run.hosts, GS_NAME_LEN);
     gs_peers_init(tool_comm, rank, size, gs_run.hosts, GS_NAME_LEN);
     parse_skew(metahost);
 
-    /* Trace folder: checked by each archive's master before anything is opened. */
+    /* The archive's processes: every rank, or with "%m" those of this metahost; its
+     * master is the first of them. */
     char dir[4096];
     trace_folder(dir, sizeof dir, metahost, &gs_run.parts);
     snprintf(trace_dir, sizeof trace_dir, "%s", dir);
-    int mh = gs_run.topo.metahost[rank];
-    PMPI_Comm_split(tool_comm, gs_run.parts ? mh : 0, rank, &archive_comm);
-    int arank = 0;
-    PMPI_Comm_rank(archive_comm, &arank);
-    gs_run.archive_master = arank == 0;
-    bad = 0;
-    if (gs_run.archive_master) bad = check_folder(dir, err, sizeof err) != 0;
-    warn_once(bad, err);
-    PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, tool_comm);
-    if (any_bad) return;
+    int mh = gs_run.topo.metahost[rank], nmembers = 0;
+    for (int r = 0; r < size; r++)
+        if (!gs_run.parts || gs_run.topo.metahost[r] == mh) ids[nmembers++] = r;
+    gs_run.archive_master = ids[0] == rank;
 
+    /* Folder (checked by each archive's master), buffer and chunk size: one agreement;
+     * opening the archive: another. */
+    int64_t key = -1;
+    if (gs_run.archive_master && check_folder(dir, err, sizeof err) != 0) key = failure_key(1);
     const char *bufenv = getenv("GRIDSCOPE_BUFFER");
     buffer_budget = bufenv && *bufenv ? gs_parse_size(bufenv) : 0;
-    bad = bufenv && *bufenv && buffer_budget == 0;
-    snprintf(err, sizeof err, "GRIDSCOPE_BUFFER: bad size '%s' (want e.g. 16M)",
-             bufenv ? bufenv : "");
-    warn_once(bad, err);
-    PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, tool_comm);
-    if (any_bad) return;
+    if (key < 0 && bufenv && *bufenv && buffer_budget == 0) {
+        snprintf(err, sizeof err, "GRIDSCOPE_BUFFER: bad size '%s' (want e.g. 16M)", bufenv);
+        key = failure_key(2);
+    }
     if (!buffer_budget) buffer_budget = 16u << 20;
     /* OTF2 wants chunks of 256 KiB .. 16 MiB; at least two fit in the budget. One
-     * archive has one chunk size (its anchor declares it): the smallest any rank wants. */
-    uint64_t chunk = 1u << 20, mine;
+     * archive has one chunk size (its anchor declares it): the smallest any rank wants,
+     * agreed in the same reduction as the checks. */
+    uint64_t chunk = 1u << 20;
     while (chunk > (256u << 10) && chunk * 2 > buffer_budget) chunk >>= 1;
-    mine = chunk;
-    PMPI_Allreduce(&mine, &chunk, 1, MPI_UINT64_T, MPI_MIN, tool_comm);
+    int64_t agreed[2] = {key < 0 ? INT64_MAX : key, (int64_t)chunk};
+    gs_tc_allreduce_min(&gs_tc_world, agreed, 2);
+    if (agree_failure(key, agreed[0], err)) {
+        free(ids);
+        return;
+    }
+    chunk = (uint64_t)agreed[1];
     if (buffer_budget < 2 * chunk) buffer_budget = 2 * chunk;
     gs_run.evt_chunk = chunk;
 
     archive = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, chunk, 4u << 20,
                                 OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-    bad = archive == NULL;
-    snprintf(err, sizeof err, "%s: cannot open the OTF2 archive", dir);
-    warn_once(bad, err);
-    PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, tool_comm);
-    if (any_bad) {
-        if (archive) OTF2_Archive_Close(archive);
+    key = -1;
+    if (!archive) {
+        snprintf(err, sizeof err, "%s: cannot open the OTF2 archive", dir);
+        key = failure_key(3);
+    }
+    int64_t first_open = gs_tc_allreduce_i64(&gs_tc_world, key < 0 ? INT64_MAX : key, 1);
+    if (agree_failure(key, first_open, err)) {
+        /* Left open: OTF2 aborts when an archive without collective callbacks is closed,
+         * and the serial ones would write an anchor file. */
         archive = NULL;
+        free(ids);
         return;
     }
     OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, NULL);
@@ -589,7 +638,8 @@ void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t
     /* Threads of the rank get writers of their own while others write (threads.c). */
     OTF2_Pthread_Archive_SetLockingCallbacks(archive, NULL);
 #endif
-    gs_otf2_set_collectives(archive, archive_comm);
+    gs_otf2_set_collectives(archive, tool_comm, ids, nmembers, rank);
+    free(ids);
     OTF2_Archive_SetCreator(archive, "gridscope collector");
     OTF2_Archive_OpenEvtFiles(archive);
     gs_master.id = gs_location_id(rank, 0);
@@ -612,7 +662,6 @@ void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t
 
     gs_run.offset_init = gs_sync_clocks(tool_comm, &gs_run.topo, rank, &gs_run.at_init);
     simulated_clock_is_global(&gs_run.offset_init);
-    simulator_world_setup();
 
     uint64_t t_init = gs.skewed ? gs_skewed_time(t_begin_raw) : t_begin_raw;
     uint64_t t_first = t_begin_raw;
@@ -652,6 +701,12 @@ void gs_measurement_finalize_begin(void)
     gs_loc_t *L = &gs_master;
     OTF2_EvtWriter_Enter(L->evt, NULL, gs_time(), GS_REGION_MPI_Finalize);
     __atomic_store_n(&gs.active, 0, __ATOMIC_RELEASE);
+#ifdef GS_SMPI
+    /* The collector's messages go over MPI_COMM_WORLD here: once every rank is in
+     * MPI_Finalize no receive of the program is pending that could take one of them. A
+     * barrier is a collective, so it cannot take a program's message either. */
+    PMPI_Barrier(MPI_COMM_WORLD);
+#endif
     gs_run.offset_fin = gs_sync_clocks(tool_comm, &gs_run.topo, gs.world_rank, &gs_run.at_fin);
     simulated_clock_is_global(&gs_run.offset_fin);
     gs_run.has_fin = 1;

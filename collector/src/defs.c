@@ -11,6 +11,7 @@
 #include "iorma.h"
 #include "defs.h"
 #include "threads.h"
+#include "toolcoll.h"
 
 /* ---------- string table (interned, in first-use order) ---------- */
 
@@ -135,14 +136,14 @@ void gs_defs_share_cmdline(MPI_Comm comm)
         len = (int)strlen(gs_run.program) + 1;
         for (int i = 0; i < gs_run.nargs; i++) len += (int)strlen(gs_run.args[i]) + 1;
     }
-    PMPI_Bcast(&len, 1, MPI_INT, 0, comm);
-    buf = malloc((size_t)len);
+    (void)comm;
     if (gs.world_rank == 0) {
+        buf = malloc((size_t)len);
         char *p = buf;
         p = stpcpy(p, gs_run.program) + 1;
         for (int i = 0; i < gs_run.nargs; i++) p = stpcpy(p, gs_run.args[i]) + 1;
     }
-    PMPI_Bcast(buf, len, MPI_CHAR, 0, comm);
+    gs_tc_bcast(&gs_tc_world, &buf, &len); /* the collector's tree collectives */
     gs_run.shared_cmdline = buf;
     gs_run.shared_cmdline_len = len;
     int n = -1;
@@ -602,21 +603,29 @@ void gs_defs_unify(MPI_Comm comm, uint64_t t_begin, uint64_t t_end)
     build_blob(&b, t_begin, t_end);
 
     /* Everybody gets everything: each archive master writes the same global
-     * definitions (parts mode), each rank reads its own mapping from the same pass. */
-    int mine = (int)b.n;
-    int *counts = malloc((size_t)n * sizeof(int)), *displs = malloc((size_t)n * sizeof(int));
-    PMPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, comm);
+     * definitions (parts mode), each rank reads its own mapping from the same pass. One
+     * gather and one broadcast over the collector's tree (toolcoll.h). */
+    (void)comm;
+    char *packed = NULL;
+    int plen = 0;
+    gs_tc_allgather(&gs_tc_world, b.w, (int)(b.n * sizeof *b.w), &packed, &plen);
+    const char **block = malloc((size_t)n * sizeof *block);
+    int *lens = malloc((size_t)n * sizeof(int)), *displs = malloc((size_t)n * sizeof(int));
+    gs_tc_unpack(packed, plen, n, block, lens);
     int total = 0;
     for (int r = 0; r < n; r++) {
         displs[r] = total;
-        total += counts[r];
+        total += lens[r] / (int)sizeof(int64_t);
     }
     int64_t *all = malloc((size_t)(total > 0 ? total : 1) * sizeof *all);
-    PMPI_Allgatherv(b.w, mine, MPI_INT64_T, all, counts, displs, MPI_INT64_T, comm);
+    for (int r = 0; r < n; r++)
+        if (lens[r]) memcpy(all + displs[r], block[r], (size_t)lens[r]);
+    free(packed);
+    free(block);
+    free(lens);
     free(b.w);
     gs_defs_unify_blobs(n, gs.world_rank, all, displs);
     free(all);
-    free(counts);
     free(displs);
 }
 
@@ -753,7 +762,8 @@ const OTF2_FlushCallbacks gs_defs_flush_callbacks = {always_flush, NULL};
 void gs_defs_write_provisional(const char *dir, MPI_Comm comm, uint64_t t_begin)
 {
     int64_t mine = (int64_t)t_begin + gs_run.offset_init.offset, begin = 0;
-    PMPI_Allreduce(&mine, &begin, 1, MPI_INT64_T, MPI_MIN, comm);
+    (void)comm;
+    begin = gs_tc_allreduce_i64(&gs_tc_world, mine, 1);
     if (!gs_run.archive_master) return;
     unified_t *u = new_unified(gs.world_size);
     u->provisional = 1;

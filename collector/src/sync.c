@@ -5,7 +5,9 @@
 #include "collector.h"
 #include "sync.h"
 
-enum { TAG_PING = 7101, TAG_PONG = 7102, TAG_RESULT = 7103 };
+/* Tags near 32767 (the smallest MPI_TAG_UB allowed), as in toolcoll.c: under SMPI the
+ * synchronisation runs on MPI_COMM_WORLD (core.c). */
+enum { TAG_PING = 32750, TAG_PONG = 32751, TAG_RESULT = 32752 };
 
 /* Rows are fixed-width, NUL-padded records (a node key holds two names). */
 static int index_of(const char *rows, int n, size_t width, const char *name)
@@ -53,22 +55,27 @@ void gs_topology_build(gs_topology_t *t, int size, const char *mhs, const char *
     free(node_names);
 }
 
-/* Client side: rounds ping-pongs with server, best one kept. */
+/* Client side: ping-pongs with server until gs_sync_enough says the bound is found (at
+ * most rounds), then a last message tells the server this client is done. */
 static gs_offset_t ping(MPI_Comm comm, int server, int rounds, int64_t *at)
 {
     gs_pingpong_t s[GS_SYNC_METAHOST_ROUNDS];
-    for (int i = 0; i < rounds; i++) {
-        int64_t remote = 0;
-        s[i].t_send = (int64_t)gs_time();
-        PMPI_Send(NULL, 0, MPI_BYTE, server, TAG_PING, comm);
+    int n = 0;
+    do {
+        int64_t more = 1, remote = 0;
+        s[n].t_send = (int64_t)gs_time();
+        PMPI_Send(&more, 1, MPI_INT64_T, server, TAG_PING, comm);
         PMPI_Recv(&remote, 1, MPI_INT64_T, server, TAG_PONG, comm, MPI_STATUS_IGNORE);
-        s[i].t_recv = (int64_t)gs_time();
-        s[i].t_server = remote;
-    }
-    gs_offset_t best = gs_offset_best(s, rounds);
+        s[n].t_recv = (int64_t)gs_time();
+        s[n].t_server = remote;
+        n++;
+    } while (!gs_sync_enough(s, n, rounds));
+    int64_t done = 0;
+    PMPI_Send(&done, 1, MPI_INT64_T, server, TAG_PING, comm);
+    gs_offset_t best = gs_offset_best(s, n);
     /* Local time of the best exchange's midpoint: where the offset holds. */
     int64_t best_rtt = -1;
-    for (int i = 0; i < rounds; i++) {
+    for (int i = 0; i < n; i++) {
         int64_t rtt = s[i].t_recv - s[i].t_send;
         if (best_rtt < 0 || rtt < best_rtt) {
             best_rtt = rtt;
@@ -78,12 +85,20 @@ static gs_offset_t ping(MPI_Comm comm, int server, int rounds, int64_t *at)
     return best;
 }
 
-static void pong(MPI_Comm comm, int client, int rounds)
+/* Server side: answers the pings of `clients` clients in whatever order they come, so
+ * all of them measure at once, until each has said it is done. */
+static void serve(MPI_Comm comm, int clients)
 {
-    for (int i = 0; i < rounds; i++) {
-        PMPI_Recv(NULL, 0, MPI_BYTE, client, TAG_PING, comm, MPI_STATUS_IGNORE);
+    while (clients > 0) {
+        int64_t more = 0;
+        MPI_Status st;
+        PMPI_Recv(&more, 1, MPI_INT64_T, MPI_ANY_SOURCE, TAG_PING, comm, &st);
+        if (!more) {
+            clients--;
+            continue;
+        }
         int64_t now = (int64_t)gs_time();
-        PMPI_Send(&now, 1, MPI_INT64_T, client, TAG_PONG, comm);
+        PMPI_Send(&now, 1, MPI_INT64_T, st.MPI_SOURCE, TAG_PONG, comm);
     }
 }
 
@@ -92,36 +107,31 @@ gs_offset_t gs_sync_clocks(MPI_Comm comm, const gs_topology_t *t, int me, int64_
     gs_offset_t mine = {0, 0};
     int64_t when = (int64_t)gs_time();
     int mh = t->metahost[me], nd = t->node[me];
-    int root = 0;
-    PMPI_Barrier(comm);
+    int root = 0, master = t->metahost_master[mh];
 
-    /* Level 1: metahost masters against the global master (rank 0), one after another. */
-    if (me == root) {
-        for (int m = 0; m < t->nmetahosts; m++)
-            if (t->metahost_master[m] != root)
-                pong(comm, t->metahost_master[m], GS_SYNC_METAHOST_ROUNDS);
-    } else if (t->metahost_master[mh] == me && t->metahost[root] != mh) {
-        mine = ping(comm, root, GS_SYNC_METAHOST_ROUNDS, &when);
-    }
-
-    /* Level 2: node masters against their metahost master; the composed offset follows. */
-    if (t->metahost_master[mh] == me) {
+    /* Levels 1 and 2 (GUIDE §2) at once where they can be: a metahost master first serves
+     * its node masters (local network), then measures against the global master, which
+     * serves every metahost master and its own node masters together. */
+    if (master == me) {
+        int clients = 0;
+        for (int n = 0; n < t->nnodes; n++)
+            if (t->node_master[n] != me && t->metahost[t->node_master[n]] == mh) clients++;
+        if (me == root) clients += t->nmetahosts - 1;
+        serve(comm, clients);
+        if (me != root) mine = ping(comm, root, GS_SYNC_METAHOST_ROUNDS, &when);
         for (int n = 0; n < t->nnodes; n++) {
             int client = t->node_master[n];
             if (client == me || t->metahost[client] != mh) continue;
-            pong(comm, client, GS_SYNC_NODE_ROUNDS);
             int64_t msg[2] = {mine.offset, mine.error};
             PMPI_Send(msg, 2, MPI_INT64_T, client, TAG_RESULT, comm);
         }
     } else if (t->node_master[nd] == me) {
-        gs_offset_t to_master = ping(comm, t->metahost_master[mh], GS_SYNC_NODE_ROUNDS, &when);
+        gs_offset_t to_master = ping(comm, master, GS_SYNC_NODE_ROUNDS, &when);
         int64_t msg[2];
-        PMPI_Recv(msg, 2, MPI_INT64_T, t->metahost_master[mh], TAG_RESULT, comm,
-                  MPI_STATUS_IGNORE);
+        PMPI_Recv(msg, 2, MPI_INT64_T, master, TAG_RESULT, comm, MPI_STATUS_IGNORE);
         gs_offset_t master_to_root = {msg[0], msg[1]};
         mine = gs_offset_compose(to_master, master_to_root);
     }
-
     /* Level 3: processes of a node share its clock and its master's offset. */
     if (t->node_master[nd] == me) {
         for (int r = 0; r < t->size; r++) {

@@ -14,12 +14,15 @@ typedef struct {
     int *node_master;     /* per node index: lowest world rank */
 } gs_topology_t;
 
+/* Most ping-pongs per client (EPIK's counts, GUIDE §2): fewer when the bound is found. */
 enum { GS_SYNC_METAHOST_ROUNDS = 15, GS_SYNC_NODE_ROUNDS = 10 };
 
 /* Builds the topology from per-rank metahost and host names (fixed-width rows). */
 void gs_topology_build(gs_topology_t *t, int size, const char *metahosts, const char *hosts,
                        size_t width);
-/* Collective over comm (a copy of MPI_COMM_WORLD). Returns this rank's offset to the
- * global master's clock; *at = local time the offset was measured at. */
+/* Collective over comm (MPI_COMM_WORLD's processes). The metahost masters measure
+ * against the global master all at once, the node masters of each metahost against
+ * their metahost master all at once, each until gs_sync_enough. Returns this rank's
+ * offset to the global master's clock; *at = local time the offset was measured at. */
 gs_offset_t gs_sync_clocks(MPI_Comm comm, const gs_topology_t *t, int me, int64_t *at);
 #endif

@@ -38,6 +38,17 @@ int main(void)
     }
     CHECK_EQ_U64(gs_offset_interpolate(50, 7, 3, 7, 9), 53); /* one point: constant */
 
+    /* Enough exchanges: the shortest round trip seen twice (within 1/10000), or the cap. */
+    gs_pingpong_t q[4] = {{0, 0, 50000}, {0, 0, 10000}, {0, 0, 10001}, {0, 0, 10000}};
+    CHECK(!gs_sync_enough(q, 1, 15));      /* one exchange proves nothing */
+    CHECK(!gs_sync_enough(q, 2, 15));      /* a late server: the first one was long */
+    CHECK(gs_sync_enough(q, 3, 15));       /* 10001 is within 1/10000 of 10000 */
+    gs_pingpong_t noisy[3] = {{0, 0, 10000}, {0, 0, 12000}, {0, 0, 10002}};
+    CHECK(!gs_sync_enough(noisy, 3, 15));  /* 10002 is not: a real network's jitter */
+    CHECK(gs_sync_enough(noisy, 3, 3));    /* but the cap is reached */
+    gs_pingpong_t same[2] = {{0, 0, 10000000}, {5, 0, 10000005}};
+    CHECK(gs_sync_enough(same, 2, 15));    /* a network without jitter: two suffice */
+
     CHECK_EQ_U64(gs_skew_apply(1000000000, 500, 0.001), 1000000000 + 500 + 1000000);
     CHECK_DONE();
 }
