@@ -85,21 +85,28 @@ static gs_offset_t ping(MPI_Comm comm, int server, int rounds, int64_t *at)
     return best;
 }
 
-/* Server side: answers the pings of `clients` clients in whatever order they come, so
- * all of them measure at once, until each has said it is done. */
-static void serve(MPI_Comm comm, int clients)
+/* Server side: answers the pings of its clients in whatever order they come, with a
+ * receive posted for each of them, so all of them measure at once (a simulated MPI starts
+ * a message only when its receive is matched), until each has said it is done. */
+static void serve(MPI_Comm comm, const int *clients, int n)
 {
-    while (clients > 0) {
-        int64_t more = 0;
-        MPI_Status st;
-        PMPI_Recv(&more, 1, MPI_INT64_T, MPI_ANY_SOURCE, TAG_PING, comm, &st);
-        if (!more) {
-            clients--;
+    MPI_Request *req = malloc((size_t)(n > 0 ? n : 1) * sizeof *req);
+    int64_t *more = malloc((size_t)(n > 0 ? n : 1) * sizeof *more);
+    for (int c = 0; c < n; c++)
+        PMPI_Irecv(&more[c], 1, MPI_INT64_T, clients[c], TAG_PING, comm, &req[c]);
+    for (int left = n; left > 0;) {
+        int c = 0;
+        PMPI_Waitany(n, req, &c, MPI_STATUS_IGNORE);
+        if (!more[c]) {
+            left--;
             continue;
         }
         int64_t now = (int64_t)gs_time();
-        PMPI_Send(&now, 1, MPI_INT64_T, st.MPI_SOURCE, TAG_PONG, comm);
+        PMPI_Send(&now, 1, MPI_INT64_T, clients[c], TAG_PONG, comm);
+        PMPI_Irecv(&more[c], 1, MPI_INT64_T, clients[c], TAG_PING, comm, &req[c]);
     }
+    free(req);
+    free(more);
 }
 
 gs_offset_t gs_sync_clocks(MPI_Comm comm, const gs_topology_t *t, int me, int64_t *at)
@@ -113,11 +120,15 @@ gs_offset_t gs_sync_clocks(MPI_Comm comm, const gs_topology_t *t, int me, int64_
      * its node masters (local network), then measures against the global master, which
      * serves every metahost master and its own node masters together. */
     if (master == me) {
-        int clients = 0;
+        int *clients = malloc((size_t)(t->nnodes + t->nmetahosts) * sizeof(int)), nc = 0;
         for (int n = 0; n < t->nnodes; n++)
-            if (t->node_master[n] != me && t->metahost[t->node_master[n]] == mh) clients++;
-        if (me == root) clients += t->nmetahosts - 1;
-        serve(comm, clients);
+            if (t->node_master[n] != me && t->metahost[t->node_master[n]] == mh)
+                clients[nc++] = t->node_master[n];
+        if (me == root)
+            for (int m = 0; m < t->nmetahosts; m++)
+                if (t->metahost_master[m] != root) clients[nc++] = t->metahost_master[m];
+        serve(comm, clients, nc);
+        free(clients);
         if (me != root) mine = ping(comm, root, GS_SYNC_METAHOST_ROUNDS, &when);
         for (int n = 0; n < t->nnodes; n++) {
             int client = t->node_master[n];

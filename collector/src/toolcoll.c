@@ -46,26 +46,49 @@ static int parent_of(int i)
     return i & (i - 1);
 }
 
-static int recv_any_length(const gs_tc_group_t *g, int from, int tag, char **buf)
+/* Members i + k, k a power of two below lowbit_limit(i): i's children, nearest first. */
+static int children(const gs_tc_group_t *g, int i, int *out)
 {
-    MPI_Status st;
-    int len = 0;
-    PMPI_Probe(g->ranks[from], tag, g->comm, &st);
-    PMPI_Get_count(&st, MPI_BYTE, &len);
-    *buf = malloc((size_t)(len > 0 ? len : 1));
-    PMPI_Recv(*buf, len, MPI_BYTE, g->ranks[from], tag, g->comm, MPI_STATUS_IGNORE);
-    return len;
+    int n = 0;
+    for (int k = 1; k < lowbit_limit(i, g->n) && i + k < g->n; k <<= 1) out[n++] = i + k;
+    return n;
+}
+
+static void wait_all(int n, MPI_Request *req)
+{
+    MPI_Status st[32]; /* (MPI_STATUSES_IGNORE makes GCC warn about Open MPI's Waitall) */
+    if (n) PMPI_Waitall(n, req, st);
+}
+
+/* Sends to all children at once: a simulated MPI (SMPI) starts a message's transfer only
+ * when its receive is matched, so one blocking call after the other would add their
+ * latencies; so would a real network's rendezvous messages. */
+static void send_down(const gs_tc_group_t *g, const void *buf, int len)
+{
+    int kids[32];
+    MPI_Request req[32];
+    int nk = children(g, g->me, kids);
+    for (int c = nk - 1; c >= 0; c--) /* farthest subtree first */
+        PMPI_Isend(buf, len, MPI_BYTE, g->ranks[kids[c]], TAG_DOWN, g->comm, &req[c]);
+    wait_all(nk, req);
 }
 
 void gs_tc_bcast(const gs_tc_group_t *g, char **buf, int *len)
 {
     int i = g->me;
     if (i < 0) return;
-    if (i != 0) *len = recv_any_length(g, parent_of(i), TAG_DOWN, buf);
-    /* Farthest subtree first: it has the most steps left. */
-    for (int k = lowbit_limit(i, g->n) >> 1; k > 0; k >>= 1)
-        if (i + k < g->n)
-            PMPI_Send(*buf, *len, MPI_BYTE, g->ranks[i + k], TAG_DOWN, g->comm);
+    if (i != 0) {
+        int64_t n = 0;
+        PMPI_Recv(&n, 1, MPI_INT64_T, g->ranks[parent_of(i)], TAG_DOWN, g->comm,
+                  MPI_STATUS_IGNORE);
+        *len = (int)n;
+        *buf = malloc((size_t)(n > 0 ? n : 1));
+        PMPI_Recv(*buf, *len, MPI_BYTE, g->ranks[parent_of(i)], TAG_DOWN, g->comm,
+                  MPI_STATUS_IGNORE);
+    }
+    int64_t n = *len;
+    send_down(g, &n, sizeof n);
+    send_down(g, *buf, *len);
 }
 
 /* Packed record: int32 member index, int32 length, the bytes padded to 8. */
@@ -80,25 +103,30 @@ void gs_tc_gather(const gs_tc_group_t *g, const void *mine, int len, char **out,
     *out = NULL;
     *outlen = 0;
     if (i < 0) return;
-    size_t cap = record_size(len), used = cap;
-    char *buf = calloc(1, cap);
+    int kids[32];
+    MPI_Request req[32];
+    int64_t sizes[32];
+    int nk = children(g, i, kids);
+    /* Sizes from all children at once, then their data at once. */
+    for (int c = 0; c < nk; c++)
+        PMPI_Irecv(&sizes[c], 1, MPI_INT64_T, g->ranks[kids[c]], TAG_UP, g->comm, &req[c]);
+    wait_all(nk, req);
+    size_t used = record_size(len);
+    for (int c = 0; c < nk; c++) used += (size_t)sizes[c];
+    char *buf = calloc(1, used), *at = buf + record_size(len);
     int32_t head[2] = {i, len};
     memcpy(buf, head, 8);
     if (len) memcpy(buf + 8, mine, (size_t)len);
-    for (int k = 1; k < lowbit_limit(i, g->n); k <<= 1) {
-        if (i + k >= g->n) break;
-        char *part = NULL;
-        int plen = recv_any_length(g, i + k, TAG_UP, &part);
-        if (used + (size_t)plen > cap) {
-            cap = 2 * (used + (size_t)plen);
-            buf = realloc(buf, cap);
-        }
-        memcpy(buf + used, part, (size_t)plen);
-        used += (size_t)plen;
-        free(part);
+    for (int c = 0; c < nk; c++) {
+        PMPI_Irecv(at, (int)sizes[c], MPI_BYTE, g->ranks[kids[c]], TAG_UP, g->comm, &req[c]);
+        at += sizes[c];
     }
+    wait_all(nk, req);
     if (i != 0) {
-        PMPI_Send(buf, (int)used, MPI_BYTE, g->ranks[parent_of(i)], TAG_UP, g->comm);
+        int64_t n = (int64_t)used;
+        int parent = g->ranks[parent_of(i)];
+        PMPI_Send(&n, 1, MPI_INT64_T, parent, TAG_UP, g->comm);
+        PMPI_Send(buf, (int)used, MPI_BYTE, parent, TAG_UP, g->comm);
         free(buf);
         return;
     }
@@ -134,20 +162,22 @@ static void allreduce(const gs_tc_group_t *g, int64_t *v, int n, int want_min)
 {
     int i = g->me;
     if (i < 0) return;
-    for (int k = 1; k < lowbit_limit(i, g->n); k <<= 1) {
-        if (i + k >= g->n) break;
-        int64_t c[8];
-        PMPI_Recv(c, n, MPI_INT64_T, g->ranks[i + k], TAG_UP, g->comm, MPI_STATUS_IGNORE);
+    int kids[32];
+    MPI_Request req[32];
+    int64_t got[32][8];
+    int nk = children(g, i, kids);
+    for (int c = 0; c < nk; c++)
+        PMPI_Irecv(got[c], n, MPI_INT64_T, g->ranks[kids[c]], TAG_UP, g->comm, &req[c]);
+    wait_all(nk, req);
+    for (int c = 0; c < nk; c++)
         for (int e = 0; e < n; e++)
-            if (want_min ? c[e] < v[e] : c[e] > v[e]) v[e] = c[e];
-    }
+            if (want_min ? got[c][e] < v[e] : got[c][e] > v[e]) v[e] = got[c][e];
     if (i != 0) {
         PMPI_Send(v, n, MPI_INT64_T, g->ranks[parent_of(i)], TAG_UP, g->comm);
         PMPI_Recv(v, n, MPI_INT64_T, g->ranks[parent_of(i)], TAG_DOWN, g->comm,
                   MPI_STATUS_IGNORE);
     }
-    for (int k = lowbit_limit(i, g->n) >> 1; k > 0; k >>= 1)
-        if (i + k < g->n) PMPI_Send(v, n, MPI_INT64_T, g->ranks[i + k], TAG_DOWN, g->comm);
+    send_down(g, v, n * (int)sizeof *v);
 }
 
 int64_t gs_tc_allreduce_i64(const gs_tc_group_t *g, int64_t v, int want_min)
