@@ -503,11 +503,12 @@ static void simulated_clock_is_global(gs_offset_t *o)
 /* SimGrid (3.3x) learns MPI_COMM_WORLD's node layout on its first MPI_Bcast, with a ring
  * allgather of the node leaders (Comm::init_smp): one step after the other across the WAN,
  * 2.06 s of simulated time on asym-3 with 64 ranks, 0.76 s on grid5000-3, while the first
- * MPI_Allreduce or MPI_Barrier take their usual time. A real MPI learns the layout at
- * start-up; one broadcast here keeps that cost inside MPI_Init, the same for every
- * collective mode, instead of in the program's first broadcast. It runs before the program
- * begins (MPI_Init's Enter): the simulated program starts, as a real one does, with an MPI
- * that knows its layout; benchmarks/collector/startup.py reports its time apart. */
+ * MPI_Allreduce or MPI_Barrier take their usual time (at 256 ranks and more the first
+ * MPI_Allreduce sets it up too). A real MPI learns the layout from its launcher. One
+ * broadcast before MPI_Init's Enter, where the program begins, keeps that cost out of the
+ * program's first collective and out of MPI_Init, the same for every collective mode: the
+ * simulated program starts, as a real one does, with an MPI that knows its layout. The
+ * trace's global offset shows its time (benchmarks/collector/startup.py reports it). */
 #ifdef GS_SMPI
 static void simulator_world_setup(void)
 {
