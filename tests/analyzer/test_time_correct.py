@@ -275,7 +275,8 @@ def test_real_single_node_run_moves_events_no_further_than_its_violations(tmp_pa
     assert s["messages"] > 0 and s["collectives"] > 0
     tc = s["time_correction"]
     assert tc["one_clock"] is True  # every rank on this one node
-    assert tc["collective_min_transfer_s"] is not None and tc["collective_min_transfer_s"] > 0
+    # (0 when a collective completed within one clock tick of its last begin)
+    assert tc["collective_min_transfer_s"] is not None and tc["collective_min_transfer_s"] >= 0
     latency = max(x["latency_s"] for x in tc["latencies"])
     print(f"\nmoved: {tc['corrected_receives']} receives, {tc['corrected_collectives']} collective ends, "
           f"max {tc['max_shift_s'] * 1e6:.3g} us; largest violation {tc['largest_violation_s'] * 1e6:.3g} us, "

@@ -202,11 +202,12 @@ def _largest(costs: dict[int, float]) -> tuple[int, ...]:
 
 
 def _hubs(facts: RunFacts) -> np.ndarray:
-    """Ranks that make at least half as many point-to-point calls as all other ranks together
-    (a master): its WAN transfers are the master's, not a link's (one culprit, one finding)."""
+    """Ranks that make at least half as many point-to-point calls as all other ranks together,
+    and at least two per other rank (a request and a reply each): a master. Its WAN transfers
+    are the master's, not a link's (one culprit, one finding)."""
     calls = facts.p2p_calls
     others = calls.sum() - calls
-    return (len(calls) >= 3) & (others > 0) & (calls >= 0.5 * others)
+    return (len(calls) >= 3) & (others > 0) & (calls >= 0.5 * others) & (calls >= 2 * (len(calls) - 1))
 
 
 def _gather(causes, facts: RunFacts, wan_sources, metahosts: Sequence[str]) -> list[_Culprit]:
@@ -270,8 +271,7 @@ def _role(c: _Culprit, facts: RunFacts) -> str:
     p2p = sum(v for p, v in c.by_pattern.items() if p in P2P_PATTERNS)
     if len(c.ranks) == 1:
         r = c.ranks[0]
-        others = float(facts.p2p_calls.sum() - facts.p2p_calls[r])
-        if cost > 0 and len(facts.rank_metahost) >= 3 and p2p >= 0.5 * cost and facts.p2p_calls[r] >= 0.5 * others > 0:
+        if cost > 0 and p2p >= 0.5 * cost and _hubs(facts)[r]:
             return MASTER
         if cost > 0 and c.by_pattern.get("late_broadcast", 0.0) >= 0.5 * cost:
             return LATE_ROOT
