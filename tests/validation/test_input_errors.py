@@ -48,3 +48,20 @@ def test_a_summary_with_a_wrong_type(analysed, tmp_path, key, value, command):
             else ["diff", good, bad, "-o", out])
     done = Outcome(run(*argv), out, f"{command} with summary {key}={value!r}", False)
     done.refused(where=bad / "summary.json")
+
+
+def test_a_wait_state_file_with_a_damaged_name(analysed, tmp_path):
+    """A pattern name in waitstates.feather's dictionary made invalid UTF-8 decodes only when
+    the table becomes a DataFrame: still an input error naming the file (found by the fuzz,
+    seed 2025445260, bad input #11: exit 70 before)."""
+    _, good = analysed
+    bad = tmp_path / "run"
+    shutil.copytree(good, bad)
+    feather = bad / "waitstates.feather"
+    data = feather.read_bytes()
+    at = data.index(b"late_sender")
+    feather.write_bytes(data[:at] + b"\xff" + data[at + 1:])
+    out = tmp_path / "out.json"
+    done = Outcome(run("export", bad, "--format", "perfetto", "-o", out), out, "export, damaged wait-state name",
+                   False)
+    done.refused(where=feather, problem="cannot read wait states")

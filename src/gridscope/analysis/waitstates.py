@@ -84,4 +84,7 @@ def read_waitstates(folder: str | Path, columns: list[str] | tuple[str, ...] | N
     missing = [c for c in (N.WAITSTATE_COLUMNS if columns is None else columns) if c not in table.column_names]
     if missing:
         raise GridscopeError(path, f"missing columns: {', '.join(missing)}")
-    return (table if columns is None else table.select(list(columns))).to_pandas()
+    try:  # a damaged dictionary or string column shows only when it is decoded
+        return (table if columns is None else table.select(list(columns))).to_pandas()
+    except (ValueError, pa.ArrowException) as err:
+        raise GridscopeError(path, f"cannot read wait states: {err}") from None
