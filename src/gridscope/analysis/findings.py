@@ -342,7 +342,8 @@ def rank_ranges(ranks: Sequence[int]) -> list[str]:
     return runs
 
 
-def _ranks_text(ranks: Sequence[int]) -> str:
+def ranks_text(ranks: Sequence[int]) -> str:
+    """"rank 5", "ranks 4-7, 9"."""
     return f"rank {ranks[0]}" if len(ranks) == 1 else "ranks " + ", ".join(rank_ranges(ranks))
 
 
@@ -358,7 +359,7 @@ def _advice(c: _Culprit, role: str, callpath: str, metahost: str, facts: RunFact
             text += " The waiting is in collectives: try the topology-aware collectives (GRIDSCOPE_COLL=topo)."
         return text
     detail, _ = _excess_text(cp, c.ranks, facts)
-    who = _ranks_text(c.ranks)
+    who = ranks_text(c.ranks)
     if role == MASTER:
         where = ", ".join(f"{facts.callpaths[k].rsplit('/', 1)[-1]} ({KIND_WORDS[c.kind_of[k]]})"
                           for k in sorted(c.by_callpath, key=lambda k: -c.by_callpath[k])[:3])

@@ -5,7 +5,7 @@ and the WAN links. Plain functions over summary.json contents; units from gridsc
 
 from __future__ import annotations
 
-from gridscope.analysis.findings import rank_ranges
+from gridscope.analysis.findings import ranks_text
 from gridscope.analysis.metric_tree import METRICS
 from gridscope.analysis.run_shape import in_init_finalize
 from gridscope.units import bytes_text, rate_text, seconds_text, share_text
@@ -14,10 +14,6 @@ NO_GAIN_S = 1e-3  # a predicted gain below this is no gain (the replay's own noi
 ROLE_LABELS = {"rank": "late rank", "ranks": "late ranks", "site": "slow site", "master": "master bottleneck",
                "collective_root": "late collective root", "link": "WAN direction"}
 KIND_LABELS = {"computation": "computation", "communication": "communication", "wan_transfer": "WAN transfer"}
-
-
-def _ranks(ranks: list[int]) -> str:
-    return f"rank {ranks[0]}" if len(ranks) == 1 else "ranks " + ", ".join(rank_ranges(ranks))
 
 
 def shape_lines(summary: dict) -> list[str]:
@@ -46,10 +42,10 @@ def finding_title(finding: dict) -> str:
     if c.get("link"):
         who = f"{c['link'][0]} → {c['link'][1]} (seen in {c['callpath']})"
     elif c.get("role") == "site":
-        who = f"{c['metahost']} ({_ranks(c['ranks'])}) in {c['callpath']}"
+        who = f"{c['metahost']} ({ranks_text(c['ranks'])}) in {c['callpath']}"
     else:
         hosts = ", ".join(finding.get("metahosts") or [c["metahost"]])
-        who = f"{_ranks(c['ranks'])} on {hosts} in {c['callpath']}"
+        who = f"{ranks_text(c['ranks'])} on {hosts} in {c['callpath']}"
     parts = []
     if finding.get("cost_s", 0) > 0:
         parts.append(f"{seconds_text(finding['cost_s'])} of waiting caused ({share_text(finding.get('share'))})")
