@@ -1,6 +1,6 @@
 # cmake -DOUT=FILE -DINPUTS="a|b|..." -P replayer_key.cmake
 # The key of a replayer binary: sha256 of the lines "sha256(input)\n" of its inputs in order
-# (source, collector archive, collectives archive when built, smpicc). gridscope predict
+# (source, its included parts, collector archive, collectives archive when built, smpicc). gridscope predict
 # computes the same (src/gridscope/predict/replay.py, replayer_key) and uses the installed
 # binary only when the keys agree, else a build of its own (docs/predict.md).
 string(REPLACE "|" ";" INPUTS "${INPUTS}")

@@ -7,9 +7,11 @@ from __future__ import annotations
 import shutil
 import subprocess
 
+import pytest
 from gstest import REPO
 
 from gridscope import native
+from gridscope.errors import GridscopeError
 from gridscope.predict import replay
 
 
@@ -29,6 +31,8 @@ def test_installed_cached_built(tmp_path):
     source = share / replay.SOURCE
     source.parent.mkdir(parents=True)
     shutil.copy(native.share_dir() / replay.SOURCE, source)
+    for part in replay.PARTS:  # the parts the source includes (one translation unit)
+        shutil.copy(native.share_dir() / replay.PREDICTOR_DIR / part, source.with_name(part))
 
     exe, how = replay.find_replayer(share, cache)
     assert how == replay.BUILT and exe.is_file()
@@ -48,3 +52,23 @@ def test_installed_cached_built(tmp_path):
     source.write_text(source.read_text() + "/* changed */\n")
     other, how = replay.find_replayer(share, cache)
     assert how == replay.BUILT and other.parent.name != key
+
+    part = source.with_name(replay.PARTS[-1])  # an included part is an input too
+    part.write_text(part.read_text() + "/* changed */\n")
+    third, how = replay.find_replayer(share, cache)
+    assert how == replay.BUILT and third.parent.name not in (key, other.parent.name)
+
+    part.unlink()
+    with pytest.raises(GridscopeError):
+        replay.find_replayer(share, cache)
+
+
+def test_the_install_keys_the_same_inputs(tmp_path):
+    """predictor/CMakeLists.txt installs and keys the same parts as PARTS: the installed
+    replayer is the one predict uses."""
+    share = native.share_dir()
+    for part in replay.PARTS:
+        assert (share / replay.PREDICTOR_DIR / part).is_file()
+    if not (share / replay.PREDICTOR_DIR / replay.BINARY).is_file():
+        pytest.skip("no replayer built at install (smpicc or the SMPI archive missing)")
+    assert replay.find_replayer(share, tmp_path)[1] == replay.INSTALLED

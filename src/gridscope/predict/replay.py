@@ -3,8 +3,8 @@ built as `gridscope cc --simulate` builds a program (so the collector records th
 the collectives go through SMPI or the topology-aware library) and run by the testbed's
 simulated `record` on the chosen hosts.
 
-The binary depends only on its inputs (source, the collector's and the collectives' SMPI
-archives, smpicc): their key names it. The install builds one beside the source with its key
+The binary depends only on its inputs (source and the parts it includes, the collector's and
+the collectives' SMPI archives, smpicc): their key names it. The install builds one beside the source with its key
 (predictor/CMakeLists.txt); without it, or when the key differs, `gridscope predict` builds
 one into the user's cache, once per key."""
 
@@ -23,6 +23,9 @@ from gridscope.errors import GridscopeError
 
 PREDICTOR_DIR = "predictor"
 SOURCE = Path(PREDICTOR_DIR) / "gs_replay_actions.c"
+# the parts SOURCE includes, in order (one translation unit; GS_REPLAYER_PARTS in
+# predictor/CMakeLists.txt lists the same, installs them beside SOURCE and keys them)
+PARTS = ("gs_replay_world.inc", "gs_replay_wildcard.inc", "gs_replay_ops.inc")
 BINARY = "gs_replay_actions"
 KEY_SUFFIX = ".key"
 CACHE_ENV = "GRIDSCOPE_CACHE_DIR"
@@ -46,7 +49,8 @@ def _inputs(source: Path) -> list[Path]:
     smpicc = shutil.which(SMPICC)
     if smpicc is None:
         raise GridscopeError(SMPICC, "compiler not found; install libsimgrid-dev")
-    return [source, *simulated_archives(), Path(smpicc).resolve()]
+    parts = [source.with_name(part) for part in PARTS]
+    return [source, *parts, *simulated_archives(), Path(smpicc).resolve()]
 
 
 def cache_root() -> Path:
@@ -83,6 +87,9 @@ def find_replayer(share: Path, cache: Path) -> tuple[Path, str]:
     source = share / SOURCE
     if not source.is_file():
         raise GridscopeError(source, "the replayer source is missing; reinstall gridscope")
+    for part in PARTS:
+        if not (source.with_name(part)).is_file():
+            raise GridscopeError(source.with_name(part), "the replayer source is missing; reinstall gridscope")
     key = replayer_key(_inputs(source))
     installed = share / PREDICTOR_DIR / BINARY
     stamp = installed.with_name(BINARY + KEY_SUFFIX)
