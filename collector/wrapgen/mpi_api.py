@@ -73,7 +73,29 @@ class Fn:
     # the mpif.h binding's parameters (name, Fortran type); None: no Open MPI binding
     fortran: tuple[tuple[str, str], ...] | None = None
     f08_direct: bool = False  # Open MPI's mpi_f08 binding bypasses ompi_<name>_f
+    # how gridscope predict replays it (a predictor Kind); "": derived from the family
+    # (replay_kind below)
+    replay: str = ""
+    late_receiver: bool = False  # a send for which Late Receiver applies (Scalasca 2.x)
     notes: str = field(default="", compare=False)
+
+    @property
+    def coll_class(self) -> str:
+        """Wait-state class of a collective (Scalasca's classification, GUIDE §1): "" for
+        anything else. A non-blocking collective has its blocking form's class."""
+        if self.family not in ("coll", "icoll"):
+            return ""
+        if self.name.startswith(("MPI_Neighbor_", "MPI_Ineighbor_")):
+            return "Skipped"  # no wait-state definition for neighbourhood collectives
+        return COLL_CLASS_OF_OP[self.coll_op]
+
+    @property
+    def replay_kind(self) -> str:
+        if self.replay:
+            return self.replay
+        if self.family == "plain":  # queries and handles; other roles (I/O, RMA) are not replayed
+            return "Local" if self.role == "UNKNOWN" else "Unsupported"
+        return REPLAY_OF_FAMILY.get(self.family, "Unsupported")
 
     def has(self, role: str) -> bool:
         try:
@@ -90,6 +112,42 @@ class Fn:
             if cand in names:
                 return cand
         raise KeyError(f"{self.name}: no parameter with role {role!r}")
+
+
+# OTF2 collective operation -> wait-state class of the collective
+COLL_CLASS_OF_OP = {
+    "BARRIER": "Barrier", "BCAST": "OneToN", "SCATTER": "OneToN", "SCATTERV": "OneToN",
+    "REDUCE": "NToOne", "GATHER": "NToOne", "GATHERV": "NToOne",
+    "ALLGATHER": "NxN", "ALLGATHERV": "NxN", "ALLREDUCE": "NxN", "ALLTOALL": "NxN",
+    "REDUCE_SCATTER": "NxN", "REDUCE_SCATTER_BLOCK": "NxN", "SCAN": "Prefix", "EXSCAN": "Prefix",
+    "ALLTOALLV": "Skipped", "ALLTOALLW": "Skipped",  # Scalasca defines no wait state for them
+}
+
+# wrapper family -> predictor Kind (predictor/src/mpi_kinds.hpp); families not listed (I/O,
+# RMA, persistent requests) are not replayed
+REPLAY_OF_FAMILY = {
+    "init": "Init", "finalize": "Finalize", "abort": "Local",
+    "send": "Send", "isend": "Isend", "recv": "Recv", "irecv": "Irecv", "sendrecv": "Sendrecv",
+    "wait": "Complete", "test": "Complete", "waitall": "Complete", "testall": "Complete",
+    "waitany": "Complete", "testany": "Complete", "waitsome": "Complete",
+    "cancel": "Local", "request_free": "Local",
+    "coll": "Collective", "icoll": "Icollective",
+    "comm_new": "CommCreate", "comm_free": "Local", "comm_name": "Local",
+}
+
+# Functions the collector does not wrap (they neither communicate nor change what the
+# trace records) but other tools' traces name, e.g. Score-P's: the predictor replays them
+# as local computation, by name or by prefix.
+LOCAL_UNWRAPPED = (
+    "MPI_Comm_get_name", "MPI_Cart_coords", "MPI_Cart_rank", "MPI_Cart_shift", "MPI_Cart_get",
+    "MPI_Cartdim_get", "MPI_Dims_create", "MPI_Wtime", "MPI_Wtick", "MPI_Get_count",
+    "MPI_Get_processor_name", "MPI_Initialized", "MPI_Finalized", "MPI_Get_version",
+    "MPI_Error_string", "MPI_Error_class", "MPI_Query_thread", "MPI_Is_thread_main",
+)
+LOCAL_PREFIXES = (
+    "MPI_Group_", "MPI_Type_", "MPI_Op_", "MPI_Errhandler_", "MPI_Comm_set_", "MPI_Comm_get_",
+    "MPI_Attr_", "MPI_Info_", "MPI_Pack", "MPI_Unpack", "MPI_Address", "MPI_Get_address",
+)
 
 
 def _args(text: str) -> tuple[Arg, ...]:
@@ -127,6 +185,8 @@ def coll(name: str, role: str, op: str, rule: str, family: str = "coll", **kw) -
 P2P = "POINT2POINT"
 A2A, A2O, O2A = "COLL_ALL2ALL", "COLL_ALL2ONE", "COLL_ONE2ALL"
 IO, IO_META = "FILE_IO", "FILE_IO_METADATA"
+APPROX = "Approximated"  # replayed as its recorded time
+NO_REPLAY = "Unsupported"  # the predictor refuses a trace holding it, naming it
 FUNC = "FUNCTION"  # Score-P's SCOREP_REGION_NONE for MPI functions that do not communicate
 
 # Byte rules shared by a collective and its non-blocking form (parameter names of the standard).
@@ -159,19 +219,19 @@ API: tuple[Fn, ...] = (
     fn("MPI_Finalize", "finalize"),
     fn("MPI_Abort", "abort"),
     # --- blocking point-to-point
-    fn("MPI_Send", "send", P2P),
+    fn("MPI_Send", "send", P2P, late_receiver=True),
     fn("MPI_Bsend", "send", P2P),
-    fn("MPI_Ssend", "send", P2P),
+    fn("MPI_Ssend", "send", P2P, late_receiver=True),
     fn("MPI_Rsend", "send", P2P),
     fn("MPI_Recv", "recv", P2P),
-    fn("MPI_Sendrecv", "sendrecv", P2P),
+    fn("MPI_Sendrecv", "sendrecv", P2P, late_receiver=True),
     fn("MPI_Sendrecv_replace", "sendrecv", P2P),
-    fn("MPI_Probe", "plain", P2P),
-    fn("MPI_Iprobe", "plain", P2P),
+    fn("MPI_Probe", "plain", P2P, replay=APPROX),
+    fn("MPI_Iprobe", "plain", P2P, replay=APPROX),
     # --- non-blocking point-to-point
-    fn("MPI_Isend", "isend", P2P),
+    fn("MPI_Isend", "isend", P2P, late_receiver=True),
     fn("MPI_Ibsend", "isend", P2P),
-    fn("MPI_Issend", "isend", P2P),
+    fn("MPI_Issend", "isend", P2P, late_receiver=True),
     fn("MPI_Irsend", "isend", P2P),
     fn("MPI_Irecv", "irecv", P2P),
     # --- persistent point-to-point: each MPI_Start(all) records a new Isend / Irecv
@@ -206,19 +266,19 @@ API: tuple[Fn, ...] = (
     coll("MPI_Allgather", A2A, "ALLGATHER", R_ALLGATHER, hook=True),
     coll("MPI_Allgatherv", A2A, "ALLGATHERV", R_ALLGATHERV),
     coll("MPI_Alltoall", A2A, "ALLTOALL", R_ALLTOALL, hook=True),
-    coll("MPI_Alltoallv", A2A, "ALLTOALLV", R_ALLTOALLV, hook=True),
-    coll("MPI_Alltoallw", A2A, "ALLTOALLW", R_ALLTOALLW),
+    coll("MPI_Alltoallv", A2A, "ALLTOALLV", R_ALLTOALLV),
+    coll("MPI_Alltoallw", A2A, "ALLTOALLW", R_ALLTOALLW, replay=NO_REPLAY),
     coll("MPI_Reduce_scatter", A2A, "REDUCE_SCATTER", R_RS),
     coll("MPI_Reduce_scatter_block", A2A, "REDUCE_SCATTER_BLOCK", R_RSB),
     coll("MPI_Scan", "COLL_OTHER", "SCAN", R_SCAN),
     coll("MPI_Exscan", "COLL_OTHER", "EXSCAN", R_EXSCAN),
     # --- neighbourhood collectives: Score-P records them as the all-to-all operation they
     # generalise (OTF2 has no neighbourhood operations), bytes over the actual neighbours
-    coll("MPI_Neighbor_allgather", A2A, "ALLGATHER", R_NB_A2A),
-    coll("MPI_Neighbor_allgatherv", A2A, "ALLGATHERV", R_NB_AGV),
-    coll("MPI_Neighbor_alltoall", A2A, "ALLTOALL", R_NB_A2A),
-    coll("MPI_Neighbor_alltoallv", A2A, "ALLTOALLV", R_NB_A2AV),
-    coll("MPI_Neighbor_alltoallw", A2A, "ALLTOALLW", R_NB_A2AW),
+    coll("MPI_Neighbor_allgather", A2A, "ALLGATHER", R_NB_A2A, replay=NO_REPLAY),
+    coll("MPI_Neighbor_allgatherv", A2A, "ALLGATHERV", R_NB_AGV, replay=NO_REPLAY),
+    coll("MPI_Neighbor_alltoall", A2A, "ALLTOALL", R_NB_A2A, replay=NO_REPLAY),
+    coll("MPI_Neighbor_alltoallv", A2A, "ALLTOALLV", R_NB_A2AV, replay=NO_REPLAY),
+    coll("MPI_Neighbor_alltoallw", A2A, "ALLTOALLW", R_NB_A2AW, replay=NO_REPLAY),
     # --- non-blocking collectives: NonBlockingCollectiveRequest at the call,
     # NonBlockingCollectiveComplete in the Wait/Test that completes the request
     coll("MPI_Ibarrier", "BARRIER", "BARRIER", R_BARRIER, "icoll"),
@@ -233,16 +293,16 @@ API: tuple[Fn, ...] = (
     coll("MPI_Iallgatherv", A2A, "ALLGATHERV", R_ALLGATHERV, "icoll"),
     coll("MPI_Ialltoall", A2A, "ALLTOALL", R_ALLTOALL, "icoll"),
     coll("MPI_Ialltoallv", A2A, "ALLTOALLV", R_ALLTOALLV, "icoll"),
-    coll("MPI_Ialltoallw", A2A, "ALLTOALLW", R_ALLTOALLW, "icoll"),
+    coll("MPI_Ialltoallw", A2A, "ALLTOALLW", R_ALLTOALLW, "icoll", replay=NO_REPLAY),
     coll("MPI_Ireduce_scatter", A2A, "REDUCE_SCATTER", R_RS, "icoll"),
     coll("MPI_Ireduce_scatter_block", A2A, "REDUCE_SCATTER_BLOCK", R_RSB, "icoll"),
     coll("MPI_Iscan", "COLL_OTHER", "SCAN", R_SCAN, "icoll"),
     coll("MPI_Iexscan", "COLL_OTHER", "EXSCAN", R_EXSCAN, "icoll"),
-    coll("MPI_Ineighbor_allgather", A2A, "ALLGATHER", R_NB_A2A, "icoll"),
-    coll("MPI_Ineighbor_allgatherv", A2A, "ALLGATHERV", R_NB_AGV, "icoll"),
-    coll("MPI_Ineighbor_alltoall", A2A, "ALLTOALL", R_NB_A2A, "icoll"),
-    coll("MPI_Ineighbor_alltoallv", A2A, "ALLTOALLV", R_NB_A2AV, "icoll"),
-    coll("MPI_Ineighbor_alltoallw", A2A, "ALLTOALLW", R_NB_A2AW, "icoll"),
+    coll("MPI_Ineighbor_allgather", A2A, "ALLGATHER", R_NB_A2A, "icoll", replay=NO_REPLAY),
+    coll("MPI_Ineighbor_allgatherv", A2A, "ALLGATHERV", R_NB_AGV, "icoll", replay=NO_REPLAY),
+    coll("MPI_Ineighbor_alltoall", A2A, "ALLTOALL", R_NB_A2A, "icoll", replay=NO_REPLAY),
+    coll("MPI_Ineighbor_alltoallv", A2A, "ALLTOALLV", R_NB_A2AV, "icoll", replay=NO_REPLAY),
+    coll("MPI_Ineighbor_alltoallw", A2A, "ALLTOALLW", R_NB_A2AW, "icoll", replay=NO_REPLAY),
     # --- communicators
     fn("MPI_Comm_dup", "comm_new"),
     fn("MPI_Comm_dup_with_info", "comm_new"),
@@ -251,11 +311,12 @@ API: tuple[Fn, ...] = (
     fn("MPI_Comm_create", "comm_new"),
     fn("MPI_Comm_create_group", "comm_new"),
     fn("MPI_Cart_create", "comm_new"),
+    fn("MPI_Cart_sub", "comm_new"),
     fn("MPI_Graph_create", "comm_new"),
     fn("MPI_Dist_graph_create", "comm_new"),
     fn("MPI_Dist_graph_create_adjacent", "comm_new"),
-    fn("MPI_Intercomm_create", "comm_new"),
-    fn("MPI_Intercomm_merge", "comm_new"),
+    fn("MPI_Intercomm_create", "comm_new", replay=NO_REPLAY),  # the replayer builds intracommunicators only
+    fn("MPI_Intercomm_merge", "comm_new", replay=NO_REPLAY),
     fn("MPI_Comm_free", "comm_free"),
     # --- queries and handles: Enter/Leave only
     fn("MPI_Comm_rank", "plain"),

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "gridscope/trace/defs.hpp"
+#include "gridscope/trace/mpi_names.hpp"
 
 namespace {
 
@@ -41,3 +42,29 @@ TEST(WorldRank, UndefinedCommunicator) {
 }
 
 }  // namespace
+
+// The MPI facts come from the collector's declaration (collector/wrapgen/mpi_api.py).
+TEST(MpiFacts, CollectiveClasses) {
+  using gs::CollClass;
+  EXPECT_EQ(gs::collective_class(std::string("MPI_Allreduce")), CollClass::NxN);
+  EXPECT_EQ(gs::collective_class(std::string("MPI_Alltoallv")), CollClass::Skipped);
+  // neighbourhood collectives have no wait-state definition, blocking or not
+  EXPECT_EQ(gs::collective_class(std::string("MPI_Neighbor_allgather")), CollClass::Skipped);
+  EXPECT_EQ(gs::nonblocking_collective_class("MPI_Ineighbor_alltoall"), CollClass::Skipped);
+  // a non-blocking collective has its blocking form's class, but is no blocking collective
+  EXPECT_EQ(gs::nonblocking_collective_class("MPI_Iallreduce"), CollClass::NxN);
+  EXPECT_EQ(gs::collective_class(std::string("MPI_Iallreduce")), CollClass::None);
+  EXPECT_EQ(gs::nonblocking_collective_class("MPI_Isend"), CollClass::None);
+  EXPECT_EQ(gs::collective_class(std::string("MPI_Send")), CollClass::None);
+}
+
+TEST(MpiFacts, RolesOperationsAndLateReceiverSends) {
+  EXPECT_EQ(gs::region_role("MPI_Probe"), OTF2_REGION_ROLE_POINT2POINT);
+  EXPECT_EQ(gs::region_role("MPI_File_read"), OTF2_REGION_ROLE_FILE_IO);
+  EXPECT_EQ(gs::region_role("MPI_Comm_rank"), OTF2_REGION_ROLE_UNKNOWN);
+  EXPECT_EQ(gs::region_role("MPI_Not_a_function"), OTF2_REGION_ROLE_UNKNOWN);
+  EXPECT_EQ(gs::region_role("compute"), OTF2_REGION_ROLE_FUNCTION);
+  EXPECT_EQ(gs::collective_op("MPI_Scan"), OTF2_COLLECTIVE_OP_SCAN);
+  EXPECT_TRUE(gs::late_receiver_send("MPI_Issend"));
+  EXPECT_FALSE(gs::late_receiver_send("MPI_Bsend"));  // buffered: the sender never waits
+}
