@@ -6,7 +6,8 @@
 
 Rows (gs-tracegen --bench shapes, each >= 30 M events; docs/perf-analyzer.md):
 reference (16 ranks, the historical --bench trace), few and many wait states, 1024 ranks,
-long call paths, ClockOffsets. The reference row is the "short call paths", "16 ranks" and
+long call paths, ClockOffsets, collective-heavy (64 ranks, a Barrier and an Allreduce every
+iteration). The reference row is the "short call paths", "16 ranks" and
 "without ClockOffsets" side of each pair.
 
 Per row, interleaved --repeat times (medians reported): the raw libotf2 read of the same
@@ -47,11 +48,13 @@ class Shape:
     waits: str = "default"
     depth: int = 0
     clock_offsets: int = 0
+    collectives_every: int = 0  # 0: Allreduce every 16 iterations, Barrier every 64
 
     def events_per_rank_iteration(self) -> float:
         # 22 (iteration, compute, 2 Irecv, 2 Isend, Waitall with 4 completions) or 24 (--waits
         # all: two Waitalls), 2 per nesting level, Allreduce (4) every 16 and Barrier (4) every 64
-        return (24 if self.waits == "all" else 22) + 2 * self.depth + 4 / 16 + 4 / 64
+        allreduce, barrier = (self.collectives_every,) * 2 if self.collectives_every else (16, 64)
+        return (24 if self.waits == "all" else 22) + 2 * self.depth + 4 / allreduce + 4 / barrier
 
     def iterations(self, events: int) -> int:
         return math.ceil((events / self.ranks - 2) / self.events_per_rank_iteration())
@@ -59,7 +62,8 @@ class Shape:
     def options(self) -> list[str]:
         out = [] if self.waits == "default" else ["--waits", self.waits]
         out += ["--depth", str(self.depth)] if self.depth else []
-        return out + (["--clock-offsets", str(self.clock_offsets)] if self.clock_offsets else [])
+        out += ["--clock-offsets", str(self.clock_offsets)] if self.clock_offsets else []
+        return out + (["--collectives-every", str(self.collectives_every)] if self.collectives_every else [])
 
 
 SHAPES = (
@@ -69,6 +73,7 @@ SHAPES = (
     Shape("1024-ranks", 1024),
     Shape("long-callpaths", depth=20),
     Shape("clock-offsets", clock_offsets=100),
+    Shape("collective-heavy", 64, collectives_every=1),  # a Barrier and an Allreduce every iteration
 )
 
 

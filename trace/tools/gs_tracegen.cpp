@@ -254,7 +254,7 @@ int main(int argc, char** argv) {
   std::fprintf(stderr,
                "usage: gs-tracegen SPEC OUTDIR\n"
                "       gs-tracegen --bench RANKS ITERATIONS OUTDIR [--waits default|few|all] [--depth N]\n"
-               "                   [--clock-offsets K]\n"
+               "                   [--clock-offsets K] [--collectives-every N]\n"
                "       gs-tracegen synth OUTDIR [--ranks N] [--metahosts K] [--iterations I]\n"
                "                   [--nodes-per-metahost M] [--seed S] [--region-name NAME]\n");
   return 2;

@@ -14,6 +14,8 @@
 //                     so every receive is a Late Sender (RANKS must be even)
 //   --depth N         the exchange sits under N nested user regions (long call paths)
 //   --clock-offsets K K >= 2 ClockOffsets per location (libotf2 interpolates between them)
+//   --collectives-every N  an Allreduce and a Barrier every N iterations (collective-heavy
+//                     traces; without it, Allreduce every 16 and Barrier every 64)
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -34,6 +36,7 @@ struct Shape {
   Waits waits = Waits::Default;
   uint32_t depth = 0;
   uint32_t clock_offsets = 0;
+  uint32_t allreduce_every = 16, barrier_every = 64;
 };
 
 Shape parse(const std::vector<std::string>& args) {
@@ -56,6 +59,9 @@ Shape parse(const std::vector<std::string>& args) {
     } else if (a == "--clock-offsets") {
       s.clock_offsets = number(v, a);
       if (s.clock_offsets == 1) die(a, "want 0 or >= 2 (libotf2 ignores a single offset)");
+    } else if (a == "--collectives-every") {
+      s.allreduce_every = s.barrier_every = number(v, a);
+      if (s.allreduce_every == 0) die(a, "want >= 1");
     } else {
       die(a, "unknown option");
     }
@@ -188,7 +194,8 @@ int run_bench(const std::vector<std::string>& args) {
       leave_levels(r, now[r] + 1);
       now[r] += depth;
     }
-    bool allreduce = it % 16 == 15, barrier = it % 64 == 63;
+    bool allreduce = it % shape.allreduce_every == shape.allreduce_every - 1,
+         barrier = it % shape.barrier_every == shape.barrier_every - 1;
     for (int k = 0; k < 2; ++k) {
       if (!(k == 0 ? allreduce : barrier)) continue;
       uint64_t latest = 0;
