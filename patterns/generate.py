@@ -25,6 +25,9 @@ KINDS = ("base", "group", "pattern", "delay", "waitclass", "path", "derived")
 ENGINE_KINDS = ("pattern", "delay", "waitclass", "path")
 UNITS = ("sec", "occ", "bytes")
 FIELDS = ("id", "parent", "kind", "display", "unit", "description", "diagnosis")
+COLL_CLASSES = ("Barrier", "OneToN", "NToOne", "NxN", "Prefix")  # gs::CollClass (mpi_names.hpp)
+WAIT_CLASSES = ("direct", "indirect", "propagating", "terminal")  # wait-state classes (root causes)
+TERMS = ("short", "long")
 
 
 def load_rules(path: Path = SOURCE) -> list[str]:
@@ -46,8 +49,50 @@ def load(path: Path = SOURCE) -> list[dict]:
         if m["id"] in seen:
             raise SystemExit(f"{path}: duplicate metric {m['id']}")
         m.setdefault("grid_split", False)
+        if "collective" in m and (m["kind"] != "pattern" or m["collective"] not in COLL_CLASSES):
+            raise SystemExit(f"{path}: metric {m['id']}: collective must be one of {COLL_CLASSES} on a pattern")
         seen.add(m["id"])
+    dispatch(metrics, path)  # checks the root-cause declarations hang together
     return metrics
+
+
+def camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_")) if name else "None"
+
+
+def dispatch(metrics: list[dict], path: Path = SOURCE) -> dict:
+    """The engine's dispatch tables from the declaration: collective patterns, the formulas
+    and delayers they name, delay groups (in the order of their delay metrics) with their
+    short/long metrics, and the wait-class metric per class and group."""
+    colls = [m for m in metrics if "collective" in m]
+    formulas = sorted({m[k] for m in colls for k in ("formula", "nonblocking_formula") if m.get(k)})
+    delayers = sorted({m[k] for m in colls for k in ("delayer", "nonblocking_delayer") if m.get(k)})
+    groups: list[str] = []
+    delay: dict[tuple[str, str], str] = {}
+    for m in metrics:
+        if m["kind"] == "delay":
+            if m.get("term") not in TERMS or not m.get("delay_group"):
+                raise SystemExit(f"{path}: delay metric {m['id']} needs delay_group and term ({TERMS})")
+            if m["delay_group"] not in groups:
+                groups.append(m["delay_group"])
+            delay[m["delay_group"], m["term"]] = m["id"]
+    wait_metric = {(m["wait_class"], m["wait_family"]): m["id"] for m in metrics if m["kind"] == "waitclass"}
+    family: dict[str, str] = {}
+    for m in metrics:
+        if m["kind"] != "pattern" or "delay_group" not in m:
+            continue
+        g, fam = m["delay_group"], m.get("wait_family", "")
+        if g not in groups or any((g, t) not in delay for t in TERMS):
+            raise SystemExit(f"{path}: pattern {m['id']}: delay group {g} has no short and long delay metrics")
+        if any((c, fam) not in wait_metric for c in WAIT_CLASSES):
+            raise SystemExit(f"{path}: pattern {m['id']}: wait_family {fam!r} lacks wait-class metrics")
+        if family.setdefault(g, fam) != fam:
+            raise SystemExit(f"{path}: delay group {g}: its patterns name different wait families")
+    for g in groups:
+        if g not in family:
+            raise SystemExit(f"{path}: delay group {g}: no pattern names it")
+    return {"colls": colls, "formulas": formulas, "delayers": delayers, "groups": groups,
+            "delay": delay, "family": family, "wait_metric": wait_metric}
 
 
 def stamp(comment: str, text: str) -> str:
@@ -64,7 +109,8 @@ def engine_metrics(metrics: list[dict]) -> list[dict]:
 
 def gen_hpp(metrics: list[dict]) -> str:
     engine = engine_metrics(metrics)
-    lines = ["#pragma once", "#include <cstdint>", "", "namespace gs {", "",
+    lines = ["#pragma once", "#include <cstdint>", "", '#include "gridscope/trace/mpi_names.hpp"', "",
+             "namespace gs {", "",
              "// Metric ids as written in the engine's severity files.",
              "enum MetricId : uint16_t {"]
     lines += [f"  M_{m['id'].upper()} = {i}," for i, m in enumerate(engine)]
@@ -73,8 +119,50 @@ def gen_hpp(metrics: list[dict]) -> str:
     lines += [f"  \"{m['id']}\"," for m in engine]
     lines += ["};", "", "inline constexpr bool kMetricIsPattern[M_COUNT] = {"]
     lines += [f"  {'true' if m['kind'] == 'pattern' else 'false'}," for m in engine]
-    lines += ["};", "", "}  // namespace gs", ""]
+    lines += ["};", ""]
+    lines += dispatch_hpp(metrics)
+    lines += ["}  // namespace gs", ""]
     return stamp("//", "\n".join(lines))
+
+
+def dispatch_hpp(metrics: list[dict]) -> list[str]:
+    t = dispatch(metrics)
+    up = lambda mid: f"M_{mid.upper()}"  # noqa: E731
+    lines = ["// Collective patterns: the engine measures each on every complete instance of its class,",
+             "// with the formula and delayer named here (implemented in analyzer/src/pattern_math.hpp).",
+             "enum class CollFormula : uint8_t { None, " + ", ".join(camel(f) for f in t["formulas"]) + " };",
+             "enum class CollDelayer : uint8_t { None, " + ", ".join(camel(d) for d in t["delayers"]) + " };",
+             "struct CollPattern {",
+             "  CollClass cls;",
+             "  MetricId metric;",
+             "  CollFormula formula, nonblocking_formula;  // None: not measured on such instances",
+             "  CollDelayer delayer, nonblocking_delayer;  // None: no delayer (no delay analysis)",
+             "  bool completion;                           // measured at the end of the call",
+             "};",
+             "inline constexpr CollPattern kCollPatterns[] = {"]
+    for m in t["colls"]:
+        lines.append(f"  {{CollClass::{m['collective']}, {up(m['id'])}, CollFormula::{camel(m.get('formula', ''))}, "
+                     f"CollFormula::{camel(m.get('nonblocking_formula', ''))}, CollDelayer::{camel(m.get('delayer', ''))}, "
+                     f"CollDelayer::{camel(m.get('nonblocking_delayer', ''))}, {str(m.get('completion', False)).lower()}}},")
+    groups = t["groups"]
+    lines += ["};", "",
+              "// Root causes: wait states whose delays are costed together (-1: no delay analysis),",
+              "// their short- and long-term delay metrics, and the wait-class metric per class",
+              "// (direct, indirect, propagating, terminal) and group.",
+              f"inline constexpr int kDelayGroups = {len(groups)};",
+              "inline constexpr int8_t kDelayGroupOf[M_COUNT] = {"]
+    for m in engine_metrics(metrics):
+        g = m.get("delay_group") if m["kind"] == "pattern" else None
+        lines.append(f"  {groups.index(g) if g else -1},  // {m['id']}")
+    lines += ["};"]
+    for term in TERMS:
+        lines.append(f"inline constexpr MetricId kDelay{term.capitalize()}[kDelayGroups] = {{"
+                     + ", ".join(up(t["delay"][g, term]) for g in groups) + "};")
+    lines.append(f"inline constexpr MetricId kWaitClassMetric[{len(WAIT_CLASSES)}][kDelayGroups] = {{")
+    for c in WAIT_CLASSES:
+        lines.append("  {" + ", ".join(up(t["wait_metric"][c, t["family"][g]]) for g in groups) + f"}},  // {c}")
+    lines += ["};", ""]
+    return lines
 
 
 def gen_py(metrics: list[dict]) -> str:
@@ -97,6 +185,9 @@ def gen_py(metrics: list[dict]) -> str:
              "ENGINE_METRICS: tuple[str, ...] = (" + "".join(f"{m['id']!r}, " for m in engine) + ")",
              "PATTERNS: tuple[str, ...] = ("
              + "".join(f"{m['id']!r}, " for m in metrics if m["kind"] == "pattern") + ")",
+             "# The wait states a delay can cause (docs/root-causes.md, \"Wait of a call\").",
+             "DELAY_PATTERNS: tuple[str, ...] = ("
+             + "".join(f"{m['id']!r}, " for m in metrics if m["kind"] == "pattern" and "delay_group" in m) + ")",
              ""]
     return stamp("#", "\n".join(body))
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from gridscope.analysis import names as N
 from gridscope.analysis.engine_files import CLASSES_BY_CODE, METRIC_ORDER, SeverityColumns, string_order
-from gridscope.analysis.metric_tree import ENGINE_METRICS, METRICS
+from gridscope.analysis.metric_tree import DELAY_PATTERNS, ENGINE_METRICS, METRICS
 from gridscope.analysis.sums import group_sums
 from gridscope.errors import GridscopeError
 
@@ -27,9 +27,6 @@ CAUSES_FILE = "causes.{process}.bin"
 CAUSE_DTYPE = np.dtype([("pattern", "<u2"), ("cls", "u1"), ("kind", "u1"), ("cp", "<u4"), ("rank", "<u4"),
                         ("wait_metahost", "<u4"), ("short", "<f8"), ("long", "<f8")])
 assert CAUSE_DTYPE.itemsize == 32  # analyzer: struct CauseRow
-# The wait states a delay can cause (docs/root-causes.md, "Wait of a call").
-DELAY_PATTERNS = ("late_sender", "wrong_order", "late_receiver", "wait_at_barrier", "wait_at_nxn",
-                  "late_broadcast", "early_reduce")
 DELAY_PATTERN_CODES = np.asarray([ENGINE_METRICS.index(p) for p in DELAY_PATTERNS], dtype=np.uint16)
 GRID_LOCAL_CODES = (0, 1)  # engine class codes of local, grid (a cause always has one)
 # wait-class metric code -> its class name (direct, indirect, propagating, terminal), or ""
