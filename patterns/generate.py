@@ -17,6 +17,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 SOURCE = REPO / "patterns" / "patterns.toml"
 OUT_HPP = REPO / "analyzer" / "generated" / "gs_patterns.hpp"
+OUT_DISPATCH = REPO / "analyzer" / "generated" / "gs_pattern_dispatch.hpp"
 OUT_PY = REPO / "src" / "gridscope" / "analysis" / "metric_tree.py"
 OUT_MD = REPO / "docs" / "patterns.md"
 
@@ -165,6 +166,30 @@ def dispatch_hpp(metrics: list[dict]) -> list[str]:
     return lines
 
 
+def gen_dispatch(metrics: list[dict]) -> str:
+    """Formula and delayer by name: each is the function of that name in
+    analyzer/src/pattern_math.hpp, called on one instance's members (blocking: CollMember,
+    non-blocking: NbcMember)."""
+    t = dispatch(metrics)
+    lines = ["#pragma once", "#include <cstdint>", "#include <vector>", "", '#include "gs_patterns.hpp"',
+             '#include "pattern_math.hpp"', "", "namespace gs {", ""]
+    for kind, key, member in (("blocking", "", "CollMember"), ("nonblocking", "nonblocking_", "NbcMember")):
+        formulas = sorted({m[key + "formula"] for m in t["colls"] if m.get(key + "formula")})
+        delayers = sorted({m[key + "delayer"] for m in t["colls"] if m.get(key + "delayer")})
+        lines += [f"// The {kind} instance's waiting times by member (empty: not measured there).",
+                  f"inline std::vector<int64_t> {kind}_formula(CollFormula f, const std::vector<{member}>& m) {{",
+                  "  switch (f) {"]
+        lines += [f"    case CollFormula::{camel(f)}: return {f}(m);" for f in formulas]
+        lines += ["    default: return {};", "  }", "}",
+                  f"// The member the {kind} instance's waits are charged to (-1: none).",
+                  f"inline int {kind}_delayer(CollDelayer d, const std::vector<{member}>& m) {{",
+                  "  switch (d) {"]
+        lines += [f"    case CollDelayer::{camel(d)}: return {d}(m);" for d in delayers]
+        lines += ["    default: return -1;", "  }", "}", ""]
+    lines += ["}  // namespace gs", ""]
+    return stamp("//", "\n".join(lines))
+
+
 def gen_py(metrics: list[dict]) -> str:
     engine = engine_metrics(metrics)
     body = ['"""Metric tree of the analysis (patterns/patterns.toml)."""', "",
@@ -225,7 +250,8 @@ def gen_md(metrics: list[dict], rules: list[str]) -> str:
 
 def outputs() -> dict[Path, str]:
     metrics = load()
-    return {OUT_HPP: gen_hpp(metrics), OUT_PY: gen_py(metrics), OUT_MD: gen_md(metrics, load_rules())}
+    return {OUT_HPP: gen_hpp(metrics), OUT_DISPATCH: gen_dispatch(metrics), OUT_PY: gen_py(metrics),
+            OUT_MD: gen_md(metrics, load_rules())}
 
 
 def main() -> int:
