@@ -10,6 +10,7 @@
 
 #include "gridscope/trace/error.hpp"
 #include "gridscope/trace/matching.hpp"
+#include "gs_pattern_dispatch.hpp"
 #include "pattern_math.hpp"
 
 namespace gs {
@@ -449,21 +450,10 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
                                                    recs[i + k].index, delayer_rank, delayer_index, start, w[k]});
       }
     };
-    switch (CollClass(recs[i].rec.cls)) {
-      case CollClass::Barrier:
-        send(M_WAIT_AT_BARRIER, wait_at_barrier(members), false, latest_joiner(members));
-        send(M_BARRIER_COMPLETION, completion(members), true, -1);
-        break;
-      case CollClass::NxN:
-        send(M_WAIT_AT_NXN, wait_at_nxn(members), false, nxn_delayer(members));
-        send(M_NXN_COMPLETION, completion(members), true, -1);
-        break;
-      case CollClass::OneToN: send(M_LATE_BROADCAST, late_broadcast(members), false, root_member(members)); break;
-      case CollClass::NToOne: send(M_EARLY_REDUCE, early_reduce(members), false, latest_sending_leaf(members)); break;
-      case CollClass::Prefix: send(M_EARLY_SCAN, early_scan(members), false, -1); break;
-      default: break;
-    }
-    CollClass cls = CollClass(recs[i].rec.cls);
+    const CollClass cls = CollClass(recs[i].rec.cls);
+    for (const CollPattern& p : kCollPatterns)  // patterns/patterns.toml, in declaration order
+      if (p.cls == cls && p.formula != CollFormula::None)
+        send(p.metric, blocking_formula(p.formula, members), p.completion, blocking_delayer(p.delayer, members));
     if (rc) {
       const CollSync sy = coll_sync(members, cls);
       for (size_t k = 0; k < sy.sync.size(); ++k) {
@@ -494,42 +484,30 @@ void nonblocking_results(const Defs& d, Records<NbcMsg> recs, int P, ReplayResul
       const NbcRec& c = recs[k].rec;
       members.push_back({c.join, c.enter, c.leave, c.sent, c.received, c.rank == c.root});
     }
-    std::vector<int64_t> w, done;
-    uint16_t metric = M_COUNT, done_metric = M_COUNT;
-    // the delayer (root causes, our extension; docs/root-causes.md): the member whose
-    // initiating MPI_I* call the waiting was for, the latest join (the root of a 1-to-N
-    // instance, the latest sending member of an N-to-1 one)
-    int delayer = -1;
-    switch (CollClass(recs[i].rec.cls)) {
-      case CollClass::Barrier:
-        metric = M_WAIT_AT_BARRIER; w = wait_at_barrier(members); delayer = latest_joiner(members);
-        done_metric = M_BARRIER_COMPLETION; done = completion(members);
-        break;
-      case CollClass::NxN:
-        metric = M_WAIT_AT_NXN; w = wait_at_barrier(members); delayer = latest_joiner(members);
-        done_metric = M_NXN_COMPLETION; done = completion(members);
-        break;
-      case CollClass::OneToN:
-        metric = M_LATE_BROADCAST; w = late_broadcast(members); delayer = root_member(members);
-        break;
-      case CollClass::NToOne:
-        metric = M_EARLY_REDUCE; w = early_reduce(members); delayer = latest_sending_leaf(members);
-        break;
-      case CollClass::Prefix: metric = M_EARLY_SCAN; w = early_scan(members); break;
-      default: break;
+    // Each pattern of the class (patterns/patterns.toml): its waits by member and its delayer
+    // (root causes, our extension; docs/root-causes.md): the member whose initiating MPI_I*
+    // call the waiting was for, the latest join (the root of a 1-to-N instance, the latest
+    // sending member of an N-to-1 one).
+    struct Measured { const CollPattern* p; std::vector<int64_t> w; uint32_t delayer_rank, delayer_index; };
+    std::vector<Measured> measured;
+    const CollClass cls_of_instance = CollClass(recs[i].rec.cls);
+    for (const CollPattern& p : kCollPatterns) {
+      if (p.cls != cls_of_instance || p.nonblocking_formula == CollFormula::None) continue;
+      const int delayer = nonblocking_delayer(p.nonblocking_delayer, members);
+      measured.push_back({&p, nonblocking_formula(p.nonblocking_formula, members),
+                          delayer < 0 ? kNone : recs[i + delayer].rec.rank, delayer < 0 ? kNone : recs[i + delayer].index});
     }
-    const uint32_t delayer_rank = delayer < 0 ? kNone : recs[i + delayer].rec.rank;
-    const uint32_t delayer_index = delayer < 0 ? kNone : recs[i + delayer].index;
     const uint8_t cls = comm.grid ? CLS_GRID : CLS_LOCAL;
-    for (size_t k = 0; k < w.size(); ++k) {
+    for (size_t k = 0; k < members.size(); ++k) {
       const NbcRec& c = recs[i + k].rec;
       if (c.is_test) continue;
       Bytes& to = out[owner_of(c.rank, N, P)];
-      if (w[k] > 0)
-        append(to, ResMsg{metric, cls, 0, c.cp, c.rank, recs[i + k].index, delayer_rank, delayer_index, c.enter, w[k]});
-      if (k < done.size() && done[k] > 0)
-        append(to, ResMsg{done_metric, cls, 1, c.cp, c.rank, recs[i + k].index, kNone, kNone, c.leave - done[k],
-                          done[k]});
+      for (const Measured& m : measured) {  // per member in declaration order: waiting before completion
+        const int64_t v = k < m.w.size() ? m.w[k] : 0;
+        if (v <= 0) continue;
+        append(to, ResMsg{m.p->metric, cls, uint8_t(m.p->completion), c.cp, c.rank, recs[i + k].index, m.delayer_rank,
+                          m.delayer_index, m.p->completion ? c.leave - v : c.enter, v});
+      }
     }
   });
 }

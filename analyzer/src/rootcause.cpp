@@ -31,33 +31,14 @@ namespace gs {
 namespace {
 
 constexpr uint64_t kWanSalt = 0x9E3779B97F4A7C15ull;
-constexpr int kGroups = 6;            // Late Sender, Late Receiver, Barrier, NxN, 1-to-N, N-to-1
+// Delay groups, their delay metrics and wait-class metrics: patterns/patterns.toml
+// (analyzer/generated/gs_patterns.hpp).
+constexpr int kGroups = kDelayGroups;
 constexpr int kCosts = kGroups * 2;   // x class of the wait finally caused (local, grid)
 
-int group_of(uint16_t metric) {
-  switch (metric) {
-    case M_LATE_SENDER: case M_WRONG_ORDER: return 0;
-    case M_LATE_RECEIVER: return 1;
-    case M_WAIT_AT_BARRIER: return 2;
-    case M_WAIT_AT_NXN: return 3;
-    case M_LATE_BROADCAST: return 4;
-    case M_EARLY_REDUCE: return 5;
-    default: return -1;
-  }
-}
-const uint16_t kShortMetric[kGroups] = {M_DELAY_LATE_SENDER_SHORT, M_DELAY_LATE_RECEIVER_SHORT, M_DELAY_BARRIER_SHORT,
-                                        M_DELAY_NXN_SHORT, M_DELAY_LATE_BROADCAST_SHORT, M_DELAY_EARLY_REDUCE_SHORT};
-const uint16_t kLongMetric[kGroups] = {M_DELAY_LATE_SENDER_LONG, M_DELAY_LATE_RECEIVER_LONG, M_DELAY_BARRIER_LONG,
-                                       M_DELAY_NXN_LONG, M_DELAY_LATE_BROADCAST_LONG, M_DELAY_EARLY_REDUCE_LONG};
+int group_of(uint16_t metric) { return metric < M_COUNT ? kDelayGroupOf[metric] : -1; }
 enum WaitClass { DIRECT = 0, INDIRECT = 1, PROPAGATING = 2, TERMINAL = 3 };
-uint16_t class_metric(WaitClass c, int group) {
-  static const uint16_t m[4][3] = {
-      {M_WAIT_DIRECT_LATE_SENDER, M_WAIT_DIRECT_LATE_RECEIVER, M_WAIT_DIRECT_COLLECTIVE},
-      {M_WAIT_INDIRECT_LATE_SENDER, M_WAIT_INDIRECT_LATE_RECEIVER, M_WAIT_INDIRECT_COLLECTIVE},
-      {M_WAIT_PROPAGATING_LATE_SENDER, M_WAIT_PROPAGATING_LATE_RECEIVER, M_WAIT_PROPAGATING_COLLECTIVE},
-      {M_WAIT_TERMINAL_LATE_SENDER, M_WAIT_TERMINAL_LATE_RECEIVER, M_WAIT_TERMINAL_COLLECTIVE}};
-  return m[c][std::min(group, 2)];
-}
+uint16_t class_metric(WaitClass c, int group) { return kWaitClassMetric[c][group]; }
 
 uint64_t name_hash(const std::string& s) {  // FNV-1a
   uint64_t h = 0xcbf29ce484222325ull;
@@ -521,7 +502,7 @@ class Analysis {
         const DEntry& e = dents_[k];
         const double v = scale * double(e.d) / res_;
         cause(rq.metric, rq.cls, e, rq.p, rq.wait_metahost).first += v;
-        add_sev(kShortMetric[g], rq.cls, e.cp, rq.p, v);
+        add_sev(kDelayShort[g], rq.cls, e.cp, rq.p, v);
       }
       if (!wl.empty()) {
         NodeMsg nm{};
@@ -646,7 +627,7 @@ class Analysis {
           const DEntry& e = dents_[k];
           cause(w.metric, w.cls, e, p, w.wait_metahost).second += total / w.D * double(e.d) / res_;
           for (int j = 0; j < kCosts; ++j)
-            if (m.c[j] > 0) add_sev(kLongMetric[j / 2], uint8_t(j % 2), e.cp, p, m.c[j] / w.D * double(e.d) / res_);
+            if (m.c[j] > 0) add_sev(kDelayLong[j / 2], uint8_t(j % 2), e.cp, p, m.c[j] / w.D * double(e.d) / res_);
         }
       }
     }
