@@ -355,7 +355,9 @@ void for_each_complete_instance(const Defs& d, Msgs& recs, ReplayResult& res, Fn
 // A result that is no wait state: a member's part in an instance's synchronisation, for the
 // root-cause pass (value: its completion time; delayer: the communicator when it
 // synchronised with every member, else kNone).
-constexpr uint16_t kRcSync = 0xffff;
+constexpr uint16_t kRcSync = 0xffff;     // a member's synchronisation point (root causes)
+constexpr uint16_t kRcSyncSet = 0xfffe;  // one rank of a synchronising set (start: the set's key)
+constexpr uint32_t kInSyncSet = UINT32_MAX - 2;  // kRcSync's group: the set keyed by its start
 
 // Scalasca's synchronisation points of a blocking collective instance (scout's
 // MpiCommunicationHandler and SynchpointHandler; docs/root-causes.md): which members
@@ -456,16 +458,42 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
         send(p.metric, blocking_formula(p.formula, members), p.completion, blocking_delayer(p.delayer, members));
     if (rc) {
       const CollSync sy = coll_sync(members, cls);
+      // Scout (SynchpointHandler, cb_pre_coll_n2n): the synchronising members of an N-to-N
+      // instance without full overlap synchronise with each other. Two of them are a pair (the
+      // wait state says so); three or more are a set, sent once to each process owning one of
+      // them, keyed by the instance's first record.
+      const size_t nsync = size_t(std::count(sy.sync.begin(), sy.sync.end(), uint8_t(1)));
+      const bool in_set = cls == CollClass::NxN && !sy.group && nsync >= 3;
+      const int64_t key = int64_t(uint64_t(recs[i].rec.rank) << 32 | recs[i].index);
+      std::vector<uint8_t> set_sent(in_set ? P : 0, 0);
       for (size_t k = 0; k < sy.sync.size(); ++k) {
         if (!sy.sync[k]) continue;
         const CollRec& c = recs[i + k].rec;
-        append(out[owner_of(c.rank, N, P)], ResMsg{kRcSync, 0, 0, c.cp, c.rank, recs[i + k].index,
-                                                   sy.group ? c.comm : kNone, kNone, c.begin, sy.completion[k]});
+        const uint32_t owner = owner_of(c.rank, N, P);
+        append(out[owner], ResMsg{kRcSync, 0, 0, c.cp, c.rank, recs[i + k].index,
+                                  sy.group ? c.comm : in_set ? kInSyncSet : kNone, kNone, in_set ? key : c.begin,
+                                  sy.completion[k]});
+        if (!in_set || set_sent[owner]) continue;
+        set_sent[owner] = 1;
+        for (size_t j = 0; j < sy.sync.size(); ++j)
+          if (sy.sync[j])
+            append(out[owner], ResMsg{kRcSyncSet, 0, 0, c.cp, c.rank, recs[i + k].index, recs[i + j].rec.rank, kNone,
+                                      key, 0});
       }
     }
-    if (cls == CollClass::Barrier || cls == CollClass::NxN)
+    // A clock violation: a member left before what it needed began. At a barrier that is
+    // any member; at an N-to-N instance a member that receives data needs every sender's
+    // begin (scout's condition: ends of receivers before the latest sender's begin).
+    if (cls == CollClass::Barrier) {
       for (auto& m : members)
         if (m.end < latest_begin) res.counters.clock_violations++;
+    } else if (cls == CollClass::NxN) {
+      int64_t latest_sender = INT64_MIN;
+      for (auto& m : members)
+        if (m.sent > 0) latest_sender = std::max(latest_sender, m.begin);
+      for (auto& m : members)
+        if (m.received > 0 && m.end < latest_sender) res.counters.clock_violations++;
+    }
   });
   return out;
 }
@@ -604,11 +632,19 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   // longest wait for a join counts (the first of equal ones), as for Late Sender in a
   // Waitall, then its longest completion delay (the first of equal ones), capped by the
   // call's duration minus that wait: the two never cover the same time of the call.
+  std::vector<std::pair<uint32_t, int64_t>> in_set;     // (record position, key of its synchronising set)
+  std::map<int64_t, std::vector<uint32_t>> set_ranks;  // key -> the set's ranks
   for (size_t k = 0; k < order.size();) {
     const ResMsg& first = results[order[k]];
     if (first.metric == kRcSync) {
       res.coll_position_sync[first.index] = first.value;
       res.coll_position_group[first.index] = first.delayer;
+      if (first.delayer == kInSyncSet) in_set.emplace_back(first.index, first.start);
+      ++k;
+      continue;
+    }
+    if (first.metric == kRcSyncSet) {
+      set_ranks[first.start].push_back(first.delayer);
       ++k;
       continue;
     }
@@ -627,7 +663,7 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
     size_t next = k;
     for (; next < order.size(); ++next) {
       const ResMsg& r = results[order[next]];
-      if (r.rank != first.rank || order_of.call[r.index] != call || r.metric == kRcSync) break;
+      if (r.rank != first.rank || order_of.call[r.index] != call || r.metric >= kRcSyncSet) break;
       const ResMsg*& best = r.completion ? done : wait;
       if (!best || r.value > best->value) best = &r;
     }
@@ -648,6 +684,13 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
     }
     k = next;
   }
+  std::map<int64_t, uint32_t> set_id;
+  for (auto& [key, ranks] : set_ranks) {
+    std::sort(ranks.begin(), ranks.end());
+    set_id[key] = uint32_t(res.sync_sets.size());
+    res.sync_sets.push_back(std::move(ranks));
+  }
+  for (const auto& [pos, key] : in_set) res.coll_position_group[pos] = kSyncSetFlag | set_id.at(key);
 }
 
 

@@ -92,7 +92,11 @@ struct ReplayResult {
   // one) and the communicator when it synchronised with every member (kNone: not so; scout's rules)
   std::vector<int64_t> coll_position_sync;
   std::vector<uint32_t> coll_position_group;
+  // Members of N-to-N instances without full overlap that synchronised with each other
+  // (scout's rule): coll_position_group = kSyncSetFlag | index here; each set's ranks, sorted.
+  std::vector<std::vector<uint32_t>> sync_sets;
 };
+constexpr uint32_t kSyncSetFlag = 0x40000000u;  // below kAllRanks and kNone, above any communicator id
 
 // `waits` receives every wait-state instance. Frees data.colls and data.nbcs (sent to
 // their instances' owners on the way).

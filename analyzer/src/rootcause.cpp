@@ -360,7 +360,13 @@ class Analysis {
   }
   bool group_holds(uint32_t c, uint32_t other) const {
     const uint32_t comm = group_comm_[c];
-    return comm == kAllRanks || (comm != kNone && d_.comms[comm].position.count(other) > 0);
+    if (comm == kAllRanks) return true;
+    if (comm == kNone) return false;
+    if (comm & kSyncSetFlag) {
+      const std::vector<uint32_t>& set = fwd_.sync_sets[comm & ~kSyncSetFlag];
+      return std::binary_search(set.begin(), set.end(), other);
+    }
+    return d_.comms[comm].position.count(other) > 0;
   }
 
   // Rank's synchronisation interval before call b with respect to `other` into `map`; the

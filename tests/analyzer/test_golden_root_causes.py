@@ -241,6 +241,25 @@ GOLDEN = {
         wait_classes={"direct": (0, 50), "indirect": (0, 0), "propagating": (0, 0), "terminal": (0, 50)},
         cause_pairs={("A", "A"): (50, 0)},
         span=70),
+    # scout's N-to-N synchronisation without full overlap: the waiting receivers and the latest
+    # sender synchronise with each other, so a later interval between two waiters starts there
+    "rc_nxn_partial": Golden(
+        cube={"delay_late_sender_short": {("local", "main/MPI_Allgather", 1): 1, ("local", "main/work", 1): 19},
+              "delay_nxn_short": {("local", "main/work", 3): 30},
+              "wait_direct_late_sender": {("local", "main/MPI_Recv", 0): 20},
+              "wait_terminal_late_sender": {("local", "main/MPI_Recv", 0): 20},
+              "wait_direct_collective": {("local", "main/MPI_Allgather", 0): 20, ("local", "main/MPI_Allgather", 1): 10},
+              "wait_terminal_collective": {("local", "main/MPI_Allgather", 0): 20,
+                                           ("local", "main/MPI_Allgather", 1): 10},
+              "critical_path": {("", "main/work", 0): 13, ("", "main/MPI_Recv", 0): 2, ("", "main/work", 1): 29,
+                                ("", "main/MPI_Allgather", 1): 11, ("", "main/work", 3): 30}},
+        root_causes={("main/MPI_Allgather", "A", "communication", "late_sender", "local"): (1, 0),
+                     ("main/work", "A", "computation", "late_sender", "local"): (19, 0),
+                     ("main/work", "A", "computation", "wait_at_nxn", "local"): (30, 0)},
+        critical_path={("main/work", "A"): 72, ("main/MPI_Recv", "A"): 2, ("main/MPI_Allgather", "A"): 11},
+        wait_classes={"direct": (0, 50), "indirect": (0, 0), "propagating": (0, 0), "terminal": (0, 50)},
+        cause_pairs={("A", "A"): (50, 0)},
+        span=85),
     # non-blocking collectives (our extension): the delayer is the latest join, at its MPI_I* call
     "rc_nbc": Golden(
         cube={"delay_nxn_short": {("local", "main/work", 0): 24},
