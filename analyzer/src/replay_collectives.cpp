@@ -1,0 +1,386 @@
+// The forward replay's collective half (docs/analyzer.md): every complete instance of a
+// blocking or non-blocking collective, computed at the owner of its communicator's first
+// rank; its wait states (patterns/patterns.toml, kCollPatterns) and, with root causes, its
+// synchronisation points go back to the members' owners and are charged there in the
+// members' own record order.
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+#include "gs_pattern_dispatch.hpp"
+#include "pattern_math.hpp"
+#include "replay_impl.hpp"
+
+namespace gs::replay_detail {
+namespace {
+
+// Sorts the gathered records of collective instances (blocking or non-blocking) by
+// communicator, instance and member position, and calls fn(i, j, comm) for each complete
+// instance [i, j); instances that lack members or mix operations are counted incomplete.
+template <class Msgs, class Fn>
+void for_each_complete_instance(const Defs& d, Msgs& recs, ReplayResult& res, Fn fn) {
+  std::sort(recs.begin(), recs.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.rec.comm, a.rec.seq, a.rec.pos) < std::tie(b.rec.comm, b.rec.seq, b.rec.pos);
+  });
+  for (size_t i = 0; i < recs.size();) {
+    size_t j = i;
+    while (j < recs.size() && recs[j].rec.comm == recs[i].rec.comm && recs[j].rec.seq == recs[i].rec.seq) ++j;
+    const CommDef& comm = d.comms[recs[i].rec.comm];
+    bool complete = j - i == comm.members.size();
+    for (size_t k = i; complete && k < j; ++k) complete = recs[k].rec.cls == recs[i].rec.cls && recs[k].rec.pos == k - i;
+    if (complete) {
+      res.counters.collectives++;
+      fn(i, j, comm);
+    } else {
+      res.counters.incomplete_collectives++;
+    }
+    i = j;
+  }
+}
+
+// A result that is no wait state: a member's part in an instance's synchronisation, for the
+// root-cause pass (value: its completion time; delayer: the communicator when it
+// synchronised with every member, else kNone).
+constexpr uint16_t kRcSync = 0xffff;     // a member's synchronisation point (root causes)
+constexpr uint16_t kRcSyncSet = 0xfffe;  // one rank of a synchronising set (start: the set's key)
+constexpr uint32_t kInSyncSet = UINT32_MAX - 2;  // kRcSync's group: the set keyed by its start
+
+// Scalasca's synchronisation points of a blocking collective instance (scout's
+// MpiCommunicationHandler and SynchpointHandler; docs/root-causes.md): which members
+// synchronise (`sync`), whether all of them with each other (`group`), and each one's
+// completion time, own end - max(earliest end of the synchronising members (of the waiters
+// for 1-to-N), min(the begin they waited for, own end)), at least 0: the part of its call
+// that a later synchronisation interval keeps.
+struct CollSync { std::vector<uint8_t> sync; std::vector<int64_t> completion; bool group = false; };
+CollSync coll_sync(const std::vector<CollMember>& m, CollClass cls) {
+  CollSync r;
+  const size_t n = m.size();
+  r.sync.assign(n, 0);
+  r.completion.assign(n, 0);
+  int64_t waited_for = INT64_MIN;  // the begin the synchronising members waited for
+  int64_t latest = INT64_MIN, earliest_end = INT64_MAX;
+  for (auto& x : m) { latest = std::max(latest, x.begin); earliest_end = std::min(earliest_end, x.end); }
+  switch (cls) {
+    case CollClass::Barrier:
+      r.sync.assign(n, 1); r.group = true; waited_for = latest;
+      break;
+    case CollClass::NxN:
+      if (earliest_end > latest) { r.sync.assign(n, 1); r.group = true; waited_for = latest; break; }
+      {
+        const int l = nxn_delayer(m);
+        if (l < 0) return r;
+        waited_for = m[l].begin;
+        for (size_t k = 0; k < n; ++k) r.sync[k] = (m[k].received > 0 && m[k].begin < waited_for) || int(k) == l;
+      }
+      break;
+    case CollClass::OneToN: {
+      const int root = root_member(m);
+      if (root < 0) return r;
+      waited_for = m[root].begin;
+      bool any = false;
+      for (size_t k = 0; k < n; ++k)
+        if (int(k) != root && m[k].received > 0 && m[k].begin < waited_for) r.sync[k] = 1, any = true;
+      if (!any) return r;
+      r.sync[root] = 1;
+      earliest_end = INT64_MAX;  // over the waiters only
+      for (size_t k = 0; k < n; ++k)
+        if (r.sync[k] && int(k) != root) earliest_end = std::min(earliest_end, m[k].end);
+      break;
+    }
+    case CollClass::NToOne: {
+      const int root = root_member(m), l = latest_sending_leaf(m);
+      if (root < 0 || l < 0 || !(m[root].begin < m[l].begin)) return r;
+      waited_for = m[l].begin;
+      r.sync[root] = r.sync[l] = 1;
+      break;
+    }
+    default:
+      return r;
+  }
+  if ((cls == CollClass::NxN && !r.group) || cls == CollClass::NToOne) {
+    earliest_end = INT64_MAX;
+    for (size_t k = 0; k < n; ++k)
+      if (r.sync[k]) earliest_end = std::min(earliest_end, m[k].end);
+  }
+  for (size_t k = 0; k < n; ++k)
+    if (r.sync[k]) r.completion[k] = std::max<int64_t>(0, m[k].end - std::max(earliest_end, std::min(waited_for, m[k].end)));
+  return r;
+}
+
+// At the owner of the communicator's first rank: the waiting times of every complete
+// instance, addressed to each member's owner. RECS is freed on return.
+std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int P, ReplayResult& res, bool rc) {
+  const uint32_t N = d.ranks();
+  // at most two results (waiting, completion) per record: reserved address space, the
+  // pages are touched only as results are written
+  std::vector<Bytes> out(P);
+  std::vector<size_t> count(P, 0);
+  for (const CollMsg& m : recs) count[owner_of(m.rec.rank, N, P)] += rc ? 3 : 2;
+  for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(ResMsg));
+  std::vector<CollMember> members;
+  for_each_complete_instance(d, recs, res, [&](size_t i, size_t j, const CommDef& comm) {
+    members.clear();
+    int64_t latest_begin = INT64_MIN;
+    for (size_t k = i; k < j; ++k) {
+      const CollRec& c = recs[k].rec;
+      members.push_back({c.begin, c.end, c.sent, c.received, c.rank == c.root});
+      latest_begin = std::max(latest_begin, c.begin);
+    }
+    // `delayer`: the member whose lateness the waits are charged to (-1: none, docs/root-causes.md)
+    auto send = [&](uint16_t metric, const std::vector<int64_t>& w, bool completion, int delayer) {
+      const uint32_t delayer_rank = delayer < 0 ? kNone : recs[i + delayer].rec.rank;
+      const uint32_t delayer_index = delayer < 0 ? kNone : recs[i + delayer].index;
+      for (size_t k = 0; k < w.size(); ++k) {
+        if (w[k] <= 0) continue;
+        const CollRec& c = recs[i + k].rec;
+        int64_t start = completion ? c.end - w[k] : c.begin;
+        append(out[owner_of(c.rank, N, P)], ResMsg{metric, uint8_t(comm.grid ? CLS_GRID : CLS_LOCAL), 0, c.cp, c.rank,
+                                                   recs[i + k].index, delayer_rank, delayer_index, start, w[k]});
+      }
+    };
+    const CollClass cls = CollClass(recs[i].rec.cls);
+    for (const CollPattern& p : kCollPatterns)  // patterns/patterns.toml, in declaration order
+      if (p.cls == cls && p.formula != CollFormula::None)
+        send(p.metric, blocking_formula(p.formula, members), p.completion, blocking_delayer(p.delayer, members));
+    if (rc) {
+      const CollSync sy = coll_sync(members, cls);
+      // Scout (SynchpointHandler, cb_pre_coll_n2n): the synchronising members of an N-to-N
+      // instance without full overlap synchronise with each other. Two of them are a pair (the
+      // wait state says so); three or more are a set, sent once to each process owning one of
+      // them, keyed by the instance's first record.
+      const size_t nsync = size_t(std::count(sy.sync.begin(), sy.sync.end(), uint8_t(1)));
+      const bool in_set = cls == CollClass::NxN && !sy.group && nsync >= 3;
+      const int64_t key = int64_t(uint64_t(recs[i].rec.rank) << 32 | recs[i].index);
+      std::vector<uint8_t> set_sent(in_set ? P : 0, 0);
+      for (size_t k = 0; k < sy.sync.size(); ++k) {
+        if (!sy.sync[k]) continue;
+        const CollRec& c = recs[i + k].rec;
+        const uint32_t owner = owner_of(c.rank, N, P);
+        append(out[owner], ResMsg{kRcSync, 0, 0, c.cp, c.rank, recs[i + k].index,
+                                  sy.group ? c.comm : in_set ? kInSyncSet : kNone, kNone, in_set ? key : c.begin,
+                                  sy.completion[k]});
+        if (!in_set || set_sent[owner]) continue;
+        set_sent[owner] = 1;
+        for (size_t j = 0; j < sy.sync.size(); ++j)
+          if (sy.sync[j])
+            append(out[owner], ResMsg{kRcSyncSet, 0, 0, c.cp, c.rank, recs[i + k].index, recs[i + j].rec.rank, kNone,
+                                      key, 0});
+      }
+    }
+    // A clock violation: a member left before what it needed began. At a barrier that is
+    // any member; at an N-to-N instance a member that receives data needs every sender's
+    // begin (scout's condition: ends of receivers before the latest sender's begin).
+    if (cls == CollClass::Barrier) {
+      for (auto& m : members)
+        if (m.end < latest_begin) res.counters.clock_violations++;
+    } else if (cls == CollClass::NxN) {
+      int64_t latest_sender = INT64_MIN;
+      for (auto& m : members)
+        if (m.sent > 0) latest_sender = std::max(latest_sender, m.begin);
+      for (auto& m : members)
+        if (m.received > 0 && m.end < latest_sender) res.counters.clock_violations++;
+    }
+  });
+  return out;
+}
+
+// At the owner of the communicator's first rank: the waiting times of every complete
+// non-blocking instance (docs/patterns.md), appended to `out` for each member's owner:
+// per member its wait for a late join, then its completion delay (Barrier, N-to-N only).
+// Members that completed it in an MPI_Test* wait for nobody (their join and their leave
+// still count for the others).
+void nonblocking_results(const Defs& d, Records<NbcMsg> recs, int P, ReplayResult& res, std::vector<Bytes>& out) {
+  const uint32_t N = d.ranks();
+  std::vector<NbcMember> members;
+  for_each_complete_instance(d, recs, res, [&](size_t i, size_t j, const CommDef& comm) {
+    members.clear();
+    for (size_t k = i; k < j; ++k) {
+      const NbcRec& c = recs[k].rec;
+      members.push_back({c.join, c.enter, c.leave, c.sent, c.received, c.rank == c.root});
+    }
+    // Each pattern of the class (patterns/patterns.toml): its waits by member and its delayer
+    // (root causes, our extension; docs/root-causes.md): the member whose initiating MPI_I*
+    // call the waiting was for, the latest join (the root of a 1-to-N instance, the latest
+    // sending member of an N-to-1 one).
+    struct Measured { const CollPattern* p; std::vector<int64_t> w; uint32_t delayer_rank, delayer_index; };
+    std::vector<Measured> measured;
+    const CollClass cls_of_instance = CollClass(recs[i].rec.cls);
+    for (const CollPattern& p : kCollPatterns) {
+      if (p.cls != cls_of_instance || p.nonblocking_formula == CollFormula::None) continue;
+      const int delayer = nonblocking_delayer(p.nonblocking_delayer, members);
+      measured.push_back({&p, nonblocking_formula(p.nonblocking_formula, members),
+                          delayer < 0 ? kNone : recs[i + delayer].rec.rank, delayer < 0 ? kNone : recs[i + delayer].index});
+    }
+    const uint8_t cls = comm.grid ? CLS_GRID : CLS_LOCAL;
+    for (size_t k = 0; k < members.size(); ++k) {
+      const NbcRec& c = recs[i + k].rec;
+      if (c.is_test) continue;
+      Bytes& to = out[owner_of(c.rank, N, P)];
+      for (const Measured& m : measured) {  // per member in declaration order: waiting before completion
+        const int64_t v = k < m.w.size() ? m.w[k] : 0;
+        if (v <= 0) continue;
+        append(to, ResMsg{m.p->metric, cls, uint8_t(m.p->completion), c.cp, c.rank, recs[i + k].index, m.delayer_rank,
+                          m.delayer_index, m.p->completion ? c.leave - v : c.enter, v});
+      }
+    }
+  });
+}
+
+// Positions of the owned blocking (`colls`) and non-blocking (`nbcs`) collective records in
+// one sequence in event order: by rank, then the order the rank's events came in.
+struct CollOrder {
+  std::vector<uint32_t> colls, nbcs;
+  std::vector<uint32_t> call;  // per position: the completing call of a non-blocking record, else kNone
+  std::vector<int64_t> duration;  // per position: that completing call's duration (non-blocking only)
+  std::vector<Thread> thread;     // per position: the record's location
+};
+CollOrder collective_order(const LocalData& data) {
+  CollOrder o;
+  o.colls.resize(data.colls.size());
+  o.nbcs.resize(data.nbcs.size());
+  o.call.assign(data.colls.size() + data.nbcs.size(), kNone);
+  o.duration.assign(o.call.size(), 0);
+  o.thread.assign(o.call.size(), 0);
+  uint32_t m = 0, b = 0;
+  auto blocking_until = [&](uint32_t end) {
+    for (; b < end; ++b) {
+      o.thread[m] = data.colls[b].thread;
+      o.colls[b] = m++;
+    }
+  };
+  for (size_t k = 0; k < data.nbcs.size(); ++k) {
+    blocking_until(data.nbcs[k].after_colls);
+    o.call[m] = data.nbcs[k].call;
+    o.duration[m] = data.nbcs[k].leave - data.nbcs[k].enter;
+    o.thread[m] = data.nbcs[k].thread;
+    o.nbcs[k] = m++;
+  }
+  blocking_until(uint32_t(data.colls.size()));
+  return o;
+}
+
+}  // namespace
+
+// Collective records go to the owner of the communicator's first rank, which computes the
+// instances' waiting times and sends them back to the members' owners. data.colls and
+// data.nbcs are freed once sent (the memory serves the steps after it).
+void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {
+  const int P = t.size();
+  const uint32_t N = d.ranks();
+  const CollOrder order_of = collective_order(data);
+  const size_t owned = order_of.call.size();
+  const bool rc = data.timeline.enabled;
+  std::vector<uint32_t> nbc_done_call;  // per position: a non-blocking record's completing call
+  if (rc) {  // record position -> synchronisation call, for the root-cause pass
+    res.coll_position_call.assign(owned, kNone);
+    res.coll_position_sync.assign(owned, -1);
+    res.coll_position_group.assign(owned, kNone);
+    for (size_t b = 0; b < order_of.colls.size(); ++b) res.coll_position_call[order_of.colls[b]] = data.timeline.coll_call[b];
+    // a non-blocking record's position names its initiating call (where it is a delayer);
+    // its waits are charged at its completing call
+    nbc_done_call.assign(owned, kNone);
+    for (size_t k = 0; k < order_of.nbcs.size(); ++k) {
+      res.coll_position_call[order_of.nbcs[k]] = data.nbcs[k].req_call;
+      nbc_done_call[order_of.nbcs[k]] = data.nbcs[k].done_call;
+    }
+  }
+  std::vector<Bytes> out(P);
+  std::vector<size_t> count(P, 0);  // sized exactly first, as in point_to_point
+  for (const CollRec& c : data.colls) count[owner_of(d.comms[c.comm].members[0], N, P)]++;
+  for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(CollMsg));
+  for (size_t k = 0; k < data.colls.size(); ++k) {
+    const CollRec& c = data.colls[k];
+    append(out[owner_of(d.comms[c.comm].members[0], N, P)], CollMsg{c, order_of.colls[k], 0});
+  }
+  std::vector<CollRec>().swap(data.colls);
+  Records<CollMsg> coll_recs = unpack<CollMsg>(t.exchange(out));
+  for (int p = 0; p < P; ++p) out[p].clear();
+  for (size_t k = 0; k < data.nbcs.size(); ++k) {
+    const NbcRec& c = data.nbcs[k];
+    append(out[owner_of(d.comms[c.comm].members[0], N, P)], NbcMsg{c, order_of.nbcs[k], 0});
+  }
+  std::vector<NbcRec>().swap(data.nbcs);
+  Records<NbcMsg> nbc_recs = unpack<NbcMsg>(t.exchange(out));
+  out = collective_results(d, std::move(coll_recs), P, res, rc);
+  nonblocking_results(d, std::move(nbc_recs), P, res, out);
+  // The results arrive grouped by computing process; they are charged (and written) in
+  // the order of the members' own records instead, which no -j changes: rank, then event
+  // order, the results of one record in the order computed (waiting before completion).
+  // A stable counting sort by record index: O(n), 4 bytes per result and record.
+  Records<ResMsg> results = unpack<ResMsg>(t.exchange(out));
+  std::vector<uint32_t> slot(owned + 1, 0);
+  for (const ResMsg& r : results) {
+    if (r.index >= owned) throw std::logic_error("collective result for an unknown record");
+    slot[r.index + 1]++;
+  }
+  for (size_t k = 1; k < slot.size(); ++k) slot[k] += slot[k - 1];
+  std::vector<uint32_t> order(results.size());
+  for (size_t i = 0; i < results.size(); ++i) order[slot[results[i].index]++] = uint32_t(i);
+  // A Wait*/Test* that completes several non-blocking collectives waits once: only its
+  // longest wait for a join counts (the first of equal ones), as for Late Sender in a
+  // Waitall, then its longest completion delay (the first of equal ones), capped by the
+  // call's duration minus that wait: the two never cover the same time of the call.
+  std::vector<std::pair<uint32_t, int64_t>> in_set;     // (record position, key of its synchronising set)
+  std::map<int64_t, std::vector<uint32_t>> set_ranks;  // key -> the set's ranks
+  for (size_t k = 0; k < order.size();) {
+    const ResMsg& first = results[order[k]];
+    if (first.metric == kRcSync) {
+      res.coll_position_sync[first.index] = first.value;
+      res.coll_position_group[first.index] = first.delayer;
+      if (first.delayer == kInSyncSet) in_set.emplace_back(first.index, first.start);
+      ++k;
+      continue;
+    }
+    if (first.metric == kRcSyncSet) {
+      set_ranks[first.start].push_back(first.delayer);
+      ++k;
+      continue;
+    }
+    const uint32_t call = order_of.call[first.index];
+    if (call == kNone) {
+      acc.add(first.metric, first.cls == CLS_GRID, first.cp, first.rank, order_of.thread[first.index], first.start,
+              first.value);
+      if (rc && first.delayer != kNone && first.value > 0)
+        res.rc_waits.push_back({res.coll_position_call[first.index], first.metric, first.cls, REF_COLL, first.delayer,
+                                first.delayer_index, first.value});
+      ++k;
+      continue;
+    }
+    const ResMsg* wait = nullptr;
+    const ResMsg* done = nullptr;
+    size_t next = k;
+    for (; next < order.size(); ++next) {
+      const ResMsg& r = results[order[next]];
+      if (r.rank != first.rank || order_of.call[r.index] != call || r.metric >= kRcSyncSet) break;
+      const ResMsg*& best = r.completion ? done : wait;
+      if (!best || r.value > best->value) best = &r;
+    }
+    int64_t waited = 0;
+    if (wait) {
+      acc.add(wait->metric, wait->cls == CLS_GRID, wait->cp, wait->rank, order_of.thread[wait->index], wait->start,
+              wait->value);
+      waited = wait->value;
+      if (rc && wait->delayer != kNone && wait->delayer != wait->rank && nbc_done_call[wait->index] != kNone)
+        res.rc_waits.push_back({nbc_done_call[wait->index], wait->metric, wait->cls, REF_COLL, wait->delayer,
+                                wait->delayer_index, wait->value});
+    }
+    if (done) {
+      const int64_t leave = done->start + done->value;
+      const int64_t value = std::min(done->value, order_of.duration[done->index] - waited);
+      acc.add(done->metric, done->cls == CLS_GRID, done->cp, done->rank, order_of.thread[done->index], leave - value,
+              value);
+    }
+    k = next;
+  }
+  std::map<int64_t, uint32_t> set_id;
+  for (auto& [key, ranks] : set_ranks) {
+    std::sort(ranks.begin(), ranks.end());
+    set_id[key] = uint32_t(res.sync_sets.size());
+    res.sync_sets.push_back(std::move(ranks));
+  }
+  for (const auto& [pos, key] : in_set) res.coll_position_group[pos] = kSyncSetFlag | set_id.at(key);
+}
+
+}  // namespace gs::replay_detail

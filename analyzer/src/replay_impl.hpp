@@ -1,0 +1,49 @@
+// Private to the engine's forward replay: what its point-to-point half (replay.cpp, also
+// the driver) and its collective half (replay_collectives.cpp) share — the collective
+// records and results they exchange and the severity accumulator.
+#pragma once
+#include <cstdint>
+
+#include "replay.hpp"
+
+namespace gs::replay_detail {
+
+// A collective record on its way to the instance's computing process; `index`: its position
+// in the member's owner's records, so the results can be put back in that order.
+struct CollMsg { CollRec rec; uint32_t index, pad; };
+struct NbcMsg { NbcRec rec; uint32_t index, pad; };  // the same for a non-blocking collective
+// A member's waiting time in a collective instance, sent back to the member's owner.
+// `completion`: a non-blocking collective's completion delay (capped again at the owner).
+// `delayer`, `delayer_index`: the member whose lateness caused the wait and its record
+// position at its owner (root causes; kNone for completion delays and non-blocking ones).
+struct ResMsg {
+  uint16_t metric; uint8_t cls, completion; uint32_t cp, rank, index, delayer, delayer_index;
+  int64_t start, value;
+};
+
+class Accumulator {
+ public:
+  Accumulator(const Defs& d, ReplayResult& r) : d_(d), r_(r) {}
+  void add(uint16_t metric, bool grid, uint32_t cp, uint32_t rank, Thread thread, int64_t start, int64_t ticks) {
+    if (ticks <= 0) return;
+    double res = double(d_.resolution);
+    SevKey key{metric, uint8_t(grid ? CLS_GRID : CLS_LOCAL), thread, cp, rank};
+    // consecutive instances usually share their key: skip the hash lookup then
+    // (references into an unordered_map stay valid when it grows)
+    if (!last_ || !(key == last_key_)) { last_ = &r_.severities[key]; last_key_ = key; }
+    *last_ += ticks / res;
+    r_.waits->add({metric, key.cls, 0, cp, rank, 0, start / res, (start + ticks) / res});
+  }
+
+ private:
+  const Defs& d_;
+  ReplayResult& r_;
+  SevKey last_key_{};
+  double* last_ = nullptr;
+};
+
+// Blocking and non-blocking collectives: instances, their wait states and, with root
+// causes, their synchronisation points (replay_collectives.cpp).
+void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc);
+
+}  // namespace gs::replay_detail
