@@ -1,0 +1,211 @@
+// Root causes, step 1 and the wait classes (docs/root-causes.md): synchronisation
+// intervals as time maps, the delay of each wait state at its delayer's owner, short-term
+// costs, and each wait state's class (direct/indirect, propagating/terminal).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <queue>
+#include <tuple>
+#include <unordered_set>
+
+#include "gridscope/trace/error.hpp"
+#include "rootcause_impl.hpp"
+
+namespace gs::rootcause_detail {
+
+// Rank's synchronisation interval before call b with respect to `other` into `map`; the
+// waiting calls inside go to `waits` (docs/root-causes.md). It starts inside the latest
+// call that synchronised with `other`: that call's completion time counts.
+void Analysis::interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) const {
+  const auto& calls = tl_.calls;
+  const uint32_t rank = calls[b].rank;
+  uint32_t start = tl_.rank_first[slot_of(rank)];
+  uint32_t from = kNone;  // the call that starts it
+  int64_t completion = 0;
+  auto peer = peer_calls_.find(uint64_t(rank) << 32 | other);  // the latest call before b that synchronised with it
+  if (peer != peer_calls_.end()) {
+    const auto& list = peer->second;
+    auto it = std::lower_bound(list.begin(), list.end(), std::pair<uint32_t, int64_t>{b, INT64_MIN});
+    if (it != list.begin()) {
+      from = (it - 1)->first;
+      // several synchronisations of one call with the same rank: the largest completion
+      for (auto jt = it; jt != list.begin() && (jt - 1)->first == from; --jt) completion = std::max(completion, (jt - 1)->second);
+      start = from + 1;
+    }
+  }
+  const std::vector<uint32_t>& groups = group_calls_[slot_of(rank)];  // or a group call holding it, later
+  for (auto it = std::lower_bound(groups.begin(), groups.end(), b); it != groups.begin() && *(it - 1) >= start;) {
+    const uint32_t c = *--it;
+    if (group_holds(c, other)) { start = c + 1; from = c; completion = call_completion_[c]; break; }
+  }
+  if (from != kNone && completion > 0) map.add(calls[from].cp, false, completion);
+  for (uint32_t c = start;; ++c) {
+    for (uint32_t e = calls[c].seg_begin; e < calls[c].seg_end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
+    if (c == b) break;
+    const SyncCall& x = calls[c];
+    const int64_t wan = wan_of(c);
+    map.add(x.cp, false, std::max<int64_t>(0, x.leave - x.enter - call_wait_[c] - wan));
+    map.add(x.cp, true, wan);
+    if (waits && call_wait_[c] > 0) waits->push_back({c, call_wait_[c]});
+  }
+}
+
+// ---- 1. delays at the delayers' owners
+void Analysis::delays() {
+  const auto& waits = fwd_.rc_waits;
+  const uint32_t N = d_.ranks();
+  std::vector<uint32_t> next_ordinal(mine_.size(), 0);
+  std::vector<Bytes> out(P_);
+  // our own wait states and those sent here, in one order: (waiting call, ordinal)
+  constexpr uint32_t kRemote = 0x80000000u;
+  struct Pending { uint64_t gid; uint32_t ordinal, idx; };  // idx: rc_waits index, or kRemote | request
+  std::vector<Pending> reqs;
+  for (size_t i = 0; i < waits.size(); ++i) {
+    const RcWait& w = waits[i];
+    const uint32_t q = tl_.calls[w.call].rank;
+    const uint32_t ordinal = next_ordinal[slot_of(q)]++;
+    if (w.delayer == kNone || w.delayer == q) continue;
+    const uint32_t owner = owner_of(w.delayer, N, P_);
+    if (owner == uint32_t(me_)) { reqs.push_back({gid_of(w.call), ordinal, uint32_t(i)}); continue; }
+    Request rq{gid_of(w.call), q, w.delayer, w.delayer_index, ordinal, uint32_t(i), d_.rank_metahost[q], 0,
+               w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(call_wait_[w.call])};
+    tq_.clear();
+    interval(w.call, w.delayer, tq_, nullptr);
+    for (uint32_t cp : tq_.touched()) rq.keys += (tq_.at(cp, false) != 0) + (tq_.at(cp, true) != 0);
+    Bytes& b = out[owner];
+    append(b, rq);
+    for (uint32_t cp : tq_.touched())
+      for (int wan = 0; wan < 2; ++wan)
+        if (int64_t v = tq_.at(cp, wan)) append(b, KeyTicks{cp_hash_[cp] ^ (wan ? kWanSalt : 0), v});
+  }
+  std::vector<Request> remote;
+  std::vector<size_t> keys_at;
+  std::vector<KeyTicks> keys;
+  {
+    Bytes in = t_.exchange(out);
+    for (Cursor c(in); !c.done();) {
+      Request rq = c.get<Request>();
+      reqs.push_back({rq.gid, rq.ordinal, kRemote | uint32_t(remote.size())});
+      remote.push_back(rq);
+      keys_at.push_back(keys.size());
+      for (uint32_t k = 0; k < rq.keys; ++k) keys.push_back(c.get<KeyTicks>());
+    }
+  }
+  std::sort(reqs.begin(), reqs.end(),
+            [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
+
+  replies_.assign(waits.size(), Reply{kNone, 0, 0.0, UINT64_MAX, 0});
+  std::vector<Bytes> back(P_), graph(P_);
+  std::vector<std::pair<uint32_t, int64_t>> wl;
+  prop_max_.assign(tl_.calls.size(), 0.0);
+  for (const Pending& pr : reqs) {
+    const bool is_remote = pr.idx & kRemote;
+    Request rq;
+    if (is_remote) {
+      rq = remote[pr.idx & ~kRemote];
+    } else {
+      const RcWait& w = waits[pr.idx];
+      const uint32_t q = tl_.calls[w.call].rank;
+      rq = Request{pr.gid, q, w.delayer, w.delayer_index, pr.ordinal, pr.idx, d_.rank_metahost[q], 0,
+                   w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(call_wait_[w.call])};
+    }
+    const uint32_t sp = delayer_call(rq.ref, rq.index);
+    if (sp == kNone || sp >= tl_.calls.size() || tl_.calls[sp].rank != rq.p) continue;
+    ++with_delayer_;
+    tp_.clear();
+    wl.clear();
+    interval(sp, rq.q, tp_, &wl);
+    tq_.clear();  // the waiting side's map, by our call paths
+    if (!is_remote) {
+      interval(waits[pr.idx].call, rq.p, tq_, nullptr);
+    } else {
+      const size_t at = keys_at[pr.idx & ~kRemote];
+      for (uint32_t k = 0; k < rq.keys; ++k) {
+        const KeyTicks& kt = keys[at + k];
+        auto it = cp_of_hash_.find(kt.key);
+        if (it != cp_of_hash_.end()) tq_.add(it->second, false, kt.ticks);
+        else if ((it = cp_of_hash_.find(kt.key ^ kWanSalt)) != cp_of_hash_.end()) tq_.add(it->second, true, kt.ticks);
+      }
+    }
+    const uint32_t d_begin = uint32_t(dents_.size());
+    double dsum = 0;
+    for (uint32_t cp : tp_.touched())
+      for (int wan = 0; wan < 2; ++wan) {
+        int64_t dv = tp_.at(cp, wan) - tq_.at(cp, wan);
+        if (dv > 0) { dents_.push_back({cp, uint8_t(wan), dv}); dsum += double(dv); }
+      }
+    double wsum = 0;
+    for (auto& [c, w] : wl) wsum += double(w);
+    const double D = dsum + wsum;
+    // (Scalasca caps the scale at 1 for point-to-point waits only: a collective's wait is
+    // charged in full to the latecomer's delay, however small; scout's MpiDelayOps.cpp)
+    const int g = group_of(rq.metric);
+    const double scale = !(D > 0) ? 0.0 : g < 2 ? std::min(double(rq.ticks) / D, 1.0) : double(rq.ticks) / D;
+    for (size_t k = d_begin; k < dents_.size(); ++k) {
+      const DEntry& e = dents_[k];
+      const double v = scale * double(e.d) / res_;
+      cause(rq.metric, rq.cls, e, rq.p, rq.wait_metahost).first += v;
+      add_sev(kDelayShort[g], rq.cls, e.cp, rq.p, v);
+    }
+    if (!wl.empty()) {
+      NodeMsg nm{};
+      nm.gid = rq.gid; nm.ordinal = rq.ordinal; nm.list = uint32_t(wl.size());
+      nm.group = uint8_t(g); nm.cls = rq.cls; nm.D = D; nm.scale = scale; nm.share = rq.share;
+      append(graph[0], nm);
+      for (auto& [c, w] : wl) {
+        prop_max_[c] = std::max(prop_max_[c], scale);
+        append(graph[0], ListEntry{gid_of(c), w});
+      }
+      edges_ += wl.size();
+    }
+    const uint32_t wrec = uint32_t(wrecs_.size());
+    if (dents_.size() > d_begin) wrecs_.push_back({d_begin, uint32_t(dents_.size()), D, sp, rq.wait_metahost, rq.metric, rq.cls});
+    const Reply reply{dents_.size() > d_begin ? wrec : kNone, uint32_t(me_), scale * wsum, gid_of(sp), tl_.calls[sp].enter};
+    if (is_remote)
+      append(back[owner_of(rq.q, N, P_)], Indirect{rq.w_local, reply.wrec, reply.src, 0, reply.indirect, reply.target,
+                                                    reply.target_enter});
+    else
+      replies_[pr.idx] = reply;
+  }
+  Bytes in = t_.exchange(back);
+  for (Cursor c(in); !c.done();) {
+    Indirect m = c.get<Indirect>();
+    replies_[m.w_local] = Reply{m.wrec, m.src, m.ticks, m.target, m.target_enter};
+  }
+  graph_in_ = t_.exchange(graph);
+}
+
+// ---- 2. wait-state classes at the waiting owners; the calls the path can leave through
+void Analysis::classes() {
+  const auto& waits = fwd_.rc_waits;
+  std::vector<Bytes> jumps(P_);
+  uint32_t best = kNone;  // the wait the current call is left through on the critical path
+  auto flush_jump = [&]() {
+    if (best == kNone) return;
+    const RcWait& w = waits[best];
+    const SyncCall& x = tl_.calls[w.call];
+    append(jumps[0], JumpMsg{gid_of(w.call), replies_[best].target, x.enter, x.leave, w.ticks, replies_[best].target_enter});
+    best = kNone;
+  };
+  for (size_t i = 0; i < waits.size(); ++i) {
+    const RcWait& w = waits[i];
+    const SyncCall& call = tl_.calls[w.call];
+    const int g = group_of(w.metric);
+    const double ind = std::min(replies_[i].indirect, double(w.ticks));
+    add_sev(class_metric(DIRECT, g), w.cls, call.cp, call.rank, (double(w.ticks) - ind) / res_);
+    add_sev(class_metric(INDIRECT, g), w.cls, call.cp, call.rank, ind / res_);
+    const double prop = std::min(prop_max_[w.call], 1.0) * double(w.ticks);
+    add_sev(class_metric(PROPAGATING, g), w.cls, call.cp, call.rank, prop / res_);
+    add_sev(class_metric(TERMINAL, g), w.cls, call.cp, call.rank, (double(w.ticks) - prop) / res_);
+    if (replies_[i].target == UINT64_MAX) continue;
+    if (best != kNone && waits[best].call != w.call) flush_jump();
+    if (best == kNone || w.ticks > waits[best].ticks) best = uint32_t(i);
+  }
+  flush_jump();
+  jumps_in_ = t_.exchange(jumps);
+}
+
+}  // namespace gs::rootcause_detail

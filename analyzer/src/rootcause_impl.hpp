@@ -1,0 +1,273 @@
+// Private to the root-cause pass (rootcause.cpp: set-up, synchronisation points, driver;
+// rootcause_delays.cpp: intervals, delay costs, wait classes; rootcause_path.cpp: the
+// propagation graph, long-term costs and the critical path): its wire records, time maps
+// and the Analysis class.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "rootcause.hpp"
+
+namespace gs::rootcause_detail {
+
+
+constexpr uint64_t kWanSalt = 0x9E3779B97F4A7C15ull;
+// Delay groups, their delay metrics and wait-class metrics: patterns/patterns.toml
+// (analyzer/generated/gs_patterns.hpp).
+constexpr int kGroups = kDelayGroups;
+constexpr int kCosts = kGroups * 2;   // x class of the wait finally caused (local, grid)
+
+inline int group_of(uint16_t metric) { return metric < M_COUNT ? kDelayGroupOf[metric] : -1; }
+enum WaitClass { DIRECT = 0, INDIRECT = 1, PROPAGATING = 2, TERMINAL = 3 };
+inline uint16_t class_metric(WaitClass c, int group) { return kWaitClassMetric[c][group]; }
+
+inline uint64_t name_hash(const std::string& s) {  // FNV-1a
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+inline uint64_t mix(uint64_t h, uint64_t v) { return (h ^ (v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdull; }
+
+// ---- wire records (plain structs, copied byte-wise)
+// per rank: its calls, first and last event, MPI_Init's and MPI_Finalize's call (offsets in
+// the rank's calls, kNone: none) with the Init's enter and the Finalize's enter
+struct RankCount { uint32_t rank, init, finalize, pad; uint64_t calls; int64_t start, end, init_enter, init_leave, finalize_enter; };
+// A wait state from another process, followed by `keys` KeyTicks (the waiting side's time
+// map); a wait state of our own ranks has its map computed in place.
+struct Request {
+  uint64_t gid;                     // waiting call
+  uint32_t q, p, index, ordinal;    // waiting rank, delayer rank, delayer record, ordinal among q's waits
+  uint32_t w_local, wait_metahost;  // index in the waiting owner's rc_waits; q's metahost
+  uint32_t keys;
+  uint16_t metric;
+  uint8_t cls, ref;
+  int64_t ticks;
+  double share;                     // this wait's part of its call's waiting
+};
+struct KeyTicks { uint64_t key; int64_t ticks; };
+// waiting owner -> delayer owner: the delayer's call synchronised with rank q; `call` (the
+// waiting call at its owner) and `leave` (its leave) give both sides' completion times;
+// `reply`: the waiting side needs the delayer call's leave back (Late Sender)
+struct Notice { uint32_t ref, index, p, q, call, reply; int64_t leave; };
+// delayer owner -> waiting owner: the leave of the delayer's call (INT64_MAX: no such call)
+struct Back { uint32_t call, p; int64_t leave; };
+// delayer owner -> waiting owner: the indirect part and where the critical path would move
+struct Indirect { uint32_t w_local, wrec, src, pad; double ticks; uint64_t target; int64_t target_enter; };
+// What a waiting owner keeps of each of its wait states from the delayer's side.
+struct Reply { uint32_t wrec, src; double indirect; uint64_t target; int64_t target_enter; };
+struct NodeMsg {  // a wait state with a non-empty wait list, followed by `list` ListEntry
+  uint64_t gid;
+  uint32_t ordinal, list;
+  uint8_t group, cls, pad[6];
+  double D, scale, share;
+};
+struct ListEntry { uint64_t gid; int64_t w; };
+struct NodeCost { uint64_t gid; double c[kCosts]; };        // 0 -> waiting owner: a call's inherited costs
+struct WaitCost { uint32_t wrec, pad; double c[kCosts]; };    // waiting owner -> delayer owner
+// waiting owner -> 0: a call the critical path can leave through (its longest wait with a
+// known delayer) and where it would go
+struct JumpMsg { uint64_t gid, target; int64_t enter, leave, wait, target_enter; };
+// 0 -> owner: the path covers rank's segments before calls (lo, hi] and calls (lo, hi)
+// whole, and `lo_ticks` of call lo (lo_ticks < 0: no call lo, down to the rank's start)
+struct CoverMsg { uint64_t lo, hi; int64_t lo_ticks; };
+
+class Cursor {
+ public:
+  explicit Cursor(const Bytes& b) : p_(b.data()), end_(b.data() + b.size()) {}
+  bool done() const { return p_ >= end_; }
+  template <class T>
+  T get() {
+    if (p_ + sizeof(T) > end_) throw std::logic_error("root causes: truncated message");
+    T v;
+    std::memcpy(&v, p_, sizeof(T));
+    p_ += sizeof(T);
+    return v;
+  }
+
+ private:
+  const char* p_;
+  const char* end_;
+};
+
+struct CauseKey {
+  uint16_t pattern; uint8_t cls, kind; uint32_t cp, rank, wait_metahost;
+  bool operator==(const CauseKey& o) const {
+    return pattern == o.pattern && cls == o.cls && kind == o.kind && cp == o.cp && rank == o.rank &&
+           wait_metahost == o.wait_metahost;
+  }
+};
+struct CauseKeyHash {
+  size_t operator()(const CauseKey& k) const {
+    return mix(mix(mix(k.cp, k.rank), k.wait_metahost), uint64_t(k.pattern) << 16 | k.cls << 8 | k.kind);
+  }
+};
+
+// A time map over call paths (and their WAN parts), dense by process-local call path.
+class TimeMap {
+ public:
+  explicit TimeMap(size_t cps) : plain_(cps, 0), wan_(cps, 0), seen_(cps, 0) {}
+  void add(uint32_t cp, bool wan, int64_t v) {
+    if (v == 0) return;
+    if (!seen_[cp]) { seen_[cp] = 1; touched_.push_back(cp); }
+    (wan ? wan_ : plain_)[cp] += v;
+  }
+  void clear() {
+    for (uint32_t cp : touched_) { plain_[cp] = wan_[cp] = 0; seen_[cp] = 0; }
+    touched_.clear();
+  }
+  const std::vector<uint32_t>& touched() const { return touched_; }
+  int64_t at(uint32_t cp, bool wan) const { return (wan ? wan_ : plain_)[cp]; }
+
+ private:
+  std::vector<int64_t> plain_, wan_;
+  std::vector<uint8_t> seen_;
+  std::vector<uint32_t> touched_;
+};
+
+struct DEntry { uint32_t cp; uint8_t wan; int64_t d; };
+// What a delayer owner keeps of a wait state until its inherited costs come back.
+struct WRec {
+  uint32_t d_begin, d_end;  // its delay entries
+  double D;
+  uint32_t sp, wait_metahost;  // the delayer's call; the waiting rank's metahost
+  uint16_t metric;
+  uint8_t cls;
+};
+
+class Analysis {
+ public:
+  Analysis(const Defs& d, const LocalData& data, const ReplayResult& fwd, Transport& t, const std::vector<uint32_t>& mine)
+      : d_(d), data_(data), tl_(data.timeline), fwd_(fwd), t_(t), mine_(mine), P_(t.size()), me_(t.rank()),
+        res_(double(d.resolution)), ncp_(data.tree.nodes.size()), tp_(ncp_), tq_(ncp_) {}
+
+  RootCauseResult run();
+
+ private:
+  void setup();
+
+  void wan_sources();
+
+  size_t slot_of(uint32_t rank) const { return rank - mine_[0]; }
+  uint32_t rank_end(size_t slot) const {
+    return slot + 1 < mine_.size() ? tl_.rank_first[slot + 1] : uint32_t(tl_.calls.size());
+  }
+  uint64_t gid_of(uint32_t c) const {
+    uint32_t r = tl_.calls[c].rank;
+    return gbase_[r] + (c - tl_.rank_first[slot_of(r)]);
+  }
+  uint32_t rank_of_gid(uint64_t gid) const {
+    return uint32_t(std::upper_bound(gbase_.begin(), gbase_.end(), gid) - gbase_.begin()) - 1;
+  }
+  uint32_t local_of(uint64_t gid) const {
+    const uint32_t r = rank_of_gid(gid);
+    return uint32_t(tl_.rank_first[slot_of(r)] + (gid - gbase_[r]));
+  }
+
+  int64_t wan_of(uint32_t c) const { return call_wan_.empty() ? 0 : call_wan_[c]; }
+
+  void synchronisations();
+  void synchronised(uint32_t call, uint32_t peer, int64_t completion) {
+    peer_calls_[uint64_t(tl_.calls[call].rank) << 32 | peer].push_back({call, completion});
+  }
+  // the delayer's call (kNone: none), registered as synchronised with q
+  uint32_t add_delayer_sync(uint8_t ref, uint32_t index, uint32_t p, uint32_t q, int64_t wait_leave) {
+    const uint32_t sp = delayer_call(ref, index);
+    if (sp == kNone || sp >= tl_.calls.size() || tl_.calls[sp].rank != p) return kNone;
+    synchronised(sp, q, ref == REF_COLL ? call_completion_[sp] : std::max<int64_t>(0, tl_.calls[sp].leave - wait_leave));
+    return sp;
+  }
+  bool group_holds(uint32_t c, uint32_t other) const {
+    const uint32_t comm = group_comm_[c];
+    if (comm == kAllRanks) return true;
+    if (comm == kNone) return false;
+    if (comm & kSyncSetFlag) {
+      const std::vector<uint32_t>& set = fwd_.sync_sets[comm & ~kSyncSetFlag];
+      return std::binary_search(set.begin(), set.end(), other);
+    }
+    return d_.comms[comm].position.count(other) > 0;
+  }
+
+  void interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) const;
+
+  uint32_t delayer_call(uint8_t ref, uint32_t index) const {
+    const std::vector<uint32_t>* v = ref == REF_SEND        ? &tl_.send_call
+                                     : ref == REF_RECV_POST ? &tl_.recv_post_call
+                                                            : &fwd_.coll_position_call;
+    return index < v->size() ? (*v)[index] : kNone;
+  }
+
+  void delays();
+
+  std::pair<double, double>& cause(uint16_t metric, uint8_t cls, const DEntry& e, uint32_t p, uint32_t wait_mh) {
+    const uint8_t kind = e.wan ? KIND_WAN : cp_mpi_[e.cp] ? KIND_COMMUNICATION : KIND_COMPUTATION;
+    const CauseKey key{metric, cls, kind, e.cp, p, wait_mh};
+    CauseSlot& s = cause_cache_[CauseKeyHash()(key) % kSevCache];
+    if (!s.value || !(s.key == key)) s = {key, &causes_[key]};
+    return *s.value;
+  }
+  // Severities through a small direct-mapped cache of map entries (they stay put when the map
+  // grows): most updates hit a key a recent one used.
+  void add_sev(uint16_t metric, uint8_t cls, uint32_t cp, uint32_t rank, double v) {
+    if (v == 0) return;
+    const SevKey key{metric, cls, 0, cp, rank};  // root causes: master locations only
+    SevSlot& s = sev_cache_[SevKeyHash()(key) % kSevCache];
+    if (!s.value || !(s.key == key)) s = {key, &out_.severities[key]};
+    *s.value += v;
+  }
+
+  void classes();
+
+  void graph_and_path();
+
+  void solve(std::vector<Bytes>& node_costs);
+
+  void walk(std::vector<Bytes>& cover);
+
+  void finish();
+
+  const Defs& d_;
+  const LocalData& data_;
+  const Timeline& tl_;
+  const ReplayResult& fwd_;
+  Transport& t_;
+  const std::vector<uint32_t>& mine_;
+  const int P_, me_;
+  const double res_;
+  const size_t ncp_;
+  TimeMap tp_, tq_;
+  std::vector<uint64_t> cp_hash_;
+  std::vector<uint8_t> cp_mpi_;
+  std::unordered_map<uint64_t, uint32_t> cp_of_hash_;
+  std::vector<uint64_t> gbase_;
+  std::vector<RankCount> ranks_;  // every rank's
+  // (rank << 32 | peer) -> its calls that synchronised with peer, with their completion times
+  std::unordered_map<uint64_t, std::vector<std::pair<uint32_t, int64_t>>> peer_calls_;
+  std::vector<std::vector<uint32_t>> group_calls_;  // per owned rank: barriers, N-to-N groups, Init, Finalize
+  std::vector<uint32_t> group_comm_;                // per call: the communicator it synchronised as a whole (kNone)
+  std::vector<int64_t> call_completion_;            // per call: its completion time as a collective or MPI_Init
+  std::vector<int64_t> call_wait_;
+  std::vector<int64_t> call_wan_;  // per call: its WAN excess (empty: no call has one)
+  std::vector<uint32_t> call_wan_from_;  // per call: the metahost its largest WAN excess came from
+  std::vector<double> prop_max_;  // per call on some wait list: the largest scale (else 0)
+  std::vector<Reply> replies_;  // per rc_waits entry
+  std::vector<DEntry> dents_;
+  std::vector<WRec> wrecs_;
+  std::unordered_map<CauseKey, std::pair<double, double>, CauseKeyHash> causes_;
+  Bytes graph_in_, jumps_in_;
+  uint64_t with_delayer_ = 0, edges_ = 0, unordered_ = 0;
+  RootCauseResult out_;
+  struct SevSlot { SevKey key{}; double* value = nullptr; };
+  struct CauseSlot { CauseKey key{}; std::pair<double, double>* value = nullptr; };
+  CauseSlot cause_cache_[256];
+  static constexpr size_t kSevCache = 256;
+  SevSlot sev_cache_[kSevCache];
+};
+
+}  // namespace gs::rootcause_detail

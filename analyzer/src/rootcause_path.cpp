@@ -1,0 +1,227 @@
+// Root causes, steps 2 and 3 (docs/root-causes.md): the propagation graph at process 0,
+// long-term costs per waiting call, the critical path walked back from the end of the run,
+// and the totals.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <queue>
+#include <tuple>
+#include <unordered_set>
+
+#include "gridscope/trace/error.hpp"
+#include "rootcause_impl.hpp"
+
+namespace gs::rootcause_detail {
+
+// ---- 3. process 0 solves and walks; the results go back
+void Analysis::graph_and_path() {
+  std::vector<Bytes> node_costs(P_), cover(P_);
+  if (me_ == 0) {
+    solve(node_costs);
+    walk(cover);
+  }
+  // a waiting call's inherited costs, shared among its waits, to their delayers' owners
+  std::vector<Bytes> wait_costs(P_);
+  {
+    Bytes in = t_.exchange(node_costs);
+    std::vector<uint32_t> first(tl_.calls.size() + 1, 0), at;  // the waits of each call
+    const auto& waits = fwd_.rc_waits;
+    for (const RcWait& w : waits) first[w.call + 1]++;
+    for (size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
+    at.resize(waits.size());
+    {
+      std::vector<uint32_t> fill(first.begin(), first.end() - 1);
+      for (uint32_t i = 0; i < waits.size(); ++i) at[fill[waits[i].call]++] = i;
+    }
+    for (Cursor c(in); !c.done();) {
+      NodeCost nc = c.get<NodeCost>();
+      const uint32_t call = local_of(nc.gid);
+      for (uint32_t k = first[call]; k < first[call + 1]; ++k) {
+        const uint32_t i = at[k];
+        if (replies_[i].wrec == kNone) continue;
+        WaitCost wc{replies_[i].wrec, 0, {}};
+        const double share = double(waits[i].ticks) / double(call_wait_[call]);
+        for (int j = 0; j < kCosts; ++j) wc.c[j] = nc.c[j] * share;
+        append(wait_costs[replies_[i].src], wc);
+      }
+    }
+  }
+  {
+    Bytes in = t_.exchange(wait_costs);
+    Records<WaitCost> costs = unpack<WaitCost>(std::move(in));
+    // in our own wait-state order (the arrival order depends on the processes)
+    std::stable_sort(costs.begin(), costs.end(), [](const WaitCost& a, const WaitCost& b) { return a.wrec < b.wrec; });
+    for (const WaitCost& m : costs) {
+      const WRec& w = wrecs_[m.wrec];
+      const uint32_t p = tl_.calls[w.sp].rank;
+      double total = 0;
+      for (double v : m.c) total += v;
+      if (!(total > 0) || !(w.D > 0)) continue;
+      for (size_t k = w.d_begin; k < w.d_end; ++k) {
+        const DEntry& e = dents_[k];
+        cause(w.metric, w.cls, e, p, w.wait_metahost).second += total / w.D * double(e.d) / res_;
+        for (int j = 0; j < kCosts; ++j)
+          if (m.c[j] > 0) add_sev(kDelayLong[j / 2], uint8_t(j % 2), e.cp, p, m.c[j] / w.D * double(e.d) / res_);
+      }
+    }
+  }
+  Bytes cover_in = t_.exchange(cover);
+  for (Cursor c(cover_in); !c.done();) {
+    CoverMsg m = c.get<CoverMsg>();
+    const uint32_t hi = local_of(m.hi);
+    const uint32_t rank = tl_.calls[hi].rank;
+    const uint32_t lo = m.lo_ticks < 0 ? kNone : local_of(m.lo);
+    for (uint32_t x = lo == kNone ? tl_.rank_first[slot_of(rank)] : lo + 1;; ++x) {
+      const SyncCall& call = tl_.calls[x];
+      for (uint32_t e = call.seg_begin; e < call.seg_end; ++e)
+        add_sev(M_CRITICAL_PATH, CLS_NONE, tl_.seg[e].cp, rank, double(tl_.seg[e].ticks) / res_);
+      if (x == hi) break;
+      add_sev(M_CRITICAL_PATH, CLS_NONE, call.cp, rank, double(call.leave - call.enter) / res_);
+    }
+    if (lo != kNone) add_sev(M_CRITICAL_PATH, CLS_NONE, tl_.calls[lo].cp, rank, double(m.lo_ticks) / res_);
+  }
+}
+
+// Long-term costs over the propagation graph, in a fixed topological order: each waiting
+// call's costs are final before its wait states pass them on.
+void Analysis::solve(std::vector<Bytes>& node_costs) {
+  const uint32_t N = d_.ranks();
+  struct Node { NodeMsg m; size_t list_at; };
+  std::vector<Node> ws;
+  std::vector<ListEntry> lists;
+  for (Cursor c(graph_in_); !c.done();) {
+    NodeMsg m = c.get<NodeMsg>();
+    ws.push_back({m, lists.size()});
+    for (uint32_t k = 0; k < m.list; ++k) lists.push_back(c.get<ListEntry>());
+  }
+  Bytes().swap(graph_in_);
+  std::sort(ws.begin(), ws.end(), [](const Node& a, const Node& b) {
+    return std::tie(a.m.gid, a.m.ordinal) < std::tie(b.m.gid, b.m.ordinal);
+  });
+  // nodes: the calls that occur, numbered in call order (a direct index over all calls)
+  std::vector<uint32_t> node_of(gbase_[N], kNone);
+  for (const Node& w : ws) node_of[w.m.gid] = 0;
+  for (const ListEntry& e : lists) node_of[e.gid] = 0;
+  std::vector<uint64_t> ids;
+  for (uint64_t g = 0; g < node_of.size(); ++g)
+    if (node_of[g] == 0) { node_of[g] = uint32_t(ids.size()); ids.push_back(g); }
+  auto id_of = [&](uint64_t gid) { return size_t(node_of[gid]); };
+  std::vector<uint32_t> indeg(ids.size(), 0);
+  std::vector<size_t> first_w(ids.size(), ws.size());
+  for (size_t i = ws.size(); i-- > 0;) first_w[id_of(ws[i].m.gid)] = i;
+  for (const ListEntry& e : lists) indeg[id_of(e.gid)]++;
+  // costs only where some wait state passes them on (a call without predecessors has none)
+  std::vector<uint32_t> slot(ids.size(), kNone);
+  std::vector<std::array<double, kCosts>> c;
+  for (size_t n = 0; n < ids.size(); ++n)
+    if (indeg[n] > 0) { slot[n] = uint32_t(c.size()); c.emplace_back().fill(0.0); }
+  std::vector<uint8_t> done(ids.size(), 0);
+  std::priority_queue<size_t> ready;  // latest call first (any fixed rule would do)
+  for (size_t n = 0; n < ids.size(); ++n)
+    if (indeg[n] == 0) ready.push(n);
+  auto process = [&](size_t n) {
+    done[n] = 1;
+    std::array<double, kCosts> mine{};
+    if (slot[n] != kNone) {
+      mine = c[slot[n]];
+      NodeCost nc{ids[n], {}};
+      std::copy(mine.begin(), mine.end(), nc.c);
+      append(node_costs[owner_of(rank_of_gid(ids[n]), N, P_)], nc);
+    }
+    for (size_t i = first_w[n]; i < ws.size() && ws[i].m.gid == ids[n]; ++i) {
+      const NodeMsg& m = ws[i].m;
+      for (uint32_t k = 0; k < m.list; ++k) {
+        const ListEntry& e = lists[ws[i].list_at + k];
+        const size_t x = id_of(e.gid);
+        auto& cx = c[slot[x]];
+        const double w = double(e.w);
+        cx[m.group * 2 + m.cls] += m.scale * w;
+        if (m.D > 0)
+          for (int j = 0; j < kCosts; ++j) cx[j] += mine[j] * m.share / m.D * w;
+        if (indeg[x] > 0 && --indeg[x] == 0) ready.push(x);
+      }
+    }
+  };
+  while (!ready.empty()) {
+    size_t n = ready.top();
+    ready.pop();
+    if (!done[n]) process(n);
+  }
+  for (size_t n = ids.size(); n-- > 0;)  // cycles (a trace that breaks causality): as far as they go
+    if (!done[n]) { ++unordered_; process(n); }
+}
+
+// The critical path: backward from the end of the last rank (docs/root-causes.md), from
+// one call it can leave through to the next.
+void Analysis::walk(std::vector<Bytes>& cover) {
+  const uint32_t N = d_.ranks();
+  Records<JumpMsg> jumps = unpack<JumpMsg>(std::move(jumps_in_));
+  // (a call can come twice: its waits are listed per kind; the longer one is tried first)
+  std::sort(jumps.begin(), jumps.end(), [](const JumpMsg& a, const JumpMsg& b) {
+    return std::tie(a.gid, b.wait, a.target) < std::tie(b.gid, a.wait, b.target);
+  });
+  // From the latest MPI_Finalize back to MPI_Init, as Scalasca (from the latest last event
+  // back to the first when some rank has no Finalize, or no Init)
+  bool all_finalize = N > 0;
+  for (uint32_t k = 0; k < N; ++k) all_finalize &= ranks_[k].finalize != kNone;
+  auto end_of = [&](uint32_t k) { return all_finalize ? ranks_[k].finalize_enter : ranks_[k].end; };
+  uint32_t r = 0;
+  for (uint32_t k = 1; k < N; ++k)
+    if (end_of(k) > end_of(r)) r = k;
+  out_.path_start_rank = r;
+  uint64_t cursor = all_finalize ? gbase_[r] + ranks_[r].finalize : gbase_[r + 1] - 1;
+  int64_t arrival = end_of(r), length = 0;
+  std::unordered_set<uint64_t> arrived;
+  for (;;) {
+    const RankCount& rk = ranks_[r];
+    const uint64_t floor = rk.init == kNone ? gbase_[r] : gbase_[r] + rk.init + 1;  // lowest call to leave through
+    auto it = std::lower_bound(jumps.begin(), jumps.end(), cursor, [](const JumpMsg& j, uint64_t g) { return j.gid < g; });
+    const JumpMsg* out = nullptr;
+    while (it != jumps.begin() && (it - 1)->gid >= floor) {
+      const JumpMsg& j = *--it;
+      if (j.target_enter <= j.enter + j.wait && !arrived.count(j.target)) {
+        out = &j;
+        break;
+      }
+    }
+    if (!out) {
+      // the path ends with the whole MPI_Init, as scout's (CriticalPath.pattern "INIT": the
+      // runtimes from Init's synchronisation point, its leave, hold the call itself)
+      const int64_t begin = rk.init == kNone ? rk.start : rk.init_enter;
+      const uint64_t init = gbase_[r] + rk.init;
+      append(cover[owner_of(r, N, P_)], rk.init == kNone ? CoverMsg{0, cursor, -1}
+                                                          : CoverMsg{init, cursor, rk.init_leave - rk.init_enter});
+      out_.path.push_back({r, 0, double(begin) / res_, double(arrival) / res_});
+      length += arrival - begin;
+      break;
+    }
+    const int64_t resume = std::min(out->enter + out->wait, out->leave);
+    append(cover[owner_of(r, N, P_)], CoverMsg{out->gid, cursor, out->leave - resume});
+    out_.path.push_back({r, 0, double(resume) / res_, double(arrival) / res_});
+    length += arrival - resume;
+    arrived.insert(out->target);
+    cursor = out->target;
+    r = rank_of_gid(cursor);
+    arrival = out->target_enter;
+  }
+  out_.path_length_s = double(length) / res_;
+}
+
+void Analysis::finish() {
+  uint64_t totals[3] = {fwd_.rc_waits.size(), with_delayer_, edges_};
+  t_.sum(totals, 3);
+  out_.wait_states = totals[0];
+  out_.with_delayer = totals[1];
+  out_.propagation_edges = totals[2];
+  out_.unordered = unordered_;
+  for (auto& [k, v] : causes_) out_.causes.push_back({k.pattern, k.cls, k.kind, k.cp, k.rank, k.wait_metahost, v.first, v.second});
+  std::sort(out_.causes.begin(), out_.causes.end(), [](const CauseRow& a, const CauseRow& b) {
+    return std::tie(a.pattern, a.cls, a.kind, a.cp, a.rank, a.wait_metahost) <
+           std::tie(b.pattern, b.cls, b.kind, b.cp, b.rank, b.wait_metahost);
+  });
+}
+
+}  // namespace gs::rootcause_detail
