@@ -27,7 +27,7 @@ SCOREP = REPO.parent / "shared" / "testdata" / "scorep"
 RUN_DEPENDENT = ("analysis",)  # summary.json keys that hold this run's timings
 
 
-def digest(path: Path) -> str:
+def digest(path: Path, work: Path) -> str:
     if path.name == "summary.json":
         summary = json.loads(path.read_text())
         for key in RUN_DEPENDENT:
@@ -39,15 +39,15 @@ def digest(path: Path) -> str:
                             for m in cubex.getmembers() if m.isfile())
     else:
         data = path.read_bytes()
-    return hashlib.sha256(data).hexdigest()[:16]
+    return hashlib.sha256(data.replace(str(work).encode(), b"<work>")).hexdigest()[:16]
 
 
-def analyse(trace: Path, out: Path, extra: list[str]) -> list[str]:
+def analyse(trace: Path, out: Path, extra: list[str], work: Path) -> list[str]:
     cmd = ["gridscope", "analyze", str(trace), "-o", str(out), "-q", "--no-gains", *extra]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         return [f"exit {done.returncode}: {done.stderr.strip().splitlines()[-1:]}"]
-    return [f"{f.relative_to(out)} {digest(f)}" for f in sorted(out.rglob("*")) if f.is_file()]
+    return [f"{f.relative_to(out)} {digest(f, work)}" for f in sorted(out.rglob("*")) if f.is_file()]
 
 
 def scorep_traces() -> list[Path]:
@@ -64,7 +64,7 @@ def main() -> int:
 
     tracegen = str(native.binary("gs-tracegen"))
     work = Path(args.work)
-    shutil.rmtree(work, ignore_errors=True)  # outputs name their trace: the path must not vary
+    shutil.rmtree(work, ignore_errors=True)  # outputs name their trace: hashed with <work> for it
     cases: list[tuple[str, Path, list[list[str]]]] = []
     for spec in sorted(SPECS.glob("*.spec")):
         trace = work / "traces" / spec.stem
@@ -78,7 +78,8 @@ def main() -> int:
             continue
         for n, extra in enumerate(variants):
             out = work / "out" / name / str(n)
-            for line in analyse(trace, out, extra):
+            for line in analyse(trace, out, extra, work):
+                line = line.replace(str(work), "<work>")
                 print(f"{name} [{' '.join(extra)}] {line}", flush=True)
     return 0
 
