@@ -9,6 +9,7 @@ Standard library only: the generator runs it at build time from the source tree.
 
 from __future__ import annotations
 
+import textwrap
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -171,6 +172,8 @@ def listing(settings: list[Setting]) -> str:
     out = []
     for s in settings:
         out.append(f"{s.name}  ({s.type}, default: {s.default_text})")
-        out.append(f"    allowed: {s.allowed}; a bad value: warning, {s.on_bad}")
-        out.append(f"    {s.meaning}")
+        out.append(textwrap.fill(f"allowed: {s.allowed}; a bad value: warning, {s.on_bad}",
+                                 width=96, initial_indent="    ", subsequent_indent="      "))
+        out.append(textwrap.fill(s.meaning, width=96, initial_indent="    ",
+                                 subsequent_indent="    "))
     return "\n".join(out) + "\n"
