@@ -55,6 +55,7 @@ const gsc_algo_t *gsc_select(GSColl_op op, MPI_Comm comm, size_t bytes, gsc_topo
 {
     char msg[512];
     *topo = NULL;
+    (void)gsc_setting(GSC_SET_MODE); /* the first call reads and checks every setting */
     const char *name = forced[op] ? forced[op] : env_choice(op);
     int automatic = 0;
     if (!name) {
