@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "allgather_wan_tx.h"
+#include "settings.h"
 
 /* Chunks of a block on the WAN. By default about 4 KiB each, at most 16, graded (below) and
  * all sent at once, so that they arrive one after the other during the WAN transfer and the
@@ -34,17 +35,16 @@
 #define GS_WAN_CHUNKS_MIN 4
 static int wan_chunks(size_t bsz, int *graded)
 {
-    const char *v = getenv("GRIDSCOPE_COLL_WAN_CHUNK");
-    if (v && *v && strtoull(v, NULL, 10) > 0) {
-        size_t n = bsz / (size_t)strtoull(v, NULL, 10);
+    if (gsc_setting_set(GSC_SET_WAN_CHUNK)) {
+        size_t n = bsz / (size_t)gsc_setting_num(GSC_SET_WAN_CHUNK);
         *graded = 0;
         return n < 1 ? 1 : n > 8 ? 8 : (int)n;
     }
-    const char *g = getenv("GRIDSCOPE_COLL_WAN_GRADED");
-    size_t n = g && *g && atoi(g) > 0 ? (size_t)atoi(g) : bsz / GS_WAN_CHUNK_MIN;
+    int forced = gsc_setting_set(GSC_SET_WAN_GRADED); /* 1..16 */
+    size_t n = forced ? (size_t)gsc_setting_num(GSC_SET_WAN_GRADED) : bsz / GS_WAN_CHUNK_MIN;
     if (n > GS_WAN_CHUNKS_MAX) n = GS_WAN_CHUNKS_MAX;
     if (n > bsz) n = bsz;
-    if (!(g && *g) && n < GS_WAN_CHUNKS_MIN) n = 1;
+    if (!forced && n < GS_WAN_CHUNKS_MIN) n = 1;
     *graded = n > 1;
     return n < 1 ? 1 : (int)n;
 }
@@ -136,8 +136,8 @@ static double *link_times(const gsc_topo_t *t, const int *rt, size_t bsz)
     int nm = t->nmeta, n = t->size, pays = 0;
     /* GRIDSCOPE_COLL_WAN_PACE=0|1 turns pacing off or on whatever the links need;
      * GRIDSCOPE_COLL_WAN_CHUNK asks for the windowed equal chunks instead */
-    const char *force = getenv("GRIDSCOPE_COLL_WAN_PACE"), *chunk = getenv("GRIDSCOPE_COLL_WAN_CHUNK");
-    if (!g || (force && *force == '0') || (chunk && *chunk)) return NULL;
+    const char *force = gsc_setting_text(GSC_SET_WAN_PACE); /* "", "0" or "1" */
+    if (!g || strcmp(force, "0") == 0 || gsc_setting_set(GSC_SET_WAN_CHUNK)) return NULL;
     double *T = calloc((size_t)(nm * nm), sizeof(double));
     for (int S = 0; T && S < nm; S++)
         for (int D = 0; D < nm; D++) {
@@ -154,7 +154,7 @@ static double *link_times(const gsc_topo_t *t, const int *rt, size_t bsz)
             T[S * nm + D] = (double)blocks * (double)bsz / g->bw[S * g->k + D];
             pays |= T[S * nm + D] >= PACE_MIN_LATENCIES * g->lat[S * g->k + D];
         }
-    if (!pays && !(force && *force == '1')) {
+    if (!pays && strcmp(force, "1") != 0) {
         free(T);
         return NULL;
     }

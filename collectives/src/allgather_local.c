@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "allgather_wan_tx.h"
+#include "settings.h"
 
 int gsc_local_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, const char *mine,
                             char *all, const int *counts, const int *displs, int tag_a,
@@ -64,8 +65,7 @@ int gsc_local_allgatherv(const gsc_topo_t *t, const int *MA, int nA, int my, con
  * GRIDSCOPE_COLL_RING_MIN overrides. */
 static size_t gsc_ring_min_part(void)
 {
-    const char *v = getenv("GRIDSCOPE_COLL_RING_MIN");
-    return v && *v ? (size_t)strtoull(v, NULL, 10) : (size_t)32768;
+    return (size_t)gsc_setting_num(GSC_SET_RING_MIN); /* default 32768 (settings.toml) */
 }
 
 /* The same, as a ring over the members ordered by node (node mates adjacent): in each of

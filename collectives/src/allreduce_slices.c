@@ -23,9 +23,9 @@
 #include <string.h>
 
 #include "reduce_up.h"
+#include "settings.h"
 
-/* Chunks of at least this many bytes (GRIDSCOPE_COLL_SLICE_CHUNK overrides). */
-#define GS_SLICE_CHUNK 65536
+/* Chunks of at least GRIDSCOPE_COLL_SLICE_CHUNK bytes (default 64 KiB, settings.toml). */
 /* Units a chunk is cut into for the WAN plan (its shares per path). */
 #define GS_SLICE_UNITS 256
 
@@ -366,8 +366,7 @@ static int combine_and_share(slices_t *x, chunk_t *k, char *out)
 
 static size_t chunk_min_bytes(void)
 {
-    const char *v = getenv("GRIDSCOPE_COLL_SLICE_CHUNK");
-    return v && *v && strtoull(v, NULL, 10) > 0 ? (size_t)strtoull(v, NULL, 10) : GS_SLICE_CHUNK;
+    return (size_t)gsc_setting_num(GSC_SET_SLICE_CHUNK);
 }
 
 int gsc_allreduce_slices(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,

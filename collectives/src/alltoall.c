@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gsc_internal.h"
+#include "settings.h"
 
 int gsc_lg_relay(int nS, int nD, int i, int j)
 {
@@ -48,8 +49,8 @@ static int relay_list(int nS, int nD, int r, int j, int *out)
  * 1 keeps LG's single message per relay and destination (small blocks: latency-bound). */
 static int lg_rounds(size_t relay_bytes)
 {
-    const char *v = getenv("GRIDSCOPE_COLL_WAN_CHUNK");
-    size_t chunk = v && *v && strtoull(v, NULL, 10) > 0 ? (size_t)strtoull(v, NULL, 10) : 131072;
+    size_t chunk = gsc_setting_set(GSC_SET_WAN_CHUNK) ? (size_t)gsc_setting_num(GSC_SET_WAN_CHUNK)
+                                                      : 131072;
     size_t n = relay_bytes / chunk;
     return n < 1 ? 1 : n > 8 ? 8 : (int)n;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "gsc_internal.h"
+#include "settings.h"
 
 int gsc_alltoall_direct(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, gsc_topo_t *t)
@@ -52,9 +53,7 @@ int gsc_alltoall_direct(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
  * GRIDSCOPE_COLL_ALLTOALL_DIRECT_MIN overrides. */
 static size_t direct_min_bytes(void)
 {
-    const char *v = getenv("GRIDSCOPE_COLL_ALLTOALL_DIRECT_MIN");
-    long x = v && *v ? strtol(v, NULL, 10) : 0;
-    return x > 0 ? (size_t)x : (size_t)131072;
+    return (size_t)gsc_setting_num(GSC_SET_ALLTOALL_DIRECT_MIN); /* default 128 KiB */
 }
 
 /* GRIDSCOPE_COLL=topo's alltoall: LG while the WAN is latency-bound (its relays send

@@ -2,7 +2,7 @@
  * (select.c) and runs it with the re-entry guard set, or calls PMPI_<Op>. */
 #include "gsc_internal.h"
 
-#define RUN(OP, VANILLA_CALL, FN_TYPE, ...)                                                   \
+#define RUN(OP, VANILLA_CALL, MEMBER, ...)                                                       \
     do {                                                                                     \
         if (gsc_in_collective) return VANILLA_CALL;                                           \
         if (bytes_ == 0 && OP != GSCOLL_BARRIER) return MPI_SUCCESS; /* nothing moves */      \
@@ -10,11 +10,11 @@
         gsc_topo_t *t_ = NULL;                                                                \
         const gsc_algo_t *a_ = gsc_select(OP, comm, bytes_, &t_);                              \
         int rc_;                                                                             \
-        if (a_->fn && (!a_->needs_commutative || commutative_)) {                            \
+        if (a_ != &gsc_vanilla && (!a_->needs_commutative || commutative_)) {                \
             gsc_note_last(OP, a_->name);                                                      \
             /* the algorithm runs on the private duplicate (same ranks, own context) */       \
             MPI_Comm comm = t_->coll_comm;                                                   \
-            rc_ = ((FN_TYPE)a_->fn)(__VA_ARGS__, t_);                                        \
+            rc_ = a_->fn.MEMBER(__VA_ARGS__, t_);                                            \
         } else {                                                                             \
             gsc_note_last(OP, "vanilla");                                                     \
             rc_ = VANILLA_CALL;                                                              \
@@ -41,7 +41,7 @@ int GSColl_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     size_t bytes_ = gsc_type_bytes(count, dt);
     int commutative_ = 1;
-    RUN(GSCOLL_BCAST, PMPI_Bcast(buf, count, dt, root, comm), gsc_bcast_fn, buf, count, dt, root,
+    RUN(GSCOLL_BCAST, PMPI_Bcast(buf, count, dt, root, comm), bcast, buf, count, dt, root,
         comm);
 }
 
@@ -50,7 +50,7 @@ int GSColl_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
 {
     size_t bytes_ = gsc_type_bytes(count, dt);
     int commutative_ = is_commutative(op);
-    RUN(GSCOLL_REDUCE, PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm), gsc_reduce_fn,
+    RUN(GSCOLL_REDUCE, PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm), reduce,
         sendbuf, recvbuf, count, dt, op, root, comm);
 }
 
@@ -59,7 +59,7 @@ int GSColl_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 {
     size_t bytes_ = gsc_type_bytes(count, dt);
     int commutative_ = is_commutative(op);
-    RUN(GSCOLL_ALLREDUCE, PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm), gsc_allreduce_fn,
+    RUN(GSCOLL_ALLREDUCE, PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm), allreduce,
         sendbuf, recvbuf, count, dt, op, comm);
 }
 
@@ -74,7 +74,7 @@ int GSColl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     int commutative_ = 1;
     RUN(GSCOLL_GATHER,
         PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-        gsc_gather_fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int GSColl_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -84,14 +84,14 @@ int GSColl_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     int commutative_ = 1;
     RUN(GSCOLL_ALLGATHER,
         PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
-        gsc_allgather_fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int GSColl_Barrier(MPI_Comm comm)
 {
     size_t bytes_ = 0;
     int commutative_ = 1;
-    RUN(GSCOLL_BARRIER, PMPI_Barrier(comm), gsc_barrier_fn, comm);
+    RUN(GSCOLL_BARRIER, PMPI_Barrier(comm), barrier, comm);
 }
 
 int GSColl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -102,5 +102,5 @@ int GSColl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     int commutative_ = 1;
     RUN(GSCOLL_ALLTOALL,
         PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
-        gsc_alltoall_fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }

@@ -304,8 +304,6 @@ int gsc_alltoall_hier(const void *, int, MPI_Datatype, void *, int, MPI_Datatype
 /* Block-by-block routed alltoall (long buffers; alltoall_hier.c). */
 int gsc_alltoall_units(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
                        gsc_topo_t *);
-typedef int (*gsc_alltoall_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
-                               gsc_topo_t *);
 /* This rank's n send blocks of bsz bytes packed in destination order into P (alltoall.c). */
 void gsc_alltoall_pack_mine(const void *sendbuf, int sendcount, MPI_Datatype sendtype, const void *recvbuf,
                             int recvcount, MPI_Datatype recvtype, int n, size_t bsz, char *P);
@@ -319,14 +317,28 @@ int gsc_alltoall_lg_unrouted(const void *, int, MPI_Datatype, void *, int, MPI_D
 
 /* ---------------------------------------------------------------- registry (registry.c) */
 
+/* An algorithm's function: the member of its collective's type (NULL = vanilla). */
+typedef union {
+    gsc_bcast_fn bcast;
+    gsc_reduce_fn reduce;
+    gsc_allreduce_fn allreduce;
+    gsc_gather_fn gather;
+    gsc_allgather_fn allgather;
+    gsc_barrier_fn barrier;
+    gsc_alltoall_fn alltoall;
+} gsc_algo_fn;
+
 typedef struct {
     const char *name;
-    void *fn; /* one of the gsc_*_fn types above; NULL = vanilla (PMPI_<Op>) */
+    gsc_algo_fn fn; /* set in the member of the table's collective; none for vanilla */
     int needs_commutative; /* reductions: falls back to vanilla for non-commutative ops */
     int one_site; /* also runs inside one metahost when named and GRIDSCOPE_COLL_ONE_SITE=1
                    * (seed 001's single-site broadcasts); otherwise one metahost = vanilla */
 } gsc_algo_t;
 
+/* What gsc_select returns for vanilla (PMPI_<Op>), whatever the collective. */
+extern const gsc_algo_t gsc_vanilla;
+int gsc_algo_is_vanilla(const gsc_algo_t *a);
 const gsc_algo_t *gsc_registry(GSColl_op op, int *count);
 const gsc_algo_t *gsc_registry_find(GSColl_op op, const char *name);
 

@@ -5,14 +5,11 @@
 #include <string.h>
 
 #include "gsc_internal.h"
+#include "settings.h"
 
 size_t gsc_segsize(size_t total)
 {
-    const char *env = getenv("GRIDSCOPE_COLL_SEGSIZE");
-    if (env && *env) {
-        long v = strtol(env, NULL, 10);
-        if (v > 0) return (size_t)v;
-    }
+    if (gsc_setting_set(GSC_SET_SEGSIZE)) return (size_t)gsc_setting_num(GSC_SET_SEGSIZE);
     /* about 32 segments: short enough to pipeline through a local chain, long enough that
      * latency (0.1 ms on a LAN) does not dominate */
     size_t s = total / 32;
@@ -50,13 +47,6 @@ int gsc_sendq_drain(gsc_sendq_t *q)
     return rc;
 }
 
-static size_t env_bytes(const char *name, size_t dflt)
-{
-    const char *v = getenv(name);
-    long x = v && *v ? strtol(v, NULL, 10) : 0;
-    return x > 0 ? (size_t)x : dflt;
-}
-
 int gsc_window(const gsc_topo_t *t, int a, int b, size_t seg_bytes)
 {
     (void)seg_bytes;
@@ -65,7 +55,7 @@ int gsc_window(const gsc_topo_t *t, int a, int b, size_t seg_bytes)
      * Inside a metahost, two segments in flight keep a link busy while the segments still
      * arrive one after the other, so the next level can forward them (pipelining). */
     int wan = t && t->nmeta >= 2 && t->nlevels > 0 && t->group[0][a] != t->group[0][b];
-    return wan ? 1 << 20 : (int)env_bytes("GRIDSCOPE_COLL_LAN_WINDOW", 2);
+    return wan ? 1 << 20 : (int)gsc_setting_num(GSC_SET_LAN_WINDOW);
 }
 
 int gsc_nsegs(int count, int seg_elems)

@@ -4,43 +4,52 @@
 
 #include "gsc_internal.h"
 
-#define END {NULL, NULL, 0, 0}
-static const gsc_algo_t bcast[] = {{"vanilla", NULL, 0, 0},
-                                  {"default", (void *)gsc_bcast_hier, 0, 0},
-                                  {"hier", (void *)gsc_bcast_hier, 0, 1},
-                                  {"hier_nopipe", (void *)gsc_bcast_hier_nopipe, 0, 1},
-                                  {"multilane", (void *)gsc_bcast_multilane, 0, 1},
-                                  {"binary", (void *)gsc_bcast_binary, 0, 1},
-                                  {"binomial", (void *)gsc_bcast_binomial, 0, 1},
+#define VANILLA {"vanilla", {NULL}, 0, 0}
+#define END {NULL, {NULL}, 0, 0}
+
+const gsc_algo_t gsc_vanilla = VANILLA;
+
+int gsc_algo_is_vanilla(const gsc_algo_t *a)
+{
+    return strcmp(a->name, "vanilla") == 0;
+}
+
+static const gsc_algo_t bcast[] = {VANILLA,
+                                  {"default", {.bcast = gsc_bcast_hier}, 0, 0},
+                                  {"hier", {.bcast = gsc_bcast_hier}, 0, 1},
+                                  {"hier_nopipe", {.bcast = gsc_bcast_hier_nopipe}, 0, 1},
+                                  {"multilane", {.bcast = gsc_bcast_multilane}, 0, 1},
+                                  {"binary", {.bcast = gsc_bcast_binary}, 0, 1},
+                                  {"binomial", {.bcast = gsc_bcast_binomial}, 0, 1},
                                   END};
-static const gsc_algo_t reduce[] = {{"vanilla", NULL, 0, 0},
-                                   {"default", (void *)gsc_reduce_hier, 1, 0},
-                                   {"hier", (void *)gsc_reduce_hier, 1, 0},
+static const gsc_algo_t reduce[] = {VANILLA,
+                                   {"default", {.reduce = gsc_reduce_hier}, 1, 0},
+                                   {"hier", {.reduce = gsc_reduce_hier}, 1, 0},
                                    END};
-static const gsc_algo_t allreduce[] = {{"vanilla", NULL, 0, 0},
-                                      {"default", (void *)gsc_allreduce_slices, 1, 0},
-                                      {"hier", (void *)gsc_allreduce_hier, 1, 0},
-                                      {"slices", (void *)gsc_allreduce_slices, 1, 0},
+static const gsc_algo_t allreduce[] = {VANILLA,
+                                      {"default", {.allreduce = gsc_allreduce_slices}, 1, 0},
+                                      {"hier", {.allreduce = gsc_allreduce_hier}, 1, 0},
+                                      {"slices", {.allreduce = gsc_allreduce_slices}, 1, 0},
                                       END};
-static const gsc_algo_t gather[] = {{"vanilla", NULL, 0, 0},
-                                   {"default", (void *)gsc_gather_hier, 0, 0},
-                                   {"hier", (void *)gsc_gather_hier, 0, 0},
+static const gsc_algo_t gather[] = {VANILLA,
+                                   {"default", {.gather = gsc_gather_hier}, 0, 0},
+                                   {"hier", {.gather = gsc_gather_hier}, 0, 0},
                                    END};
-static const gsc_algo_t allgather[] = {{"vanilla", NULL, 0, 0},
-                                      {"default", (void *)gsc_allgather_lg, 0, 0},
-                                      {"hier", (void *)gsc_allgather_hier, 0, 0},
-                                      {"lg", (void *)gsc_allgather_lg, 0, 0},
+static const gsc_algo_t allgather[] = {VANILLA,
+                                      {"default", {.allgather = gsc_allgather_lg}, 0, 0},
+                                      {"hier", {.allgather = gsc_allgather_hier}, 0, 0},
+                                      {"lg", {.allgather = gsc_allgather_lg}, 0, 0},
                                       END};
-static const gsc_algo_t barrier[] = {{"vanilla", NULL, 0, 0},
-                                    {"default", (void *)gsc_barrier_hier, 0, 0},
-                                    {"hier", (void *)gsc_barrier_hier, 0, 0},
+static const gsc_algo_t barrier[] = {VANILLA,
+                                    {"default", {.barrier = gsc_barrier_hier}, 0, 0},
+                                    {"hier", {.barrier = gsc_barrier_hier}, 0, 0},
                                     END};
-static const gsc_algo_t alltoall[] = {{"vanilla", NULL, 0, 0},
-                                     {"default", (void *)gsc_alltoall_topo, 0, 0},
-                                     {"lg", (void *)gsc_alltoall_lg, 0, 0},
-                                     {"direct", (void *)gsc_alltoall_direct, 0, 0},
-                                     {"hier", (void *)gsc_alltoall_hier, 0, 0},
-                                     {"units", (void *)gsc_alltoall_units, 0, 0},
+static const gsc_algo_t alltoall[] = {VANILLA,
+                                     {"default", {.alltoall = gsc_alltoall_topo}, 0, 0},
+                                     {"lg", {.alltoall = gsc_alltoall_lg}, 0, 0},
+                                     {"direct", {.alltoall = gsc_alltoall_direct}, 0, 0},
+                                     {"hier", {.alltoall = gsc_alltoall_hier}, 0, 0},
+                                     {"units", {.alltoall = gsc_alltoall_units}, 0, 0},
                                      END};
 
 static const gsc_algo_t *const tables[GSCOLL_NOPS] = {bcast,     reduce,  allreduce, gather,

@@ -1,5 +1,6 @@
 /* Rule table for GRIDSCOPE_COLL=auto (see rules.h). */
 #include "rules.h"
+#include "settings.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -95,9 +96,9 @@ const char *gsc_rules_lookup(const char *op, int contiguous, size_t bytes)
 
 static void load(void)
 {
-    path = getenv("GRIDSCOPE_COLL_RULES");
+    path = gsc_setting_text(GSC_SET_RULES);
     nrules = 0;
-    if (!path || !*path) {
+    if (!*path) {
         path = NULL;
         return;
     }

@@ -2,18 +2,17 @@
  * GRIDSCOPE_COLL (vanilla | topo | auto). auto reads a rule table measured on the platform
  * (GRIDSCOPE_COLL_RULES, see rules.c). Communicators that are not grid-spanning (one
  * metahost), intercommunicators and size-1 communicators run vanilla. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gsc_internal.h"
 #include "rules.h"
+#include "settings.h"
 
 int gsc_in_collective;
 static const char *forced[GSCOLL_NOPS];
 static const char *last[GSCOLL_NOPS];
-static const gsc_algo_t vanilla = {"vanilla", NULL, 0, 0};
 
 static void die(MPI_Comm comm, const char *msg)
 {
@@ -39,67 +38,52 @@ void gsc_note_last(GSColl_op op, const char *name)
     last[op] = name;
 }
 
+/* GRIDSCOPE_COLL_<OP>, or NULL when unset (an unknown name already became vanilla) */
 static const char *env_choice(GSColl_op op)
 {
-    char var[64];
-    const char *name = GSColl_Op_name(op);
-    int k = snprintf(var, sizeof var, "GRIDSCOPE_COLL_");
-    for (const char *p = name; *p && k < (int)sizeof var - 1; p++) var[k++] = (char)toupper(*p);
-    var[k] = '\0';
-    const char *v = getenv(var);
-    return v && *v ? v : NULL;
+    int id = gsc_setting_of_op(GSColl_Op_name(op));
+    return id >= 0 && gsc_setting_set((gsc_setting_id)id) ? gsc_setting_text((gsc_setting_id)id)
+                                                          : NULL;
 }
 
 static int one_site_enabled(void)
 {
-    const char *v = getenv("GRIDSCOPE_COLL_ONE_SITE");
-    return v && strcmp(v, "1") == 0;
+    return strcmp(gsc_setting_text(GSC_SET_ONE_SITE), "1") == 0;
 }
 
 const gsc_algo_t *gsc_select(GSColl_op op, MPI_Comm comm, size_t bytes, gsc_topo_t **topo)
 {
     char msg[512];
     *topo = NULL;
+    (void)gsc_setting(GSC_SET_MODE); /* the first call reads and checks every setting */
     const char *name = forced[op] ? forced[op] : env_choice(op);
     int automatic = 0;
     if (!name) {
-        const char *mode = getenv("GRIDSCOPE_COLL");
-        if (!mode || !*mode || strcmp(mode, "vanilla") == 0)
-            name = "vanilla";
-        else if (strcmp(mode, "topo") == 0)
+        const char *mode = gsc_setting_text(GSC_SET_MODE); /* checked: vanilla, topo or auto */
+        if (strcmp(mode, "topo") == 0)
             name = "default";
         else if (strcmp(mode, "auto") == 0)
             automatic = 1;
-        else {
-            snprintf(msg, sizeof msg, "GRIDSCOPE_COLL=%s: not one of vanilla, topo, auto", mode);
-            die(comm, msg);
-        }
+        else
+            name = "vanilla";
     }
     const gsc_algo_t *a = NULL;
     if (!automatic) {
+        /* the settings table holds the registry's names (collectives.unit checks) */
         a = gsc_registry_find(op, name);
-        if (!a) {
-            char var[32];
-            int k = 0;
-            for (const char *p = GSColl_Op_name(op); *p && k < 31; p++) var[k++] = (char)toupper(*p);
-            var[k] = '\0';
-            snprintf(msg, sizeof msg, "GRIDSCOPE_COLL_%s=%s: unknown algorithm for %s", var, name,
-                     GSColl_Op_name(op));
-            die(comm, msg);
-        }
-        if (!a->fn) return &vanilla;
+        if (!a || gsc_algo_is_vanilla(a)) return &gsc_vanilla;
     }
     int inter = 0, size = 0;
     PMPI_Comm_test_inter(comm, &inter);
-    if (inter) return &vanilla;
+    if (inter) return &gsc_vanilla;
     PMPI_Comm_size(comm, &size);
-    if (size < 2) return &vanilla;
+    if (size < 2) return &gsc_vanilla;
     gsc_topo_t *t = gsc_topo_get(comm);
-    if (!t) return &vanilla;
+    if (!t) return &gsc_vanilla;
     if (t->nmeta < 2) {
         /* one metahost: vanilla, unless a named one-site algorithm is asked for there (the
          * same choice on every rank, so all or none take part in the dup) */
-        if (automatic || !a->one_site || !one_site_enabled()) return &vanilla;
+        if (automatic || !a->one_site || !one_site_enabled()) return &gsc_vanilla;
         if (t->coll_comm == MPI_COMM_NULL) PMPI_Comm_dup(comm, &t->coll_comm);
     }
     if (automatic) {
@@ -108,7 +92,7 @@ const gsc_algo_t *gsc_select(GSColl_op op, MPI_Comm comm, size_t bytes, gsc_topo
                                              sizeof err);
         if (!choice) {
             if (err[0]) die(comm, err);
-            return &vanilla;
+            return &gsc_vanilla;
         }
         a = gsc_registry_find(op, choice);
         if (!a) {
@@ -116,7 +100,7 @@ const gsc_algo_t *gsc_select(GSColl_op op, MPI_Comm comm, size_t bytes, gsc_topo
                      choice, GSColl_Op_name(op));
             die(comm, msg);
         }
-        if (!a->fn) return &vanilla;
+        if (gsc_algo_is_vanilla(a)) return &gsc_vanilla;
     }
     *topo = t;
     return a;

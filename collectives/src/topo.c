@@ -10,6 +10,7 @@
 
 #include "gridscope/metahost.h"
 #include "gsc_internal.h"
+#include "settings.h"
 
 static int topo_keyval = MPI_KEYVAL_INVALID;
 static char my_keys[2 * GS_KEY_LEN];
@@ -68,8 +69,8 @@ static int resolve_keys(MPI_Comm comm)
  * the program with one line. Every rank reads the same file, so all agree on the plans. */
 static gsc_wan_t *load_wan(MPI_Comm comm, const char *keys, const gsc_topo_t *t)
 {
-    const char *path = getenv("GRIDSCOPE_COLL_WAN");
-    if (!path || !*path || t->nmeta < 2) return NULL;
+    const char *path = gsc_setting_text(GSC_SET_WAN);
+    if (!*path || t->nmeta < 2) return NULL;
     char err[768] = "";
     const char **names = malloc(sizeof(char *) * (size_t)t->nmeta);
     gsc_wan_t *w = calloc(1, sizeof *w);

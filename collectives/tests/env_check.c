@@ -1,5 +1,6 @@
 /* One broadcast through the MPI_Bcast shim, to check how the library reacts to its
- * environment (ctest collectives.env.*: bad settings stop the run with one clear line). */
+ * environment (ctest collectives.env.*: a bad file stops the run with one clear line, a bad value
+ * gives one warning and the run goes on). */
 #include <stdio.h>
 
 #include "gridscope/coll.h"

@@ -6,6 +6,8 @@
  *   GRIDSCOPE_COLL_<OP>=<algorithm>    (OP upper case, e.g. GRIDSCOPE_COLL_BCAST=multilane)
  *   GRIDSCOPE_COLL_RULES=<file>        (rule table used by auto, measured on the platform)
  *   GRIDSCOPE_COLL_SEGSIZE=<bytes>     (pipelining segment size; default by message size)
+ * and more tuning settings: all are declared in collectives/settings.toml (listed by
+ * `gridscope collectives --settings`); a bad value warns once and takes its fallback.
  * vanilla calls PMPI_<Op>. A communicator inside one metahost always runs vanilla.
  */
 #ifndef GRIDSCOPE_COLL_H
