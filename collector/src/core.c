@@ -14,6 +14,7 @@
 
 #include "collector.h"
 #include "comms.h"
+#include "core_checks.h"
 #include "defs.h"
 #include "gridscope/metahost.h"
 #include "otf2coll.h"
@@ -191,119 +192,6 @@ uint64_t gs_parse_size(const char *s)
     }
     if (*end == 'B' || *end == 'b') end++;
     return *end ? 0 : (uint64_t)v;
-}
-
-/* ---------- helpers ---------- */
-
-/* Start-up checks fail in stages (metahost, folder, buffer, archive); the first stage
- * that fails anywhere is reported by its lowest failing rank, in one line. key: this
- * rank's stage * size + rank, or -1 if it passed; returns whether any rank failed. */
-static int agree_failure(int64_t key, int64_t first, const char *msg)
-{
-    if (first == INT64_MAX) return 0;
-    if (key == first) {
-        fprintf(stderr, "gridscope: %s; the program runs unmeasured\n", msg);
-        fflush(stderr);
-    }
-    return 1;
-}
-
-static int64_t failure_key(int stage)
-{
-    return (int64_t)stage * gs.world_size + gs.world_rank;
-}
-
-static int mkdir_p(const char *path)
-{
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
-    return 0;
-}
-
-/* The trace folder: GRIDSCOPE_TRACE_DIR, "%m" replaced by the metahost name (one archive
- * part per metahost, for machines without a shared file system). */
-static int trace_folder(char *out, size_t len, const char *metahost, int *parts)
-{
-    const char *dir = getenv("GRIDSCOPE_TRACE_DIR");
-    if (!dir || !*dir) dir = "gridscope-trace";
-    const char *m = strstr(dir, "%m");
-    *parts = m != NULL;
-    if (m)
-        snprintf(out, len, "%.*s%s%s", (int)(m - dir), dir, metahost, m + 2);
-    else
-        snprintf(out, len, "%s", dir);
-    return 0;
-}
-
-static int check_folder(const char *dir, char *err, size_t err_len)
-{
-    if (mkdir_p(dir) != 0) {
-        snprintf(err, err_len, "%s: cannot create trace folder: %s", dir, strerror(errno));
-        return -1;
-    }
-    char probe[4200];
-    snprintf(probe, sizeof probe, "%s/.gridscope-write-test", dir);
-    FILE *f = fopen(probe, "w");
-    if (!f) {
-        snprintf(err, err_len, "%s: cannot write trace folder: %s", dir, strerror(errno));
-        return -1;
-    }
-    fclose(f);
-    unlink(probe);
-    char anchor[4200];
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
-    if (access(anchor, F_OK) == 0) {
-        snprintf(err, err_len, "%s: holds a trace already (traces.otf2)", dir);
-        return -1;
-    }
-    return 0;
-}
-
-static void parse_skew(const char *metahost)
-{
-    /* GRIDSCOPE_TEST_CLOCK_SKEW="mh:offset_seconds:drift,...", test-only. */
-    const char *spec = getenv("GRIDSCOPE_TEST_CLOCK_SKEW");
-    if (!spec) return;
-    char *copy = strdup(spec), *save = NULL;
-    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        char name[128];
-        double off = 0, drift = 0;
-        if (sscanf(item, "%127[^:]:%lf:%lf", name, &off, &drift) >= 2 &&
-            strcmp(name, metahost) == 0) {
-            gs.skew_offset = (int64_t)(off * 1e9);
-            gs.skew_drift = drift;
-            gs.skewed = 1;
-        }
-    }
-    free(copy);
-}
-
-static void read_cmdline(int *argc, char ***argv, char **name, int *nargs, char ***args)
-{
-    if (argc && argv && *argv && *argc > 0) {
-        *name = (*argv)[0];
-        *nargs = *argc - 1;
-        *args = *argv + 1;
-        return;
-    }
-    static char buf[4096];
-    static char *vec[64];
-    int n = 0;
-    FILE *f = fopen("/proc/self/cmdline", "r");
-    size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f) fclose(f);
-    buf[len] = '\0';
-    for (size_t i = 0; i < len && n < 64; i += strlen(buf + i) + 1) vec[n++] = buf + i;
-    *name = n ? vec[0] : "program";
-    *nargs = n ? n - 1 : 0;
-    *args = vec + 1;
 }
 
 /* ---------- crash flush ---------- */
@@ -574,18 +462,18 @@ void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t
         snprintf(gs_run.metahosts + (size_t)r * GS_NAME_LEN, GS_NAME_LEN, "%s", m);
     }
     free(all), free(block), free(lens);
-    if (agree_failure(bad ? rank : -1, first, err)) {
+    if (gs_agree_failure(bad ? rank : -1, first, err)) {
         free(ids);
         return;
     }
     gs_topology_build(&gs_run.topo, size, gs_run.metahosts, gs_run.hosts, GS_NAME_LEN);
     gs_peers_init(tool_comm, rank, size, gs_run.hosts, GS_NAME_LEN);
-    parse_skew(metahost);
+    gs_parse_skew(metahost);
 
     /* The archive's processes: every rank, or with "%m" those of this metahost; its
      * master is the first of them. */
     char dir[4096];
-    trace_folder(dir, sizeof dir, metahost, &gs_run.parts);
+    gs_trace_folder(dir, sizeof dir, metahost, &gs_run.parts);
     snprintf(trace_dir, sizeof trace_dir, "%s", dir);
     int mh = gs_run.topo.metahost[rank], nmembers = 0;
     for (int r = 0; r < size; r++)
@@ -595,12 +483,12 @@ void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t
     /* Folder (checked by each archive's master), buffer and chunk size: one agreement;
      * opening the archive: another. */
     int64_t key = -1;
-    if (gs_run.archive_master && check_folder(dir, err, sizeof err) != 0) key = failure_key(1);
+    if (gs_run.archive_master && gs_check_folder(dir, err, sizeof err) != 0) key = gs_failure_key(1);
     const char *bufenv = getenv("GRIDSCOPE_BUFFER");
     buffer_budget = bufenv && *bufenv ? gs_parse_size(bufenv) : 0;
     if (key < 0 && bufenv && *bufenv && buffer_budget == 0) {
         snprintf(err, sizeof err, "GRIDSCOPE_BUFFER: bad size '%s' (want e.g. 16M)", bufenv);
-        key = failure_key(2);
+        key = gs_failure_key(2);
     }
     if (!buffer_budget) buffer_budget = 16u << 20;
     /* OTF2 wants chunks of 256 KiB .. 16 MiB; at least two fit in the budget. One
@@ -610,7 +498,7 @@ void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t
     while (chunk > (256u << 10) && chunk * 2 > buffer_budget) chunk >>= 1;
     int64_t agreed[2] = {key < 0 ? INT64_MAX : key, (int64_t)chunk};
     gs_tc_allreduce_min(&gs_tc_world, agreed, 2);
-    if (agree_failure(key, agreed[0], err)) {
+    if (gs_agree_failure(key, agreed[0], err)) {
         free(ids);
         return;
     }
@@ -623,10 +511,10 @@ void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t
     key = -1;
     if (!archive) {
         snprintf(err, sizeof err, "%s: cannot open the OTF2 archive", dir);
-        key = failure_key(3);
+        key = gs_failure_key(3);
     }
     int64_t first_open = gs_tc_allreduce_i64(&gs_tc_world, key < 0 ? INT64_MAX : key, 1);
-    if (agree_failure(key, first_open, err)) {
+    if (gs_agree_failure(key, first_open, err)) {
         /* Left open: OTF2 aborts when an archive without collective callbacks is closed,
          * and the serial ones would write an anchor file. */
         archive = NULL;
@@ -654,7 +542,7 @@ void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t
 
     char *prog = NULL, **args = NULL;
     int nargs = 0;
-    read_cmdline(argc, argv, &prog, &nargs, &args);
+    gs_read_cmdline(argc, argv, &prog, &nargs, &args);
     gs_run.program = strdup(prog);
     gs_run.nargs = nargs;
     gs_run.args = calloc((size_t)(nargs > 0 ? nargs : 1), sizeof(char *));
