@@ -26,7 +26,7 @@ KINDS = ("base", "group", "pattern", "delay", "waitclass", "path", "derived")
 ENGINE_KINDS = ("pattern", "delay", "waitclass", "path")
 UNITS = ("sec", "occ", "bytes")
 FIELDS = ("id", "parent", "kind", "display", "unit", "description", "diagnosis")
-COLL_CLASSES = ("Barrier", "OneToN", "NToOne", "NxN", "Prefix")  # gs::CollClass (mpi_names.hpp)
+COLL_CLASSES = ("Barrier", "OneToN", "NToOne", "NxN", "Prefix", "Init", "Finalize")  # gs::CollClass (mpi_names.hpp)
 WAIT_CLASSES = ("direct", "indirect", "propagating", "terminal")  # wait-state classes (root causes)
 TERMS = ("short", "long")
 

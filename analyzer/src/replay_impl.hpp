@@ -45,5 +45,7 @@ class Accumulator {
 // Blocking and non-blocking collectives: instances, their wait states and, with root
 // causes, their synchronisation points (replay_collectives.cpp).
 void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc);
+// MPI_Init(_thread) and MPI_Finalize as instances of every rank (replay_world.cpp).
+void world_synchronisations(const Defs& d, const LocalData& data, Transport& t, Accumulator& acc);
 
 }  // namespace gs::replay_detail

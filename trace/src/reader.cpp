@@ -86,6 +86,11 @@ class RecordBuilder {
       }
     }
     last_ = now;
+    if (!thread_) {  // MPI_Init(_thread), MPI_Finalize: instances of every rank (patterns)
+      const uint32_t region = out_.tree.nodes[f.cp].region;
+      const uint8_t kind = d_.regions[region].is_mpi ? init_or_finalize(region) : 0;
+      if (kind) out_.world_calls.push_back({rank_, f.cp, kind == kInit ? kWorldInit : kWorldFinalize, {}, f.enter, now});
+    }
     for (size_t i = f.pend; i < pend_.size(); ++i) {
       auto [kind, idx] = pend_[i];
       if (kind == PEND_SEND) out_.sends[idx].c_leave = now;

@@ -7,7 +7,9 @@
 
 namespace gs {
 
-enum class CollClass : uint8_t { None, Barrier, OneToN, NToOne, NxN, Prefix, Skipped };
+// Init and Finalize: MPI_Init(_thread) and MPI_Finalize, which synchronise every rank (as
+// in Scalasca: an instance of all ranks, without collective events).
+enum class CollClass : uint8_t { None, Barrier, OneToN, NToOne, NxN, Prefix, Skipped, Init, Finalize };
 
 // What an MPI function is, generated from the collector's declaration of every function
 // it wraps (collector/wrapgen/mpi_api.py, generate_facts.py).

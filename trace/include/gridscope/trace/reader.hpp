@@ -22,6 +22,7 @@ struct LocalData {
   Order recv_order;               // receives in posting order (empty: completion order is it)
   std::vector<CollRec> colls;
   std::vector<NbcRec> nbcs;       // non-blocking collectives, per location in completion order
+  std::vector<WorldCall> world_calls;  // the owned ranks' MPI_Init(_thread) and MPI_Finalize calls
   std::vector<CallPathStats> cp_stats;  // per (call path, rank) with visits
   uint64_t events = 0;
   uint64_t mpi_events = 0;

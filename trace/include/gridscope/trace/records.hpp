@@ -66,6 +66,15 @@ struct NbcRec {
   int64_t enter, leave;          // the completing call's enter and leave
 };
 
+// A call of MPI_Init(_thread) (kind 0) or MPI_Finalize (kind 1) on a rank's master
+// location: they synchronise every rank (patterns of the Init and Finalize classes).
+struct WorldCall {
+  uint32_t rank, cp;
+  uint8_t kind, pad[7];
+  int64_t enter, leave;
+};
+constexpr uint8_t kWorldInit = 0, kWorldFinalize = 1;
+
 // Time, visits and bytes of one call path on one location (times in ticks, exclusive); the
 // one-sided (RMA) and MPI-IO bytes as Score-P's profile names them.
 struct CallPathStats {
