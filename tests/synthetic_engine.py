@@ -59,7 +59,7 @@ def write_engine(folder: Path, rank_metahost: list[str], processes: list[Process
         "repair_warnings": [], "rank_node": [f"node{r}" for r in range(len(rank_metahost))],
         "metahosts": metahosts, "rank_metahost": [metahosts.index(m) for m in rank_metahost],
         "clock_offset_locations": 0,
-        "process_stats": [{"wait_rows": [len(p.waits), 0, 0], "peak_rss_kb": 1, "read_s": 0.0, "replay_s": 0.0}
+        "process_stats": [{"wait_rows": [len(p.waits), 0, 0, 0], "peak_rss_kb": 1, "read_s": 0.0, "replay_s": 0.0}
                           for p in processes],
     }
     if root_causes is not None:

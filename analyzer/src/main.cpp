@@ -288,12 +288,14 @@ int run(const Options& o, gs::Transport& t) {
     j << "],\n  \"rank_node\": [";
     for (uint32_t r = 0; r < defs.ranks(); ++r) j << (r ? ", " : "") << json_str(defs.rank_node[r]);
     j << "],\n  \"process_stats\": [";
-    for (size_t p = 0; p < stats.size(); ++p)
+    for (size_t p = 0; p < stats.size(); ++p) {
       j << (p ? ", " : "") << "{\"read_s\": " << stats[p].read_s << ", \"replay_s\": " << stats[p].replay_s
         << ", \"root_causes_s\": " << stats[p].root_causes_s
         << ", \"peak_rss_kb\": " << stats[p].rss_kb << ", \"events\": " << stats[p].events
-        << ", \"ranks\": " << stats[p].ranks << ", \"wait_rows\": [" << stats[p].wait_rows[0] << ", "
-        << stats[p].wait_rows[1] << ", " << stats[p].wait_rows[2] << "]}";
+        << ", \"ranks\": " << stats[p].ranks << ", \"wait_rows\": [";
+      for (int phase = 0; phase < gs::kWaitPhases; ++phase) j << (phase ? ", " : "") << stats[p].wait_rows[phase];
+      j << "]}";
+    }
     j << "]\n}\n";
     std::string text = j.str();
     std::string path = o.out + "/meta.json";

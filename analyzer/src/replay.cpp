@@ -394,8 +394,9 @@ ReplayResult replay(const Defs& defs, LocalData& data, Transport& t, WaitWriter&
   Accumulator acc(defs, res);
   point_to_point(defs, data, t, res, acc, waits);
   replay_detail::collectives(defs, data, t, res, acc);
-  replay_detail::world_synchronisations(defs, data, t, acc);
   waits.end_phase(PHASE_COLLECTIVE);
+  replay_detail::world_synchronisations(defs, data, t, acc);
+  waits.end_phase(PHASE_WORLD);
   res.counters.events = data.events;
   res.counters.mpi_events = data.mpi_events;
   res.counters.clock_offset_locations = data.clock_offsets_applied;

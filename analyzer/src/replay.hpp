@@ -30,7 +30,9 @@ void write_file(const std::string& path, const void* data, size_t bytes);
 // each process writes its rows phase by phase and counts them (phase_rows); the driver
 // reads phase 0 of every process in process order, then phase 1, ...: the same rows in
 // the same order for any number of processes.
-enum WaitPhase : int { PHASE_RECEIVER = 0, PHASE_LATE_RECEIVER = 1, PHASE_COLLECTIVE = 2, kWaitPhases = 3 };
+// MPI_Init and MPI_Finalize (PHASE_WORLD) come after the collectives: each phase's rows are
+// written rank by rank, so any -j writes them in one order.
+enum WaitPhase : int { PHASE_RECEIVER = 0, PHASE_LATE_RECEIVER = 1, PHASE_COLLECTIVE = 2, PHASE_WORLD = 3, kWaitPhases = 4 };
 
 class WaitWriter {
  public:

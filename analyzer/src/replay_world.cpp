@@ -20,6 +20,9 @@ void world_synchronisations(const Defs& d, const LocalData& data, Transport& t, 
   const uint32_t N = d.ranks();
   bool grid = false;  // the world spans more than one metahost
   for (uint32_t r = 1; r < N && r < d.rank_metahost.size(); ++r) grid |= d.rank_metahost[r] != d.rank_metahost[0];
+  // per kind, the waits of each pattern declared for its class, by rank
+  struct Measured { const CollPattern* p; std::vector<int64_t> v; };
+  std::vector<Measured> measured[2];
   for (const uint8_t kind : {kWorldInit, kWorldFinalize}) {
     const CollClass cls = kind == kWorldInit ? CollClass::Init : CollClass::Finalize;
     std::vector<const WorldCall*> of_rank(N, nullptr);
@@ -33,14 +36,14 @@ void world_synchronisations(const Defs& d, const LocalData& data, Transport& t, 
     if (!complete || N < 2) continue;
     std::vector<CollMember> members;
     for (const WorldCall* w : of_rank) members.push_back({w->enter, w->leave, 0, 0, false});
-    for (const CollPattern& p : kCollPatterns) {
-      if (p.cls != cls || p.formula == CollFormula::None) continue;
-      const std::vector<int64_t> v = blocking_formula(p.formula, members);
-      for (const WorldCall& w : data.world_calls)  // the owned ranks, in their order
-        if (w.kind == kind && w.rank < v.size() && v[w.rank] > 0)
-          acc.add(p.metric, grid, w.cp, w.rank, 0, p.completion ? w.leave - v[w.rank] : w.enter, v[w.rank]);
-    }
+    for (const CollPattern& p : kCollPatterns)
+      if (p.cls == cls && p.formula != CollFormula::None) measured[kind].push_back({&p, blocking_formula(p.formula, members)});
   }
+  // charged rank by rank (the owned ranks' calls in reading order), so any -j writes one order
+  for (const WorldCall& w : data.world_calls)
+    for (const Measured& m : measured[w.kind])
+      if (w.rank < m.v.size() && m.v[w.rank] > 0)
+        acc.add(m.p->metric, grid, w.cp, w.rank, 0, m.p->completion ? w.leave - m.v[w.rank] : w.enter, m.v[w.rank]);
 }
 
 }  // namespace gs::replay_detail

@@ -23,10 +23,12 @@ LOCAL, GRID = 0, 1
 ROWS = {
     0: [[(1.0, 1.5, 1, 0, "late_sender", GRID), (2.0, 2.25, 1, 1, "late_sender", LOCAL)],
         [],
-        [(3.0, 3.5, 2, 0, "wait_at_barrier", LOCAL)]],
+        [(3.0, 3.5, 2, 0, "wait_at_barrier", LOCAL)],
+        []],
     1: [[],
         [(0.5, 0.75, 2, 2, "late_receiver", LOCAL)],
-        [(3.0, 3.25, 1, 2, "wait_at_barrier", LOCAL)]],
+        [(3.0, 3.25, 1, 2, "wait_at_barrier", LOCAL)],
+        []],
 }
 # call-path ids differ between the processes: 1 is MPI_Recv on process 0, MPI_Barrier on process 1
 CALLPATHS = {0: ["main", "MPI_Recv", "MPI_Barrier"], 1: ["main", "MPI_Barrier", "MPI_Send"]}
@@ -86,7 +88,7 @@ def test_multi_batch_file_reads_back(tmp_path):
 def test_no_wait_states_is_a_file_without_rows(tmp_path):
     head = write_engine_output(tmp_path)
     meta = json.loads((tmp_path / "meta.json").read_text())
-    meta["process_stats"] = [{"wait_rows": [0, 0, 0]}] * 2
+    meta["process_stats"] = [{"wait_rows": [0, 0, 0, 0]}] * 2
     (tmp_path / "meta.json").write_text(json.dumps(meta))
     for p in ROWS:
         for path in wait_column_files(tmp_path / f"waits.{p}"):

@@ -2,7 +2,8 @@
 
 Each engine process p writes one raw little-endian file per column,
 `waits.p.<column>.bin` (analyzer/src/replay.cpp kWaitColumns), its rows phase by phase
-(replay.hpp WaitPhase: receiver-side point-to-point, Late Receiver, collectives), and
+(replay.hpp WaitPhase: receiver-side point-to-point, Late Receiver, collectives, MPI_Init
+and MPI_Finalize), and
 counts them per phase (meta.json `process_stats[p].wait_rows`). Processes own contiguous
 blocks of ranks in process order, so phase 0 of process 0, 1, ..., then phase 1 of every
 process, ... is the order of docs/analyzer.md (phase, rank, the order the engine finds a
@@ -30,7 +31,7 @@ from gridscope.errors import GridscopeError
 
 # replay.cpp kWaitColumns: file name part and stored type
 WAIT_COLUMNS = (("start", "<f8"), ("end", "<f8"), ("cp", "<u4"), ("rank", "<u4"), ("metric", "<u2"), ("cls", "u1"))
-WAIT_PHASES = 3  # replay.hpp kWaitPhases
+WAIT_PHASES = 4  # replay.hpp kWaitPhases
 
 
 class Segment(NamedTuple):
