@@ -76,6 +76,17 @@ std::vector<int64_t> completion(const std::vector<M>& m) {
   return w;
 }
 
+// Completion as Scalasca computes it for MPI_Init (MPI Initialization Completion): own
+// end - max(earliest end, min(latest begin, own end)), at least 0; unlike `completion`,
+// the time before the last member began is not counted even when a member left earlier.
+inline std::vector<int64_t> completion_after_latest_begin(const std::vector<CollMember>& m) {
+  int64_t earliest_end = INT64_MAX, latest_begin = INT64_MIN;
+  for (auto& x : m) earliest_end = std::min(earliest_end, x.end), latest_begin = std::max(latest_begin, x.begin);
+  std::vector<int64_t> w;
+  for (auto& x : m) w.push_back(std::max<int64_t>(0, x.end - std::max(earliest_end, std::min(latest_begin, x.end))));
+  return w;
+}
+
 // Wait at NxN: if all members overlap, everyone waits for the latest begin; otherwise only
 // members that receive data wait for the latest member that sends data.
 inline std::vector<int64_t> wait_at_nxn(const std::vector<CollMember>& m) {
