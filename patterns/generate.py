@@ -217,6 +217,33 @@ def gen_py(metrics: list[dict]) -> str:
     return stamp("#", "\n".join(body))
 
 
+RECIPE = [
+    "A wait-state pattern on an existing operation class (Barrier, NxN, OneToN, NToOne, Prefix, "
+    "Init, Finalize) takes three hand-written files; the engine, the Cube metric tree, summary.json, "
+    "the viewer and this page follow from the declaration:",
+    "",
+    "1. `patterns/patterns.toml`: a `[[metric]]` entry (`kind = \"pattern\"`, its parent, display name, "
+    "description, diagnosis) with `collective` = the class, `formula` (and `nonblocking_formula` if "
+    "non-blocking instances have it) naming its function, `delayer` naming the member its waits are "
+    "charged to (`\"\"`: none), `completion = true` if it is measured at the end of the call, and "
+    "`delay_group`/`wait_family` if root-cause analysis covers it.",
+    "2. `analyzer/src/pattern_math.hpp`: the formula, a pure function of the instance's members "
+    "(`std::vector<int64_t> name(const std::vector<CollMember>&)`), unless an existing one fits.",
+    "3. `tests/analyzer/specs/<name>.spec`: a tiny trace whose comments derive every value by hand, "
+    "with `# expect <pattern> grid=<us> local=<us>` lines; `test_golden_patterns.py` runs every spec "
+    "with such lines at -j 1 and -j 2 and checks each pattern against them (and all others are 0).",
+    "",
+    "Then `python patterns/generate.py` writes `gs_patterns.hpp` (metric ids, the table "
+    "`kCollPatterns` the engine iterates, delay groups), `gs_pattern_dispatch.hpp` (formula and "
+    "delayer by name), `metric_tree.py` and this page; `tests/analyzer/test_generated.py` fails "
+    "while they are stale. Done this way for Init Completion and Wait at Finalize (2026-11-28): "
+    "`patterns.toml`, `pattern_math.hpp` (`completion_after_latest_begin`), `specs/world_sync.spec`. "
+    "What an operation class is (which members synchronise with which, its logical messages for "
+    "`--time-correct`) stays code: a new class needs the reader to record it and the replay to "
+    "form its instances (`replay_collectives.cpp`, `replay_world.cpp`).",
+]
+
+
 def gen_md(metrics: list[dict], rules: list[str]) -> str:
     children: dict[str, list[dict]] = {}
     for m in metrics:
@@ -236,6 +263,7 @@ def gen_md(metrics: list[dict], rules: list[str]) -> str:
     walk("", 0)
     if rules:
         out += ["", "## Non-blocking collectives", ""] + [f"- {rule}" for rule in rules]
+    out += ["", "## Adding a pattern", ""] + RECIPE
     out += ["", "## Reference", ""]
     for m in metrics:
         out += [f"### {m['display']} (`{m['id']}`)", "",
