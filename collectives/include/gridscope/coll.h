@@ -24,18 +24,9 @@ extern "C" {
 #pragma GCC visibility push(default)
 #endif
 
-int GSColl_Bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
-int GSColl_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                  MPI_Op op, int root, MPI_Comm comm);
-int GSColl_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm);
-int GSColl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-int GSColl_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-int GSColl_Barrier(MPI_Comm comm);
-int GSColl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+/* GSColl_<Op> for each MPI operation the collector forwards to the library (hook=True in
+ * collector/wrapgen/mpi_api.py; generated) */
+#include "gridscope/coll_hooks.h"
 
 /* Collective identifiers (lower-case names: "bcast", "reduce", ...). */
 typedef enum {
