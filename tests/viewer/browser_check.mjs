@@ -3,6 +3,7 @@
 //   node browser_check.mjs xss  URL REGION_NAME
 //   node browser_check.mjs path URL SCREENSHOT.png   (a run with a critical path)
 //   node browser_check.mjs zero URL                  (a real analysis: zero metrics hidden)
+//   node browser_check.mjs matrix URL                (a run of many ranks: the rank matrix)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
 
@@ -131,6 +132,31 @@ try {
     await page.click('#tabs button[data-tab="comm"]');
     await page.waitForSelector('#comm-view table.matrix', { timeout: 10000 });
     report.matrix_cells = await page.$$eval('#comm-view table.matrix tbody td', (tds) => tds.map((td) => td.textContent));
+  } else if (mode === 'matrix') {
+    // a run of many ranks: the rank matrix on a canvas with axes, a legend and a caption;
+    // the smallest non-empty cell is coloured on a log scale, near white on a linear one
+    await page.click('#tabs button[data-tab="comm"]');
+    await page.selectOption('#comm-level', 'rank');
+    const cellColour = async (scale) => {
+      await page.selectOption('#comm-scale', scale);
+      await page.waitForFunction((s) => {
+        const l = document.getElementById('comm-legend');
+        return l && l.dataset.scale === s && document.querySelector('#comm-view canvas[data-level="rank"]');
+      }, scale, { timeout: 10000 });
+      return page.evaluate(async () => {
+        const m = await (await fetch('/api/comm?level=rank')).json();
+        const smallest = m.cells.reduce((a, x) => (x[2] < a[2] ? x : a));
+        const canvas = document.querySelector('#comm-view canvas[data-level="rank"]');
+        const cell = Number(canvas.dataset.cell);
+        const x = 110 + smallest[1] * cell + cell / 2, y = 22 + smallest[0] * cell + cell / 2;
+        return Array.from(canvas.getContext('2d').getImageData(x, y, 1, 1).data.slice(0, 3));
+      });
+    };
+    report.log_pixel = await cellColour('log');
+    report.linear_pixel = await cellColour('linear');
+    report.label_step = Number(await page.getAttribute('#comm-view canvas[data-level="rank"]', 'data-label-step'));
+    report.legend_text = await page.textContent('#comm-legend');
+    report.caption = await page.textContent('#comm-caption');
   } else if (mode === 'path') {
     // the critical path's first stretch: its top bar is drawn in the path colour, and not
     // once the "critical path" box is unticked

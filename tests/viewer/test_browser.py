@@ -106,3 +106,22 @@ def test_trace_names_are_shown_not_run(node_project, xss_run):
     assert report["img_elements"] == 0 and report["img_elements_after_hover"] == 0
     assert report["dialogs"] == [] and report["xss_flag"] is False
     assert not report["page_errors"]
+
+
+def test_rank_matrix_has_axes_legend_and_log_scale(node_project, wide_run):
+    """Issue 27: above 32 ranks the matrix has rank labels, a legend and a log scale that
+    shows the smallest cell; its caption says the matrix holds point-to-point bytes only."""
+    proc, url = start_view(wide_run)
+    try:
+        report = run_check(node_project, "matrix", url, "")
+    finally:
+        proc.terminate()
+        proc.wait()
+    assert not report["page_errors"] and not report["console_errors"]
+    white = 255 * 3
+    # the smallest cell: coloured on the log scale, lighter on the linear one
+    assert sum(report["log_pixel"]) < sum(report["linear_pixel"]) <= white
+    assert sum(report["log_pixel"]) < white - 60
+    assert 1 <= report["label_step"] <= 11
+    assert "linear scale" in report["legend_text"]
+    assert report["caption"].startswith("Point-to-point messages:")

@@ -23,6 +23,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
+from gridscope.analysis import names as N
 from gridscope.errors import GridscopeError
 from gridscope.viewer import comm, lod
 from gridscope.viewer.run import DOWNLOADABLE, RunFolder
@@ -282,7 +283,16 @@ class ViewerData:
         volume, count = comm.matrix(of_loc[src_loc], of_loc[dst_loc], nbytes, len(labels))
         return {"level": level, "labels": labels, "cells": comm.sparse(volume, count),
                 "groups": groups if level == "rank" else [[n, i, 1] for i, n in enumerate(labels)],
-                "total_bytes": float(volume.sum()), "total_messages": int(count.sum())}
+                "total_bytes": float(volume.sum()), "total_messages": int(count.sum()),
+                "profile_bytes_sent": self.profile_bytes_sent()}
+
+    def profile_bytes_sent(self) -> float | None:
+        """The metric tree's Bytes sent over the whole run (point-to-point and collective)."""
+        exp = self.run.experiment
+        if exp is None:
+            return None
+        sev = exp.severities
+        return float(sev.loc[sev[N.METRIC] == N.BYTES_SENT, N.VALUE].sum())
 
 
 class Handler(BaseHTTPRequestHandler):

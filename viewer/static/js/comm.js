@@ -1,11 +1,45 @@
-// Communication matrices (bytes or messages from row to column), metahost or rank level.
+// Communication matrices (bytes or messages from row to column), metahost or rank level:
+// axes with rank and metahost labels, a colour legend, linear or log scale, and a caption
+// that says what is counted (point-to-point messages; the metric tree's Bytes sent also
+// holds collective bytes, which have no sender-receiver pairs).
 import { get } from './api.js';
 import { clear, el, table } from './dom.js';
 import { bytes, heat } from './format.js';
 
 let ticket = 0;
+const LOG_RANGE = 100;  // auto: log scale once the non-empty cells span more than this factor
+const LEFT = 110, TOP = 22;  // canvas margins for the axes' labels, px
 
-export async function renderComm(container, totalLabel, { level, window, show }) {
+// value -> [0, 1] on the chosen scale (a non-empty cell is never white on a log scale)
+function scaler(values, scale) {
+  const max = Math.max(1, ...values);
+  const min = Math.max(1, Math.min(...values.filter((v) => v > 0), max));
+  const log = scale === 'log' || (scale === 'auto' && max / min > LOG_RANGE);
+  const f = log ? (v) => (v > 0 ? 0.05 + 0.95 * Math.log(v / min + 1) / Math.log(max / min + 1) : 0) : (v) => v / max;
+  return { f, log, min, max };
+}
+
+function legend(s, show) {
+  const fmt = (v) => (show === 'bytes' ? bytes(v) : Math.round(v).toLocaleString('en'));
+  const bar = el('canvas', { width: 160, height: 10, class: 'legend-bar' });
+  const ctx = bar.getContext('2d');
+  for (let x = 0; x < 160; x += 1) { ctx.fillStyle = heat(x / 159); ctx.fillRect(x, 0, 1, 10); }
+  return el('div', { id: 'comm-legend', class: 'comm-legend', 'data-scale': s.log ? 'log' : 'linear' },
+    el('span', { text: s.log ? fmt(s.min) : '0' }), bar, el('span', { text: fmt(s.max) }),
+    el('span', { class: 'muted', text: s.log ? ' log scale' : ' linear scale' }));
+}
+
+function caption(m) {
+  let text = `Point-to-point messages: ${bytes(m.total_bytes)} in ${m.total_messages.toLocaleString('en')} messages (rows send, columns receive).`;
+  const profile = m.profile_bytes_sent;
+  if (profile != null && profile > m.total_bytes) {
+    text += ` The metric tree's Bytes sent (${bytes(profile)}) also counts collective operations, `
+      + `${bytes(profile - m.total_bytes)}, which have no sender–receiver pairs and are not in this matrix.`;
+  }
+  return el('p', { id: 'comm-caption', class: 'muted', text });
+}
+
+export async function renderComm(container, totalLabel, { level, window, show, scale = 'auto' }) {
   const mine = ++ticket;
   const params = { level };
   if (window) { params.t0 = window[0]; params.t1 = window[1]; }
@@ -17,46 +51,62 @@ export async function renderComm(container, totalLabel, { level, window, show })
   const grid = Array.from({ length: n }, () => new Array(n).fill(null));
   for (const [r, c, b, k] of m.cells) grid[r][c] = { b, k };
   const valueOf = (cell) => (cell ? (show === 'bytes' ? cell.b : cell.k) : 0);
-  const max = Math.max(1, ...m.cells.map(([, , b, k]) => (show === 'bytes' ? b : k)));
+  const s = scaler(m.cells.map(([, , b, k]) => (show === 'bytes' ? b : k)), scale);
   const text = (cell) => (cell ? (show === 'bytes' ? bytes(cell.b) : String(cell.k)) : '');
+  container.append(caption(m), legend(s, show));
   if (n <= 32) {
     const head = el('tr', {}, el('th', { class: 'text', text: 'from \\ to' }), m.labels.map((l) => el('th', { class: 'text', text: l })));
     const rows = m.labels.map((label, r) => el('tr', {}, el('th', { class: 'text', text: label }),
-      grid[r].map((cell) => el('td', { text: text(cell), title: cell ? `${bytes(cell.b)}, ${cell.k} messages` : 'nothing', style: { background: cell ? heat(valueOf(cell) / max) : '' } }))));
+      grid[r].map((cell) => el('td', { text: text(cell), title: cell ? `${bytes(cell.b)}, ${cell.k} messages` : 'nothing', style: { background: cell ? heat(s.f(valueOf(cell))) : '' } }))));
     container.append(el('table', { class: 'matrix', 'data-level': level }, el('thead', {}, head), el('tbody', {}, rows)));
     return;
   }
-  // many ranks: a heat map on a canvas, hover for the numbers
+  // many ranks: a heat map on a canvas with axes, hover for the numbers
   const cell = Math.max(2, Math.min(12, Math.floor(560 / n)));
-  const canvas = el('canvas', { width: n * cell, height: n * cell, 'data-level': level });
+  const side = n * cell;
+  const canvas = el('canvas', { width: LEFT + side, height: TOP + side, 'data-level': level, 'data-cell': cell });
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = '#fff';
-  ctx.fillRect(0, 0, n * cell, n * cell);
+  ctx.fillRect(0, 0, LEFT + side, TOP + side);
   for (const [r, c, b, k] of m.cells) {
-    ctx.fillStyle = heat((show === 'bytes' ? b : k) / max);
-    ctx.fillRect(c * cell, r * cell, cell, cell);
+    ctx.fillStyle = heat(s.f(show === 'bytes' ? b : k));
+    ctx.fillRect(LEFT + c * cell, TOP + r * cell, cell, cell);
   }
-  // metahost blocks: boundaries across the matrix, names along the top
+  // axes: every step-th rank (labels >= 11 px apart), metahost names at their blocks
+  const step = Math.ceil(11 / cell);
+  canvas.dataset.labelStep = String(step);
+  ctx.fillStyle = '#333';
+  ctx.font = '10px sans-serif';
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'right';
+  const rankOf = (label) => label.replace(/^Rank (\d+).*/, '$1');
+  for (let r = 0; r < n; r += step) ctx.fillText(rankOf(m.labels[r]), LEFT - 4, TOP + r * cell + cell / 2);
+  ctx.textAlign = 'left';
   ctx.strokeStyle = '#1f6feb';
   ctx.lineWidth = 1;
-  for (const [, first] of m.groups || []) {
+  for (const [name, first, count] of m.groups || []) {
+    ctx.fillStyle = '#1f6feb';
+    ctx.fillText(name, LEFT + first * cell + 2, TOP / 2);  // along the top
+    ctx.save();
+    ctx.textAlign = 'left';
+    ctx.fillText(name, 4, TOP + (first + count / 2) * cell);  // along the left
+    ctx.restore();
     if (first === 0) continue;
     ctx.beginPath();
-    ctx.moveTo(first * cell + 0.5, 0); ctx.lineTo(first * cell + 0.5, n * cell);
-    ctx.moveTo(0, first * cell + 0.5); ctx.lineTo(n * cell, first * cell + 0.5);
+    ctx.moveTo(LEFT + first * cell + 0.5, TOP); ctx.lineTo(LEFT + first * cell + 0.5, TOP + side);
+    ctx.moveTo(LEFT, TOP + first * cell + 0.5); ctx.lineTo(LEFT + side, TOP + first * cell + 0.5);
     ctx.stroke();
   }
-  const blocks = el('p', { class: 'muted', text: `metahost blocks (blue lines): ${(m.groups || []).map(([name, , count]) => `${name} ${count}`).join(', ')}` });
-  const info = el('p', { class: 'muted', text: 'rows send, columns receive; hover a cell' });
+  const info = el('p', { class: 'muted', text: 'hover a cell: sender → receiver' });
   canvas.addEventListener('mousemove', (e) => {
     const rect = canvas.getBoundingClientRect();
-    const c = Math.floor((e.clientX - rect.left) / cell);
-    const r = Math.floor((e.clientY - rect.top) / cell);
+    const c = Math.floor((e.clientX - rect.left - LEFT) / cell);
+    const r = Math.floor((e.clientY - rect.top - TOP) / cell);
     if (r < 0 || c < 0 || r >= n || c >= n) return;
     const g = grid[r][c];
     info.textContent = `${m.labels[r]} → ${m.labels[c]}: ${g ? `${bytes(g.b)}, ${g.k} messages` : 'nothing'}`;
   });
-  container.append(blocks, info, canvas);
+  container.append(info, canvas);
 }
 
 // Traffic per metahost pair, and each WAN direction as a link (measured beside nominal).

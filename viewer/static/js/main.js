@@ -169,7 +169,7 @@ async function updateComm() {
   }
   try {
     await renderComm($('comm-view'), $('comm-total'), {
-      level: $('comm-level').value, show: $('comm-value').value,
+      level: $('comm-level').value, show: $('comm-value').value, scale: $('comm-scale').value,
       window: $('comm-window').checked ? state.window : null,
     });
   } catch (err) { status(`communication matrix: ${err.message}`, true); }
@@ -190,7 +190,7 @@ async function boot() {
   patternChips();
   renderSummary();
   renderP2pTable($('p2p-table'), (meta.summary || {}).p2p, (meta.story || {}).links);
-  for (const id of ['comm-level', 'comm-window', 'comm-value']) $(id).addEventListener('change', updateComm);
+  for (const id of ['comm-level', 'comm-window', 'comm-value', 'comm-scale']) $(id).addEventListener('change', updateComm);
 
   if (meta.has_trace) {
     state.timeline = new Timeline({
