@@ -4,6 +4,7 @@
 //   node browser_check.mjs path URL SCREENSHOT.png   (a run with a critical path)
 //   node browser_check.mjs zero URL                  (a real analysis: zero metrics hidden)
 //   node browser_check.mjs matrix URL                (a run of many ranks: the rank matrix)
+//   node browser_check.mjs diff URL                  (a difference experiment)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
 
@@ -64,7 +65,7 @@ try {
   page.on('dialog', async (d) => { report.dialogs.push(d.message()); await d.dismiss(); });
   await page.goto(url);
   await page.waitForSelector('body[data-ready="1"]', { timeout: 15000 });
-  await timelineSettled(page);
+  if (mode !== 'diff') await timelineSettled(page);  // a difference experiment has no timeline
 
   if (mode === 'main') {
     // pick the largest late-sender instance the server knows and look at it before the click
@@ -157,6 +158,15 @@ try {
     report.label_step = Number(await page.getAttribute('#comm-view canvas[data-level="rank"]', 'data-label-step'));
     report.legend_text = await page.textContent('#comm-legend');
     report.caption = await page.textContent('#comm-caption');
+  } else if (mode === 'diff') {
+    // a difference experiment: every node shows its delta, its share of base, and base → new;
+    // no timeline panel (a diff has no trace)
+    report.time_row = await page.textContent('#metric-tree .node[data-key="time"]');
+    report.time_basenew = await page.textContent('#metric-tree .node[data-key="time"] .basenew');
+    report.time_pct = await page.textContent('#metric-tree .node[data-key="time"] .pct');
+    report.call_basenew = await page.$$eval('#call-tree .node', (els) => els.map((e) => [e.dataset.key,
+      (e.querySelector('.basenew') || {}).textContent || '', e.querySelector('.pct').textContent]));
+    report.timeline_hidden = await page.evaluate(() => document.getElementById('timeline-panel').hidden);
   } else if (mode === 'path') {
     // the critical path's first stretch: its top bar is drawn in the path colour, and not
     // once the "critical path" box is unticked

@@ -125,3 +125,29 @@ def test_rank_matrix_has_axes_legend_and_log_scale(node_project, wide_run):
     assert 1 <= report["label_step"] <= 11
     assert "linear scale" in report["legend_text"]
     assert report["caption"].startswith("Point-to-point messages:")
+
+
+def test_diff_view_shows_base_new_and_share_of_base(node_project, tmp_path):
+    """Issue 27: a difference experiment's nodes show delta, % of base and base → new, and
+    no empty timeline box."""
+    from viewer_fixtures import synth_trace
+
+    from gstest import run_gridscope
+
+    for name, iterations in (("base", 6), ("new", 4)):
+        synth_trace(tmp_path / f"trace-{name}", ranks=8, metahosts=2, iterations=iterations)
+        run_gridscope("analyze", tmp_path / f"trace-{name}", "-o", tmp_path / name, "-q")
+    run_gridscope("diff", tmp_path / "base", tmp_path / "new", "-o", tmp_path / "diff")
+    proc, url = start_view(tmp_path / "diff")
+    try:
+        report = run_check(node_project, "diff", url, "")
+    finally:
+        proc.terminate()
+        proc.wait()
+    assert not report["page_errors"] and not report["console_errors"]
+    assert report["timeline_hidden"] is True
+    # 6 -> 4 iterations of the same work: a third less time, shown as base → new
+    base, new = (float(x.split()[0]) for x in report["time_basenew"].split(" → "))
+    assert new < base
+    assert report["time_pct"].startswith("-") and report["time_pct"].endswith("%")
+    assert all(" → " in basenew for _, basenew, _ in report["call_basenew"]), report["call_basenew"]

@@ -79,6 +79,11 @@ def test_diff_folder_is_a_difference_view(analysed, tmp_path):
     time_id = next(m["id"] for m in overview["metrics"] if m["uniq"] == "time")
     by_path = {paths[c]: v for m, c, v in overview["mc"] if m == time_id}
     assert by_path["main/compute"] < 0 < by_path["main/solve"]
+    # base and new beside each delta (issue 27): the base's values in the same ids;
+    # "compute" is gone in the new run: base + delta = 0 there
+    base = {paths[c]: v for m, c, v in overview["base_mc"] if m == time_id}
+    assert base["main/compute"] > 0 and "main/solve" not in base
+    assert base["main/compute"] + by_path["main/compute"] == pytest.approx(0, abs=1e-12)
 
 
 def test_scorep_trace_with_metahost_map(scorep_traces, tmp_path):

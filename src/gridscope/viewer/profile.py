@@ -9,7 +9,7 @@ current selection.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,16 @@ def _descendants(parents: list[int]) -> list[list[int]]:
     return out
 
 
+def _sums_in(exp, mindex: dict, cindex: dict) -> list[list]:
+    """exp's exclusive (metric, call path) sums over all ranks as [metric id, call path id,
+    value] in another profile's ids; what that profile lacks is left out."""
+    sev = exp.severities
+    frame = pd.DataFrame({"m": sev["metric"].map(mindex), "c": sev["callpath"].map(cindex),
+                          "v": sev["value"].to_numpy(dtype=np.float64)}).dropna()
+    sums = frame.groupby(["m", "c"], sort=True)["v"].sum()
+    return [[int(m), int(c), float(v)] for (m, c), v in sums.items() if v != 0]
+
+
 @dataclass
 class Profile:
     metrics: list[dict]
@@ -44,9 +54,12 @@ class Profile:
     rank_values: np.ndarray
     values: np.ndarray
     is_diff: bool
+    # a difference's BASE as exclusive (metric, call path) sums over all ranks, in this
+    # profile's ids (metrics by unique name, call paths by path); empty: not known
+    base_mc: list[list] = field(default_factory=list)
 
     @classmethod
-    def from_experiment(cls, exp, is_diff: bool = False) -> "Profile":
+    def from_experiment(cls, exp, is_diff: bool = False, base=None) -> "Profile":
         metrics, mindex = [], {}
         for metric, parent in walk_metrics(exp.metrics):
             mindex[metric.uniq_name] = len(metrics)
@@ -70,7 +83,7 @@ class Profile:
         return cls(metrics, callpaths, ranks,
                    mcodes[ok].to_numpy(dtype=np.int32), ccodes[ok].to_numpy(dtype=np.int32),
                    sev["rank"][ok].to_numpy(dtype=np.int64), sev["value"][ok].to_numpy(dtype=np.float64),
-                   is_diff)
+                   is_diff, _sums_in(base, mindex, cindex) if base is not None else [])
 
     def _metric_sets(self):
         return _descendants([m["parent"] for m in self.metrics])
@@ -89,6 +102,7 @@ class Profile:
             "ranks": self.ranks,
             "diff": self.is_diff,
             "mc": [[int(m), int(c), float(v)] for (m, c), v in sums.items()],
+            "base_mc": self.base_mc,
         }
 
     def rank_values_for(self, metric: int, metric_inclusive: bool, callpath: int | None,

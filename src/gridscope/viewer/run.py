@@ -180,6 +180,22 @@ class RunFolder:
         frame = None if self.bare_trace else read_critical_path(self.folder)
         return CriticalPath.empty() if frame is None else CriticalPath.from_frame(frame)
 
+    @cached_property
+    def base_experiment(self):
+        """A difference experiment's BASE profile (diff.json names its folder), for base and
+        new values beside each delta; None when it is not there any more."""
+        meta = self.summary.get("diff") if self.is_diff else None  # gridscope diff's record of its inputs
+        base = meta.get("base") if isinstance(meta, dict) else None
+        path = Path(base) / PROFILE if isinstance(base, str) else None
+        if path is None or not path.is_file():
+            return None
+        from gridscope.cube import read_cubex
+
+        try:
+            return read_cubex(path)
+        except GridscopeError:
+            return None
+
     def rank_metahosts(self) -> dict[int, tuple[str, str]]:
         """rank -> (metahost, node) as the analysis saw them (its --metahosts map included)."""
         exp = self.experiment

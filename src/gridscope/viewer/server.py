@@ -107,7 +107,9 @@ class ViewerData:
         from gridscope.viewer.profile import Profile
 
         exp = self.run.experiment
-        return Profile.from_experiment(exp, self.run.is_diff) if exp is not None else None
+        if exp is None:
+            return None
+        return Profile.from_experiment(exp, self.run.is_diff, base=self.run.base_experiment)
 
     # ------------------------------------------------------------------ API
     def meta(self) -> dict:  # noqa: C901 (one dict of what the page needs)

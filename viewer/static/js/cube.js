@@ -31,6 +31,11 @@ export class CubeBrowser {
     this.mc = profile.metrics.map(() => new Map());
     for (const [m, c, v] of profile.mc) this.mc[m].set(c, v);
     this.metricOwn = profile.metrics.map((_, m) => [...this.mc[m].values()].reduce((a, b) => a + b, 0));
+    // a difference experiment with its BASE at hand: base, new (= base + delta) and the
+    // delta's share of base beside every node of the metric and call trees
+    this.base = this.diff && (profile.base_mc || []).length ? profile.metrics.map(() => new Map()) : null;
+    if (this.base) for (const [m, c, v] of profile.base_mc) this.base[m].set(c, v);
+    this.metricOwnBase = this.base ? this.base.map((mc) => [...mc.values()].reduce((a, b) => a + b, 0)) : null;
     // collapsed at the root, as Cube opens: every node shows its inclusive value (100 % at the root)
     this.openMetrics = new Set();
     // metrics that are zero everywhere (bytes put/get of a run without RMA, ...) are hidden
@@ -80,12 +85,32 @@ export class CubeBrowser {
     return this.openCalls.has(c) ? this.callOwn(c) : subtreeSum(c, this.c.children, (x) => this.callOwn(x));
   }
 
+  // BASE values of the same nodes (undefined: not a difference with its base)
+  metricBase(id) {
+    if (!this.base) return undefined;
+    return this.openMetrics.has(id) ? this.metricOwnBase[id] : subtreeSum(id, this.m.children, (x) => this.metricOwnBase[x]);
+  }
+
+  callBase(c) {
+    if (!this.base) return undefined;
+    const own = (x) => this.metricSet(this.metric).reduce((a, m) => a + (this.base[m].get(x) || 0), 0);
+    return this.openCalls.has(c) ? own(c) : subtreeSum(c, this.c.children, own);
+  }
+
   swatch(v, total, maxAbs) {
     const colour = this.diff ? diverging(maxAbs ? v / maxAbs : 0) : heat(total ? v / total : 0);
     return el('span', { class: 'swatch', style: { background: colour } });
   }
 
-  row({ depthKey, id, open, hasChildren, selected, v, total, maxAbs, uom, label, title, onSelect, onToggle, extra }) {
+  // a difference's node: the delta's share of base (signed), and base → new
+  diffParts(v, base, uom) {
+    if (base === undefined) return { pct: '', basenew: null };
+    const share = base ? `${v > 0 ? '+' : ''}${percent(v, Math.abs(base))}` : (v ? 'new' : '');
+    return { pct: share, basenew: el('span', { class: 'basenew', text: `${value(base, uom)} → ${value(base + v, uom)}` }) };
+  }
+
+  row({ depthKey, id, open, hasChildren, selected, v, total, maxAbs, uom, label, title, onSelect, onToggle, extra, base }) {
+    const d = this.diff ? this.diffParts(v, base, uom) : null;
     return el('div', {
       class: `node${selected ? ' selected' : ''}`, role: 'treeitem', 'data-key': depthKey, 'data-id': id,
       'aria-expanded': hasChildren ? String(open) : undefined, 'aria-selected': String(selected), title,
@@ -94,7 +119,8 @@ export class CubeBrowser {
     el('span', { class: 'toggle', text: hasChildren ? (open ? '▾' : '▸') : '', onclick: (e) => { e.stopPropagation(); if (hasChildren) onToggle(); } }),
     this.swatch(v, total, maxAbs),
     el('span', { class: 'value', text: value(v, uom) }),
-    el('span', { class: 'pct', text: this.diff ? '' : percent(v, total) }),
+    el('span', { class: 'pct', text: d ? d.pct : percent(v, total) }),
+    d ? d.basenew : null,
     el('span', { class: 'label', text: label }),
     extra || null);
   }
@@ -118,7 +144,7 @@ export class CubeBrowser {
       const tag = this.tags(metric);
       const node = this.row({
         depthKey: metric.uniq, id, open, hasChildren: kids.length > 0, selected: id === this.metric,
-        v: this.metricValue(id), total: rootTotals.get(this.metricRoot(id)), maxAbs, uom: metric.uom,
+        v: this.metricValue(id), total: rootTotals.get(this.metricRoot(id)), maxAbs, uom: metric.uom, base: this.metricBase(id),
         label: metric.name, title: metric.descr,
         onSelect: () => this.selectMetric(id),
         onToggle: () => { open ? this.openMetrics.delete(id) : this.openMetrics.add(id); this.render(); },
@@ -152,6 +178,7 @@ export class CubeBrowser {
       const node = this.row({
         depthKey: cp.path, id, open, hasChildren: kids.length > 0, selected: id === this.callpath,
         v: this.callValue(id), total, maxAbs, uom: metric ? metric.uom : 'sec', label: cp.name, title: cp.path,
+        base: this.callBase(id),
         onSelect: () => { this.callpath = this.callpath === id ? null : id; this.renderCalls(); this.renderSystem(); this.callpathChanged(); },
         onToggle: () => { open ? this.openCalls.delete(id) : this.openCalls.add(id); this.renderCalls(); this.renderSystem(); this.callpathChanged(); },
       });

@@ -21,7 +21,7 @@ export function bytes(v) {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let i = 0, x = a;
   while (x >= 1024 && i < units.length - 1) { x /= 1024; i += 1; }
-  return `${v < 0 ? '−' : ''}${i ? x.toFixed(2) : x.toFixed(0)} ${units[i]}`;
+  return `${v < 0 ? '-' : ''}${i ? x.toFixed(2) : x.toFixed(0)} ${units[i]}`;
 }
 
 export function percent(part, whole) {

@@ -210,10 +210,9 @@ async function boot() {
     state.timeline.refresh();
     window.__gridscope = { timeline: state.timeline };
   } else {
-    $('timeline-wrap').hidden = true;
-    document.querySelector('#timeline-panel .toolbar').hidden = true;
-    $('pattern-chips').hidden = true;
-    $('instances').append(el('p', { class: 'muted', text: meta.trace_problem || 'this run names no trace, so there is no timeline' }));
+    // no timeline (a difference experiment, a run without its trace): no empty box either;
+    // the status line says why
+    $('timeline-panel').hidden = true;
   }
 
   if (meta.has_profile) {
