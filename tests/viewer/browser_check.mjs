@@ -5,6 +5,7 @@
 //   node browser_check.mjs zero URL                  (a real analysis: zero metrics hidden)
 //   node browser_check.mjs matrix URL                (a run of many ranks: the rank matrix)
 //   node browser_check.mjs diff URL                  (a difference experiment)
+//   node browser_check.mjs find URL                  (Find in the trees, resizable panes)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
 
@@ -167,6 +168,18 @@ try {
     report.call_basenew = await page.$$eval('#call-tree .node', (els) => els.map((e) => [e.dataset.key,
       (e.querySelector('.basenew') || {}).textContent || '', e.querySelector('.pct').textContent]));
     report.timeline_hidden = await page.evaluate(() => document.getElementById('timeline-panel').hidden);
+  } else if (mode === 'find') {
+    // Find filters both trees: matches marked, their ancestors open, the rest hidden
+    await page.fill('#tree-search', 'MPI_Recv');
+    await page.waitForFunction(() => document.querySelectorAll('#call-tree .node.match').length > 0, null, { timeout: 10000 });
+    report.find_calls = await page.$$eval('#call-tree .node', (els) => els.map((e) => [e.dataset.key, e.classList.contains('match')]));
+    report.find_metrics = await page.$$eval('#metric-tree .node', (els) => els.length);
+    await page.fill('#tree-search', 'late sender');
+    await page.waitForFunction(() => document.querySelectorAll('#metric-tree .node.match').length > 0, null, { timeout: 10000 });
+    report.find_metric_keys = await page.$$eval('#metric-tree .node', (els) => els.map((e) => [e.dataset.key, e.classList.contains('match')]));
+    await page.fill('#tree-search', '');
+    report.cleared_calls = await page.$$eval('#call-tree .node', (els) => els.length);
+    report.resize = await page.evaluate(() => ['metric-pane', 'call-pane', 'panes'].map((id) => getComputedStyle(document.getElementById(id)).resize));
   } else if (mode === 'path') {
     // the critical path's first stretch: its top bar is drawn in the path colour, and not
     // once the "critical path" box is unticked

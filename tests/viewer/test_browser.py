@@ -151,3 +151,23 @@ def test_diff_view_shows_base_new_and_share_of_base(node_project, tmp_path):
     assert new < base
     assert report["time_pct"].startswith("-") and report["time_pct"].endswith("%")
     assert all(" → " in basenew for _, basenew, _ in report["call_basenew"]), report["call_basenew"]
+
+
+def test_find_filters_both_trees_and_panes_resize(node_project, demo_run):
+    """Issue 27: Find (as Cube's) keeps the matching nodes and their ancestors in both trees;
+    the metric and call panes can be resized."""
+    proc, url = start_view(demo_run)
+    try:
+        report = run_check(node_project, "find", url, "")
+    finally:
+        proc.terminate()
+        proc.wait()
+    assert not report["page_errors"] and not report["console_errors"]
+    calls = dict(report["find_calls"])
+    assert calls == {"main": False, "main/MPI_Recv": True}
+    assert report["find_metrics"] == 0  # no metric is called MPI_Recv
+    metrics = dict(report["find_metric_keys"])
+    assert metrics["late_sender"] is True and metrics["time"] is False
+    assert all(key == "late_sender" or not match for key, match in metrics.items())
+    assert report["cleared_calls"] > 2
+    assert report["resize"] == ["horizontal", "horizontal", "vertical"]

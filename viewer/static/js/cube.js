@@ -44,6 +44,7 @@ export class CubeBrowser {
     this.metricSubtreeAbs = profile.metrics.map((_, m) => subtreeSum(m, this.m.children,
       (x) => [...this.mc[x].values()].reduce((a, b) => a + Math.abs(b), 0)));
     this.openCalls = new Set(this.c.roots);
+    this.filter = '';  // Find: only matching nodes and their ancestors (opened), both trees
     this.openSystem = new Set();
     this.metric = this.m.roots[0] ?? 0;
     this.callpath = null;
@@ -136,11 +137,12 @@ export class CubeBrowser {
     const pane = clear(this.panes.metricPane);
     const rootTotals = new Map(this.m.roots.map((r) => [r, subtreeSum(r, this.m.children, (x) => this.metricOwn[x])]));
     const maxAbs = Math.max(1e-300, ...this.p.metrics.map((_, i) => Math.abs(this.metricOwn[i])));
-    const shown = (id) => this.showZero || this.metricSubtreeAbs[id] > 0 || id === this.metric;
+    const f = this.filtered(this.p.metrics, (m) => m.name);
+    const shown = (id) => (f.keep ? f.keep.has(id) : this.showZero || this.metricSubtreeAbs[id] > 0 || id === this.metric);
     const build = (id) => {
       const metric = this.p.metrics[id];
       const kids = this.m.children[id].filter(shown);
-      const open = this.openMetrics.has(id);
+      const open = this.openMetrics.has(id) || (f.keep !== null && kids.length > 0);
       const tag = this.tags(metric);
       const node = this.row({
         depthKey: metric.uniq, id, open, hasChildren: kids.length > 0, selected: id === this.metric,
@@ -150,9 +152,26 @@ export class CubeBrowser {
         onToggle: () => { open ? this.openMetrics.delete(id) : this.openMetrics.add(id); this.render(); },
         extra: tag ? el('span', { class: `tag ${tag.klass || ''}`, text: tag.text }) : null,
       });
+      if (f.match.has(id)) node.classList.add('match');
       return open && kids.length ? [node, el('div', { class: 'children', role: 'group' }, kids.map(build))] : [node];
     };
     pane.append(...this.m.roots.filter(shown).flatMap(build));
+  }
+
+  // Find (Cube's Find): a case-insensitive substring of a metric's display name or a call
+  // path's region names; matches are marked, their ancestors opened, the rest hidden
+  setFilter(text) {
+    this.filter = text.trim().toLowerCase();
+    this.render();
+  }
+
+  // ids to show under the filter (null: everything), and the matches themselves
+  filtered(items, text) {
+    if (!this.filter) return { keep: null, match: new Set() };
+    const match = new Set(items.map((x, i) => (text(x).toLowerCase().includes(this.filter) ? i : -1)).filter((i) => i >= 0));
+    const keep = new Set();
+    for (const i of match) for (let x = i; x >= 0 && !keep.has(x); x = items[x].parent) keep.add(x);
+    return { keep, match };
   }
 
   setShowZero(on) {
@@ -171,10 +190,11 @@ export class CubeBrowser {
     const metric = this.p.metrics[this.metric];
     const total = this.c.roots.reduce((a, r) => a + subtreeSum(r, this.c.children, (x) => this.callOwn(x)), 0);
     const maxAbs = Math.max(1e-300, ...this.p.callpaths.map((_, i) => Math.abs(this.callOwn(i))));
+    const f = this.filtered(this.p.callpaths, (c) => c.name);
     const build = (id) => {
       const cp = this.p.callpaths[id];
-      const kids = this.c.children[id];
-      const open = this.openCalls.has(id);
+      const kids = f.keep ? this.c.children[id].filter((k) => f.keep.has(k)) : this.c.children[id];
+      const open = this.openCalls.has(id) || (f.keep !== null && kids.length > 0);
       const node = this.row({
         depthKey: cp.path, id, open, hasChildren: kids.length > 0, selected: id === this.callpath,
         v: this.callValue(id), total, maxAbs, uom: metric ? metric.uom : 'sec', label: cp.name, title: cp.path,
@@ -182,9 +202,10 @@ export class CubeBrowser {
         onSelect: () => { this.callpath = this.callpath === id ? null : id; this.renderCalls(); this.renderSystem(); this.callpathChanged(); },
         onToggle: () => { open ? this.openCalls.delete(id) : this.openCalls.add(id); this.renderCalls(); this.renderSystem(); this.callpathChanged(); },
       });
+      if (f.match.has(id)) node.classList.add('match');
       return open && kids.length ? [node, el('div', { class: 'children', role: 'group' }, kids.map(build))] : [node];
     };
-    pane.append(...this.c.roots.flatMap(build));
+    pane.append(...this.c.roots.filter((r) => !f.keep || f.keep.has(r)).flatMap(build));
   }
 
   callpathChanged() {
