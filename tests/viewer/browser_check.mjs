@@ -179,6 +179,14 @@ try {
     report.find_metric_keys = await page.$$eval('#metric-tree .node', (els) => els.map((e) => [e.dataset.key, e.classList.contains('match')]));
     await page.fill('#tree-search', '');
     report.cleared_calls = await page.$$eval('#call-tree .node', (els) => els.length);
+    // the system pane's per-rank distribution of the selected metric
+    await page.waitForSelector('#rank-distribution span', { timeout: 10000 });
+    report.distribution = await page.textContent('#rank-distribution span');
+    report.distribution_max_rank = Number(await page.getAttribute('#rank-distribution', 'data-max-rank'));
+    report.distribution_max_value = await page.evaluate(async () => {
+      const v = (await (await fetch('/api/profile/system?metric=0&mincl=1')).json()).values;
+      return v.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+    });
     report.resize = await page.evaluate(() => ['metric-pane', 'call-pane', 'panes'].map((id) => getComputedStyle(document.getElementById(id)).resize));
   } else if (mode === 'path') {
     // the critical path's first stretch: its top bar is drawn in the path colour, and not

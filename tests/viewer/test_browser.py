@@ -155,7 +155,7 @@ def test_diff_view_shows_base_new_and_share_of_base(node_project, tmp_path):
 
 def test_find_filters_both_trees_and_panes_resize(node_project, demo_run):
     """Issue 27: Find (as Cube's) keeps the matching nodes and their ancestors in both trees;
-    the metric and call panes can be resized."""
+    the metric and call panes can be resized; the system pane shows the per-rank distribution."""
     proc, url = start_view(demo_run)
     try:
         report = run_check(node_project, "find", url, "")
@@ -171,3 +171,6 @@ def test_find_filters_both_trees_and_panes_resize(node_project, demo_run):
     assert all(key == "late_sender" or not match for key, match in metrics.items())
     assert report["cleared_calls"] > 2
     assert report["resize"] == ["horizontal", "horizontal", "vertical"]
+    # per-rank distribution (Cube's box plot) of the selected metric, Time at the root
+    assert report["distribution"].startswith("ranks: min ") and " median " in report["distribution"]
+    assert report["distribution_max_rank"] == report["distribution_max_value"]

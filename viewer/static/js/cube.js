@@ -213,6 +213,29 @@ export class CubeBrowser {
     else this.onCallpathSelected(this.p.callpaths[this.callpath].path, !this.openCalls.has(this.callpath));
   }
 
+  // Per-rank distribution of the selected metric at the selected call path (Cube's box
+  // plot): min, quartiles, median, max with the ranks that hold the extremes, and the mean.
+  distribution(values, uom) {
+    const ranks = [...values.entries()].sort((a, b) => a[1] - b[1]);
+    if (!ranks.length) return el('div', { id: 'rank-distribution' });
+    const at = (q) => ranks[Math.min(ranks.length - 1, Math.floor(q * (ranks.length - 1) + 0.5))][1];
+    const [lo, q1, med, q3, hi] = [ranks[0][1], at(0.25), at(0.5), at(0.75), ranks[ranks.length - 1][1]];
+    const mean = ranks.reduce((a, r) => a + r[1], 0) / ranks.length;
+    const W = 220, H = 18, span = hi - lo || 1, x = (v) => 4 + (W - 8) * (v - lo) / span;
+    const box = el('canvas', { width: W, height: H, class: 'boxplot' });
+    const ctx = box.getContext('2d');
+    ctx.strokeStyle = '#333';
+    ctx.beginPath(); ctx.moveTo(x(lo), H / 2); ctx.lineTo(x(hi), H / 2); ctx.stroke();
+    ctx.fillStyle = '#dbe9ff';
+    ctx.fillRect(x(q1), 3, Math.max(1, x(q3) - x(q1)), H - 6);
+    ctx.strokeRect(x(q1), 3, Math.max(1, x(q3) - x(q1)), H - 6);
+    ctx.beginPath(); ctx.moveTo(x(med), 2); ctx.lineTo(x(med), H - 2); ctx.stroke();
+    const text = `ranks: min ${value(lo, uom)} (rank ${ranks[0][0]}) · median ${value(med, uom)} · `
+      + `mean ${value(mean, uom)} · max ${value(hi, uom)} (rank ${ranks[ranks.length - 1][0]})`;
+    return el('div', { id: 'rank-distribution', class: 'rank-distribution', 'data-min-rank': ranks[0][0],
+      'data-max-rank': ranks[ranks.length - 1][0] }, box, el('span', { class: 'muted', text }));
+  }
+
   async renderSystem() {
     const ticket = ++this.rankRequest;
     const params = { metric: this.metric, mincl: this.openMetrics.has(this.metric) ? 0 : 1 };
@@ -240,6 +263,7 @@ export class CubeBrowser {
     }
     const total = [...values.values()].reduce((a, b) => a + b, 0);
     const maxAbs = Math.max(1e-300, ...[...values.values()].map(Math.abs));
+    pane.append(this.distribution(values, uom));
     const sum = (ranks) => ranks.reduce((a, r) => a + (values.get(r) || 0), 0);
     for (const [mh, nodes] of groups) {
       const key = `m:${mh}`;
