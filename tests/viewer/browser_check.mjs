@@ -6,6 +6,7 @@
 //   node browser_check.mjs matrix URL                (a run of many ranks: the rank matrix)
 //   node browser_check.mjs diff URL                  (a difference experiment)
 //   node browser_check.mjs find URL                  (Find in the trees, resizable panes)
+//   node browser_check.mjs rows URL                  (rank labels and vertical zoom at many ranks)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
 
@@ -188,6 +189,18 @@ try {
       return v.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
     });
     report.resize = await page.evaluate(() => ['metric-pane', 'call-pane', 'panes'].map((id) => getComputedStyle(document.getElementById(id)).resize));
+  } else if (mode === 'rows') {
+    // many ranks: thin rows get every step-th label; taller rows (vertical zoom) get more
+    report.row_height = Number(await page.getAttribute('#timeline', 'data-row-height'));
+    report.label_step = Number(await page.getAttribute('#timeline', 'data-label-step'));
+    await page.click('#rows-taller');
+    await page.click('#rows-taller');
+    await timelineSettled(page);
+    report.row_height_taller = Number(await page.getAttribute('#timeline', 'data-row-height'));
+    report.label_step_taller = Number(await page.getAttribute('#timeline', 'data-label-step'));
+    await page.click('#rows-shorter');
+    await timelineSettled(page);
+    report.row_height_back = Number(await page.getAttribute('#timeline', 'data-row-height'));
   } else if (mode === 'path') {
     // the critical path's first stretch: its top bar is drawn in the path colour, and not
     // once the "critical path" box is unticked

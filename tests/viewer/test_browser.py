@@ -174,3 +174,19 @@ def test_find_filters_both_trees_and_panes_resize(node_project, demo_run):
     # per-rank distribution (Cube's box plot) of the selected metric, Time at the root
     assert report["distribution"].startswith("ranks: min ") and " median " in report["distribution"]
     assert report["distribution_max_rank"] == report["distribution_max_value"]
+
+
+def test_timeline_labels_thin_rows_and_zooms_vertically(node_project, wide_run):
+    """Issue 27: rows too thin for every label get every step-th one (11 px apart); the
+    vertical zoom makes rows taller (fewer skipped labels) and shorter again."""
+    proc, url = start_view(wide_run)
+    try:
+        report = run_check(node_project, "rows", url, "")
+    finally:
+        proc.terminate()
+        proc.wait()
+    assert not report["page_errors"] and not report["console_errors"]
+    h, step = report["row_height"], report["label_step"]
+    assert step == (1 if h >= 9 else -(-11 // h))
+    assert report["row_height_taller"] > h and report["label_step_taller"] <= step
+    assert report["row_height_back"] < report["row_height_taller"]

@@ -205,6 +205,8 @@ async function boot() {
     $('zoom-in').addEventListener('click', () => state.timeline.zoom(0.5));
     $('zoom-out').addEventListener('click', () => state.timeline.zoom(2));
     $('zoom-reset').addEventListener('click', () => state.timeline.reset());
+    $('rows-taller').addEventListener('click', () => state.timeline.zoomRows(2));
+    $('rows-shorter').addEventListener('click', () => state.timeline.zoomRows(0.5));
     $('path-toggle-label').hidden = !meta.critical_path_count;
     $('path-toggle').addEventListener('change', () => state.timeline.setShowPath($('path-toggle').checked));
     state.timeline.refresh();

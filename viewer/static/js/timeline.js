@@ -25,6 +25,7 @@ export class Timeline {
     this.full = [meta.start_ns, Math.max(meta.duration_ns, meta.start_ns + 1)];
     [this.t0, this.t1] = this.full;
     this.highlight = [];
+    this.vzoom = 1;  // vertical zoom: row height x this (rows + / rows −)
     this.showPath = true;
     this.data = null;
     this.seq = 0;
@@ -44,7 +45,8 @@ export class Timeline {
     });
     this.groups = groups;
     const avail = Math.max(120, this.wrap.clientHeight - groups.length * GROUP_HEADER - AXIS - 4);
-    this.rowH = Math.max(3, Math.min(22, Math.floor(avail / Math.max(rows.length, 1))));
+    const fit = Math.floor(avail / Math.max(rows.length, 1));
+    this.rowH = Math.max(3, Math.min(22 * Math.max(1, this.vzoom), Math.round(Math.min(22, fit) * this.vzoom)));
     this.rowY = new Array(rows.length);
     let y = AXIS;
     for (const g of groups) {
@@ -106,6 +108,14 @@ export class Timeline {
   }
 
   reset() { this.setWindow(...this.full); }
+
+  // Vertical zoom: taller rows (scroll to the others) or shorter ones (more on screen).
+  zoomRows(factor) {
+    this.vzoom = Math.max(1 / 8, Math.min(64, this.vzoom * factor));
+    this.layoutRows();
+    this.canvas.dataset.rowHeight = String(this.rowH);
+    this.refresh();
+  }
 
   setHighlight(list) {
     this.highlight = list;
@@ -209,9 +219,19 @@ export class Timeline {
       ctx.fillText(this.fit(ctx, `${g.metahost}  (${g.last - g.first + 1})`, width - 8), 4, g.y + GROUP_HEADER / 2);
       ctx.font = '11px system-ui, sans-serif';
     }
-    if (this.rowH >= 9) {
-      ctx.fillStyle = '#333';
-      this.meta.rows.forEach((r, i) => ctx.fillText(this.fit(ctx, r.label, GUTTER - 8), 6, this.rowY[i] + this.rowH / 2));
+    // rank labels at any density: every row when rows are >= 9 px, else every step-th row of
+    // each metahost group (labels stay 11 px apart), with a tick; hover names any row
+    const step = this.rowH >= 9 ? 1 : Math.ceil(11 / this.rowH);
+    this.canvas.dataset.labelStep = String(step);
+    this.canvas.dataset.rowHeight = String(this.rowH);
+    ctx.fillStyle = '#333';
+    ctx.strokeStyle = '#999';
+    for (const g of this.groups) {
+      for (let i = g.first; i <= g.last; i += step) {
+        const y = this.rowY[i] + this.rowH / 2;
+        ctx.fillText(this.fit(ctx, this.meta.rows[i].label, GUTTER - 14), 6, step > 1 ? Math.max(y, this.rowY[i] + 5) : y);
+        if (step > 1) { ctx.beginPath(); ctx.moveTo(GUTTER - 6, this.rowY[i] + 0.5); ctx.lineTo(GUTTER - 1, this.rowY[i] + 0.5); ctx.stroke(); }
+      }
     }
     ctx.strokeStyle = '#d9d9de';
     ctx.beginPath();
