@@ -7,6 +7,7 @@
 //   node browser_check.mjs diff URL                  (a difference experiment)
 //   node browser_check.mjs find URL                  (Find in the trees, resizable panes)
 //   node browser_check.mjs rows URL                  (rank labels and vertical zoom at many ranks)
+//   node browser_check.mjs message URL               (message hover details)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
 
@@ -201,6 +202,27 @@ try {
     await page.click('#rows-shorter');
     await timelineSettled(page);
     report.row_height_back = Number(await page.getAttribute('#timeline', 'data-row-height'));
+  } else if (mode === 'message') {
+    // hovering a message line names sender, receiver, bytes, tag and times
+    const target = await page.evaluate(() => {
+      const tl = window.__gridscope.timeline;
+      const m = tl.data.messages;
+      for (let i = 0; i < m.from.length; i += 1) {
+        const x1 = tl.xOf(m.ts[i]), x2 = tl.xOf(m.tr[i]);
+        if (x2 - x1 > 6) {
+          const y1 = tl.yOf(m.from[i]) + tl.rowH / 2, y2 = tl.yOf(m.to[i]) + tl.rowH / 2;
+          const r = tl.canvas.getBoundingClientRect();
+          return { x: r.left + (x1 + x2) / 2, y: r.top + (y1 + y2) / 2, bytes: m.bytes[i], tag: m.tag[i] };
+        }
+      }
+      return null;
+    });
+    report.target = target;
+    if (target) {
+      await page.mouse.move(target.x, target.y);
+      await page.waitForFunction(() => !document.getElementById('tooltip').hidden, null, { timeout: 5000 });
+      report.tooltip = await page.textContent('#tooltip');
+    }
   } else if (mode === 'path') {
     // the critical path's first stretch: its top bar is drawn in the path colour, and not
     // once the "critical path" box is unticked

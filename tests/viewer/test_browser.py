@@ -190,3 +190,20 @@ def test_timeline_labels_thin_rows_and_zooms_vertically(node_project, wide_run):
     assert step == (1 if h >= 9 else -(-11 // h))
     assert report["row_height_taller"] > h and report["label_step_taller"] <= step
     assert report["row_height_back"] < report["row_height_taller"]
+
+
+def test_hovering_a_message_names_its_ends_bytes_and_tag(node_project, demo_run):
+    """Issue 27: a message line's tooltip gives sender, receiver, bytes, tag and times."""
+    proc, url = start_view(demo_run)
+    try:
+        report = run_check(node_project, "message", url, "")
+    finally:
+        proc.terminate()
+        proc.wait()
+    assert not report["page_errors"] and not report["console_errors"]
+    assert report["target"] is not None, "no message line long enough to hover"
+    tip = report["tooltip"]
+    assert tip.startswith("message Rank ") and " → Rank " in tip
+    assert "KiB" in tip or " B" in tip
+    assert f"tag {report['target']['tag']}" in tip
+    assert "sent " in tip and "received " in tip

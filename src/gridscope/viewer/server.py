@@ -214,6 +214,7 @@ class ViewerData:
         grid = [mh[a] != mh[b] for a, b in zip(src.tolist(), dst.tolist())]
         return {"from": src.tolist(), "to": dst.tolist(), "ts": c["msg_send_time"][idx].tolist(),
                 "tr": c["msg_recv_time"][idx].tolist(), "bytes": c["msg_bytes"][idx].tolist(),
+                "tag": c["msg_tag"][idx].tolist() if "msg_tag" in c else [None] * len(idx),
                 "count": count.tolist(), "grid": grid}
 
     def _waits(self, t0, t1, width, r0, r1) -> dict:

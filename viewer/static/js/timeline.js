@@ -3,7 +3,7 @@
 // bands coloured by pattern; a highlighted pattern is drawn full height in yellow.
 // The server sends a level-of-detail summary of the visible window only (/api/timeline).
 import { get } from './api.js';
-import { ns } from './format.js';
+import { bytes, ns } from './format.js';
 import { patternColour } from './patterns.js';
 
 export const CATEGORY_COLOURS = [null, '#74c476', '#e31a1c', '#fd8d3c', '#99000d', '#f768a1', '#807dba', '#6baed6'];
@@ -411,7 +411,39 @@ export class Timeline {
   }
 
   // ------------------------------------------------------------- interaction
+  // The message line nearest to (x, y) within 4 px, as an index into data.messages (-1: none).
+  messageAt(x, y) {
+    const m = this.data && this.data.messages;
+    if (!m) return -1;
+    let best = -1, bestD = 4;
+    for (let i = 0; i < m.from.length; i += 1) {
+      const ya = this.rowY[m.from[i]], yb = this.rowY[m.to[i]];
+      if (ya === undefined || yb === undefined) continue;
+      const x1 = this.xOf(m.ts[i]), y1 = ya + this.rowH / 2, x2 = this.xOf(m.tr[i]), y2 = yb + this.rowH / 2;
+      const dx = x2 - x1, dy = y2 - y1, len2 = dx * dx + dy * dy;
+      const k = len2 ? Math.max(0, Math.min(1, ((x - x1) * dx + (y - y1) * dy) / len2)) : 0;
+      const d = Math.hypot(x - (x1 + k * dx), y - (y1 + k * dy));
+      if (d < bestD) { bestD = d; best = i; }
+    }
+    return best;
+  }
+
+  describeMessage(i) {
+    const m = this.data.messages;
+    const from = this.meta.rows[m.from[i]], to = this.meta.rows[m.to[i]];
+    const lines = [`message ${from.label} (${from.metahost}) → ${to.label} (${to.metahost})${m.grid[i] ? ', across metahosts' : ''}`,
+      `${bytes(m.bytes[i])}${m.tag && m.tag[i] !== null && m.tag[i] !== undefined ? `, tag ${m.tag[i]}` : ''}`
+        + `${m.count[i] > 1 ? ` (one of ${m.count[i]} drawn as this line)` : ''}`,
+      `sent ${ns(m.ts[i])}, received ${ns(m.tr[i])}: ${ns(m.tr[i] - m.ts[i])}`];
+    return lines.join('\n');
+  }
+
   describe(x, y) {
+    const msg = this.messageAt(x, y);
+    if (msg >= 0) {
+      this.canvas.dataset.hoverMessage = String(msg);
+      return this.describeMessage(msg);
+    }
     const row = this.rowAt(y);
     if (row < 0 || x < GUTTER || !this.data) return null;
     const r = this.meta.rows[row];
