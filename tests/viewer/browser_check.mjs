@@ -8,6 +8,7 @@
 //   node browser_check.mjs find URL                  (Find in the trees, resizable panes)
 //   node browser_check.mjs rows URL                  (rank labels and vertical zoom at many ranks)
 //   node browser_check.mjs message URL               (message hover details)
+//   node browser_check.mjs names URL                 (region names inside wide bars)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
 
@@ -202,6 +203,16 @@ try {
     await page.click('#rows-shorter');
     await timelineSettled(page);
     report.row_height_back = Number(await page.getAttribute('#timeline', 'data-row-height'));
+  } else if (mode === 'names') {
+    // zoomed in on one computation, the bars carry their region's name
+    report.names_whole_run = Number(await page.getAttribute('#timeline', 'data-names-in-bars'));
+    await page.click('#rows-taller');
+    await page.evaluate(() => {
+      const tl = window.__gridscope.timeline;
+      tl.setWindow(tl.full[0], tl.full[0] + (tl.full[1] - tl.full[0]) / 40);
+    });
+    await timelineSettled(page);
+    report.names_zoomed = Number(await page.getAttribute('#timeline', 'data-names-in-bars'));
   } else if (mode === 'message') {
     // hovering a message line names sender, receiver, bytes, tag and times
     const target = await page.evaluate(() => {

@@ -207,3 +207,15 @@ def test_hovering_a_message_names_its_ends_bytes_and_tag(node_project, demo_run)
     assert "KiB" in tip or " B" in tip
     assert f"tag {report['target']['tag']}" in tip
     assert "sent " in tip and "received " in tip
+
+
+def test_bars_carry_names_when_zoomed_in(node_project, demo_run):
+    """Issue 27: when a bar is wide and tall enough, its region's name is drawn inside it."""
+    proc, url = start_view(demo_run)
+    try:
+        report = run_check(node_project, "names", url, "")
+    finally:
+        proc.terminate()
+        proc.wait()
+    assert not report["page_errors"] and not report["console_errors"]
+    assert report["names_zoomed"] > 0

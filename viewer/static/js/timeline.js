@@ -280,6 +280,7 @@ export class Timeline {
     const h = Math.max(1, this.rowH - (this.rowH > 4 ? 1 : 0));
     const faded = (cp) => this.focus && !this.focus.has(cp);
     const px = this.plotWidth() / this.data.width;
+    const named = [];  // bars wide enough for their region's name: drawn once all bars are
     for (const row of this.data.rows) {
       const y = this.rowY[row.row];
       if (row.exact) {
@@ -291,6 +292,7 @@ export class Timeline {
           ctx.globalAlpha = faded(row.cp[i]) ? 0.18 : 1;
           ctx.fillStyle = colour;
           ctx.fillRect(x0, y, Math.max(x1 - x0, 0.6), h);
+          if (h >= 10 && x1 - x0 > 24) named.push([x0, x1, y, row.cp[i]]);
         }
       } else {
         for (let i = 0; i < row.cp.length; i += 1) {
@@ -310,6 +312,19 @@ export class Timeline {
       }
     }
     ctx.globalAlpha = 1;
+    // names inside bars when they fit (the region, the last part of its call path)
+    ctx.font = '10px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    ctx.fillStyle = '#111';
+    let shown = 0;
+    for (const [x0, x1, y, cp] of named) {
+      const name = this.names[cp].slice(this.names[cp].lastIndexOf('/') + 1);
+      const a = Math.max(x0, GUTTER) + 2, b = Math.min(x1, GUTTER + this.plotWidth()) - 2;
+      if (b - a < ctx.measureText(name).width) continue;
+      ctx.fillText(name, a, y + h / 2);
+      shown += 1;
+    }
+    this.canvas.dataset.namesInBars = String(shown);
   }
 
   drawWaits(ctx) {
