@@ -9,6 +9,7 @@
 //   node browser_check.mjs rows URL                  (rank labels and vertical zoom at many ranks)
 //   node browser_check.mjs message URL               (message hover details)
 //   node browser_check.mjs names URL                 (region names inside wide bars)
+//   node browser_check.mjs groups URL                (collapsible metahost groups)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
 
@@ -213,6 +214,23 @@ try {
     });
     await timelineSettled(page);
     report.names_zoomed = Number(await page.getAttribute('#timeline', 'data-names-in-bars'));
+  } else if (mode === 'groups') {
+    // clicking a metahost header collapses its group (its rows leave the picture) and reopens it
+    const header = await page.evaluate(() => {
+      const tl = window.__gridscope.timeline;
+      const g = tl.groups[0];
+      const r = tl.canvas.getBoundingClientRect();
+      return { x: r.left + 40, y: r.top + g.y + 8, metahost: g.metahost, height: tl.height };
+    });
+    report.metahost = header.metahost;
+    report.height_open = header.height;
+    await page.mouse.click(header.x, header.y);
+    await timelineSettled(page);
+    report.collapsed_attr = await page.getAttribute('#timeline', 'data-collapsed');
+    report.height_collapsed = await page.evaluate(() => window.__gridscope.timeline.height);
+    await page.mouse.click(header.x, header.y);
+    await timelineSettled(page);
+    report.collapsed_after = await page.getAttribute('#timeline', 'data-collapsed');
   } else if (mode === 'message') {
     // hovering a message line names sender, receiver, bytes, tag and times
     const target = await page.evaluate(() => {

@@ -219,3 +219,17 @@ def test_bars_carry_names_when_zoomed_in(node_project, demo_run):
         proc.wait()
     assert not report["page_errors"] and not report["console_errors"]
     assert report["names_zoomed"] > 0
+
+
+def test_metahost_groups_collapse_and_open(node_project, demo_run):
+    """Issue 27: clicking a metahost header on the timeline collapses its group and opens it."""
+    proc, url = start_view(demo_run)
+    try:
+        report = run_check(node_project, "groups", url, "")
+    finally:
+        proc.terminate()
+        proc.wait()
+    assert not report["page_errors"] and not report["console_errors"]
+    assert report["collapsed_attr"] == report["metahost"]
+    assert report["height_collapsed"] < report["height_open"]
+    assert report["collapsed_after"] == ""

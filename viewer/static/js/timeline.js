@@ -26,6 +26,7 @@ export class Timeline {
     [this.t0, this.t1] = this.full;
     this.highlight = [];
     this.vzoom = 1;  // vertical zoom: row height x this (rows + / rows −)
+    this.collapsed = new Set();  // metahost groups shown as their header only (click it)
     this.showPath = true;
     this.data = null;
     this.seq = 0;
@@ -48,12 +49,20 @@ export class Timeline {
     const fit = Math.floor(avail / Math.max(rows.length, 1));
     this.rowH = Math.max(3, Math.min(22 * Math.max(1, this.vzoom), Math.round(Math.min(22, fit) * this.vzoom)));
     this.rowY = new Array(rows.length);
+    this.hiddenRow = new Array(rows.length).fill(false);
     let y = AXIS;
     for (const g of groups) {
       g.y = y;
       y += GROUP_HEADER;
-      for (let i = g.first; i <= g.last; i += 1) { this.rowY[i] = y; y += this.rowH; }
+      g.collapsed = this.collapsed.has(g.metahost);
+      for (let i = g.first; i <= g.last; i += 1) {
+        // a collapsed group's rows sit on its header line: messages still reach the group
+        this.rowY[i] = g.collapsed ? g.y + GROUP_HEADER / 2 - this.rowH / 2 : y;
+        this.hiddenRow[i] = g.collapsed;
+        if (!g.collapsed) y += this.rowH;
+      }
     }
+    this.canvas.dataset.collapsed = [...this.collapsed].join(',');
     this.height = y + 2;
   }
 
@@ -63,8 +72,17 @@ export class Timeline {
   yOf(row) { return this.rowY[row]; }
 
   rowAt(y) {
-    for (let i = 0; i < this.rowY.length; i += 1) if (y >= this.rowY[i] && y < this.rowY[i] + this.rowH) return i;
+    for (let i = 0; i < this.rowY.length; i += 1) if (!this.hiddenRow[i] && y >= this.rowY[i] && y < this.rowY[i] + this.rowH) return i;
     return -1;
+  }
+
+  groupAt(y) { return this.groups.find((g) => y >= g.y && y < g.y + GROUP_HEADER) || null; }
+
+  toggleGroup(metahost) {
+    if (this.collapsed.has(metahost)) this.collapsed.delete(metahost);
+    else this.collapsed.add(metahost);
+    this.layoutRows();
+    this.refresh();
   }
 
   visibleRows() {
@@ -216,7 +234,7 @@ export class Timeline {
       ctx.fillRect(0, g.y, width, GROUP_HEADER);
       ctx.fillStyle = '#1d1d1f';
       ctx.font = 'bold 11px system-ui, sans-serif';
-      ctx.fillText(this.fit(ctx, `${g.metahost}  (${g.last - g.first + 1})`, width - 8), 4, g.y + GROUP_HEADER / 2);
+      ctx.fillText(this.fit(ctx, `${g.collapsed ? '▸' : '▾'} ${g.metahost}  (${g.last - g.first + 1}${g.collapsed ? ' ranks, collapsed: click to open' : ''})`, width - 8), 4, g.y + GROUP_HEADER / 2);
       ctx.font = '11px system-ui, sans-serif';
     }
     // rank labels at any density: every row when rows are >= 9 px, else every step-th row of
@@ -227,7 +245,7 @@ export class Timeline {
     ctx.fillStyle = '#333';
     ctx.strokeStyle = '#999';
     for (const g of this.groups) {
-      for (let i = g.first; i <= g.last; i += step) {
+      for (let i = g.first; i <= g.last && !g.collapsed; i += step) {
         const y = this.rowY[i] + this.rowH / 2;
         ctx.fillText(this.fit(ctx, this.meta.rows[i].label, GUTTER - 14), 6, step > 1 ? Math.max(y, this.rowY[i] + 5) : y);
         if (step > 1) { ctx.beginPath(); ctx.moveTo(GUTTER - 6, this.rowY[i] + 0.5); ctx.lineTo(GUTTER - 1, this.rowY[i] + 0.5); ctx.stroke(); }
@@ -282,6 +300,7 @@ export class Timeline {
     const px = this.plotWidth() / this.data.width;
     const named = [];  // bars wide enough for their region's name: drawn once all bars are
     for (const row of this.data.rows) {
+      if (this.hiddenRow[row.row]) continue;
       const y = this.rowY[row.row];
       if (row.exact) {
         for (let i = 0; i < row.cp.length; i += 1) {
@@ -334,7 +353,7 @@ export class Timeline {
     const later = [];
     for (let i = 0; i < w.row.length; i += 1) {
       const y = this.rowY[w.row[i]];
-      if (y === undefined) continue;
+      if (y === undefined || this.hiddenRow[w.row[i]]) continue;
       const x0 = this.xOf(w.start[i]);
       const x1 = Math.max(this.xOf(w.end[i]), x0 + 2);
       if (active && this.isHighlighted(w.pattern[i], w.klass[i])) { later.push([x0, x1, y]); count += w.count[i]; continue; }
@@ -504,6 +523,11 @@ export class Timeline {
     c.addEventListener('mousedown', (e) => { drag = { x: e.clientX, t0: this.t0, t1: this.t1 }; });
     window.addEventListener('mouseup', () => { drag = null; });
     c.addEventListener('dblclick', () => this.reset());
+    c.addEventListener('click', (e) => {  // a metahost header opens or collapses its group
+      const rect = c.getBoundingClientRect();
+      const g = this.groupAt(e.clientY - rect.top);
+      if (g) this.toggleGroup(g.metahost);
+    });
     c.addEventListener('mousemove', (e) => {
       const rect = c.getBoundingClientRect();
       if (drag && e.buttons === 1) {
