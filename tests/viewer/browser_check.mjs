@@ -10,6 +10,7 @@
 //   node browser_check.mjs message URL               (message hover details)
 //   node browser_check.mjs names URL                 (region names inside wide bars)
 //   node browser_check.mjs groups URL                (collapsible metahost groups)
+//   node browser_check.mjs filter URL                (rank filter)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
 
@@ -231,6 +232,22 @@ try {
     await page.mouse.click(header.x, header.y);
     await timelineSettled(page);
     report.collapsed_after = await page.getAttribute('#timeline', 'data-collapsed');
+  } else if (mode === 'filter') {
+    // the rank filter keeps only those rows; a bad range is one line in the status, nothing changes
+    const visible = () => page.evaluate(() => {
+      const tl = window.__gridscope.timeline;
+      return tl.meta.rows.filter((r, i) => !tl.hiddenRow[i]).map((r) => r.rank);
+    });
+    report.all_rows = (await visible()).length;
+    await page.fill('#rank-filter', '0-2,5');
+    await page.press('#rank-filter', 'Enter');
+    await timelineSettled(page);
+    report.filtered = [...new Set(await visible())].sort((a, b) => a - b);
+    await page.fill('#rank-filter', '3-x');
+    await page.press('#rank-filter', 'Enter');
+    await page.waitForFunction(() => document.getElementById('status').classList.contains('error'), null, { timeout: 5000 });
+    report.bad_status = await page.textContent('#status');
+    report.after_bad = [...new Set(await visible())].sort((a, b) => a - b);
   } else if (mode === 'message') {
     // hovering a message line names sender, receiver, bytes, tag and times
     const target = await page.evaluate(() => {

@@ -233,3 +233,18 @@ def test_metahost_groups_collapse_and_open(node_project, demo_run):
     assert report["collapsed_attr"] == report["metahost"]
     assert report["height_collapsed"] < report["height_open"]
     assert report["collapsed_after"] == ""
+
+
+def test_rank_filter_keeps_only_those_rows(node_project, demo_run):
+    """Issue 27: the timeline's rank filter shows only the ranks asked for; a bad range is
+    one line in the status and changes nothing."""
+    proc, url = start_view(demo_run)
+    try:
+        report = run_check(node_project, "filter", url, "")
+    finally:
+        proc.terminate()
+        proc.wait()
+    assert not report["page_errors"] and not report["console_errors"]
+    assert report["all_rows"] >= 8
+    assert report["filtered"] == [0, 1, 2, 5]
+    assert "3-x" in report["bad_status"] and report["after_bad"] == [0, 1, 2, 5]

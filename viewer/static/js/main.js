@@ -207,6 +207,10 @@ async function boot() {
     $('zoom-reset').addEventListener('click', () => state.timeline.reset());
     $('rows-taller').addEventListener('click', () => state.timeline.zoomRows(2));
     $('rows-shorter').addEventListener('click', () => state.timeline.zoomRows(0.5));
+    $('rank-filter').addEventListener('change', (e) => {
+      const problem = state.timeline.setRankFilter(e.target.value);
+      if (problem) status(problem, true);
+    });
     $('path-toggle-label').hidden = !meta.critical_path_count;
     $('path-toggle').addEventListener('change', () => state.timeline.setShowPath($('path-toggle').checked));
     state.timeline.refresh();

@@ -27,6 +27,7 @@ export class Timeline {
     this.highlight = [];
     this.vzoom = 1;  // vertical zoom: row height x this (rows + / rows −)
     this.collapsed = new Set();  // metahost groups shown as their header only (click it)
+    this.rankFilter = null;      // a Set of ranks to show (null: all)
     this.showPath = true;
     this.data = null;
     this.seq = 0;
@@ -56,10 +57,12 @@ export class Timeline {
       y += GROUP_HEADER;
       g.collapsed = this.collapsed.has(g.metahost);
       for (let i = g.first; i <= g.last; i += 1) {
-        // a collapsed group's rows sit on its header line: messages still reach the group
-        this.rowY[i] = g.collapsed ? g.y + GROUP_HEADER / 2 - this.rowH / 2 : y;
-        this.hiddenRow[i] = g.collapsed;
-        if (!g.collapsed) y += this.rowH;
+        // a collapsed group's (or a filtered-out) row sits on its header line: messages
+        // still reach the group
+        const hidden = g.collapsed || (this.rankFilter !== null && !this.rankFilter.has(rows[i].rank));
+        this.rowY[i] = hidden ? g.y + GROUP_HEADER / 2 - this.rowH / 2 : y;
+        this.hiddenRow[i] = hidden;
+        if (!hidden) y += this.rowH;
       }
     }
     this.canvas.dataset.collapsed = [...this.collapsed].join(',');
@@ -77,6 +80,27 @@ export class Timeline {
   }
 
   groupAt(y) { return this.groups.find((g) => y >= g.y && y < g.y + GROUP_HEADER) || null; }
+
+  // Rank filter: "0-15,64" shows those ranks only ("" all); returns an error text or ''.
+  setRankFilter(text) {
+    const t = text.trim();
+    let set = null;
+    if (t) {
+      set = new Set();
+      for (const part of t.split(',')) {
+        const m = part.trim().match(/^(\d+)(?:\s*-\s*(\d+))?$/);
+        if (!m) return `ranks: "${part.trim()}" is not a rank or a range such as 0-15`;
+        const a = Number(m[1]), b = m[2] === undefined ? a : Number(m[2]);
+        if (b < a || b - a > 1e6) return `ranks: ${part.trim()} is not an ascending range`;
+        for (let r = a; r <= b; r += 1) set.add(r);
+      }
+    }
+    this.rankFilter = set;
+    this.canvas.dataset.rankFilter = t;
+    this.layoutRows();
+    this.refresh();
+    return '';
+  }
 
   toggleGroup(metahost) {
     if (this.collapsed.has(metahost)) this.collapsed.delete(metahost);
@@ -245,7 +269,10 @@ export class Timeline {
     ctx.fillStyle = '#333';
     ctx.strokeStyle = '#999';
     for (const g of this.groups) {
-      for (let i = g.first; i <= g.last && !g.collapsed; i += step) {
+      const shownRows = [];
+      for (let i = g.first; i <= g.last; i += 1) if (!this.hiddenRow[i]) shownRows.push(i);
+      for (let k = 0; k < shownRows.length; k += step) {
+        const i = shownRows[k];
         const y = this.rowY[i] + this.rowH / 2;
         ctx.fillText(this.fit(ctx, this.meta.rows[i].label, GUTTER - 14), 6, step > 1 ? Math.max(y, this.rowY[i] + 5) : y);
         if (step > 1) { ctx.beginPath(); ctx.moveTo(GUTTER - 6, this.rowY[i] + 0.5); ctx.lineTo(GUTTER - 1, this.rowY[i] + 0.5); ctx.stroke(); }
