@@ -11,6 +11,7 @@
 //   node browser_check.mjs names URL                 (region names inside wide bars)
 //   node browser_check.mjs groups URL                (collapsible metahost groups)
 //   node browser_check.mjs filter URL                (rank filter)
+//   node browser_check.mjs window URL                (function and process summaries of the window)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
 
@@ -248,6 +249,15 @@ try {
     await page.waitForFunction(() => document.getElementById('status').classList.contains('error'), null, { timeout: 5000 });
     report.bad_status = await page.textContent('#status');
     report.after_bad = [...new Set(await visible())].sort((a, b) => a - b);
+  } else if (mode === 'window') {
+    // the window summaries follow the zoom
+    await page.waitForSelector('#window-summary table tbody tr', { timeout: 10000 });
+    report.functions_whole = await page.$$eval('#window-summary .window-part:first-child tbody tr', (rs) => rs.map((r) => r.textContent));
+    report.t1_whole = Number(await page.getAttribute('#window-summary', 'data-t1'));
+    await page.click('#zoom-in');
+    await page.waitForFunction((t1) => Number(document.getElementById('window-summary').dataset.t1) < t1, report.t1_whole, { timeout: 10000 });
+    report.t1_zoomed = Number(await page.getAttribute('#window-summary', 'data-t1'));
+    report.processes = await page.$$eval('#window-summary .window-part:last-child tbody tr', (rs) => rs.length);
   } else if (mode === 'message') {
     // hovering a message line names sender, receiver, bytes, tag and times
     const target = await page.evaluate(() => {

@@ -248,3 +248,17 @@ def test_rank_filter_keeps_only_those_rows(node_project, demo_run):
     assert report["all_rows"] >= 8
     assert report["filtered"] == [0, 1, 2, 5]
     assert "3-x" in report["bad_status"] and report["after_bad"] == [0, 1, 2, 5]
+
+
+def test_window_summaries_follow_the_zoom(node_project, demo_run):
+    """Issue 27: the function and process summaries of the zoom window (Vampir's)."""
+    proc, url = start_view(demo_run)
+    try:
+        report = run_check(node_project, "window", url, "")
+    finally:
+        proc.terminate()
+        proc.wait()
+    assert not report["page_errors"] and not report["console_errors"]
+    assert any("MPI_Recv" in row for row in report["functions_whole"])
+    assert report["t1_zoomed"] < report["t1_whole"]
+    assert 0 < report["processes"] <= 10

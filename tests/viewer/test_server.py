@@ -241,3 +241,29 @@ def test_bare_scorep_trace_shows_its_timeline(scorep_traces, tmp_path, monkeypat
         srv.server_close()
     assert sorted(p.name for p in folder.iterdir()) == before  # nothing written beside the trace
     assert list((tmp_path / "cache" / "gridscope" / "viewer").glob("trace-*"))
+
+
+def test_window_summary_sums_the_window_only(server):
+    """The zoom window's function and process summaries: exclusive times inside it only."""
+    meta = get_json(server, "/api/meta")
+    t0, t1 = meta["start_ns"], meta["duration_ns"]
+    whole = get_json(server, f"/api/window?t0={t0}&t1={t1}")
+    half = get_json(server, f"/api/window?t0={t0}&t1={t0 + (t1 - t0) // 2}")
+    assert whole["functions"] and 0 < half["total_s"] < whole["total_s"]
+    # every location is busy the whole window at most, and MPI is part of it
+    for p in whole["processes"]:
+        assert 0 <= p["mpi_s"] <= p["busy_s"] <= (t1 - t0) / 1e9 + 1e-9
+    assert {f["name"] for f in whole["functions"]} >= {"MPI_Recv", "MPI_Allreduce"}
+    assert sorted((f["seconds"] for f in whole["functions"]), reverse=True) == [f["seconds"] for f in whole["functions"]]
+
+
+def test_clipped_segments_keep_only_the_window():
+    import numpy as np
+
+    from gridscope.viewer.window import clipped_segments
+
+    seg_time = np.asarray([0, 10, 30, 60, 100])
+    seg_cp = np.asarray([1, 2, -1, 3, -1])
+    cp, dt = clipped_segments(seg_time, seg_cp, 5, 70)
+    assert cp.tolist() == [1, 2, 3] and dt.tolist() == [5, 20, 10]  # the idle one (-1) left out
+    assert clipped_segments(seg_time, seg_cp, 70, 70)[0].size == 0

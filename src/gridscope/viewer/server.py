@@ -368,6 +368,12 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/api/waitstates":
             limit = max(1, min(_int(q, "limit", 200), 5000))
             return self._json(data.waitstate_list(q.get("pattern", ""), q.get("class") or None, limit))
+        if path == "/api/window":
+            if data.trace is None:
+                raise BadRequest("this run has no trace", HTTPStatus.NOT_FOUND)
+            from gridscope.viewer.window import window_summary
+
+            return self._json(window_summary(data.trace, data.rows, _int(q, "t0"), _int(q, "t1")))
         if path == "/api/comm":
             t0 = _int(q, "t0") if q.get("t0") else None
             t1 = _int(q, "t1") if q.get("t1") else None

@@ -3,7 +3,7 @@ import { get } from './api.js';
 import { renderComm, renderP2pTable } from './comm.js';
 import { CubeBrowser } from './cube.js';
 import { clear, el, table } from './dom.js';
-import { ns, seconds } from './format.js';
+import { ns, percent, seconds } from './format.js';
 import { patternColour, patternOfMetric, patternsInSubtree } from './patterns.js';
 import { CATEGORY_COLOURS, PATH_COLOUR, Timeline } from './timeline.js';
 
@@ -161,6 +161,28 @@ function renderRootCauses(box, s, cls) {
   }
 }
 
+// ------------------------------------------------------------------ window summaries
+// Vampir's function and process summaries of the zoom window: where the time inside it went.
+let windowTicket = 0;
+async function windowSummary(t0, t1) {
+  const mine = ++windowTicket;
+  let w;
+  try { w = await get('/api/window', { t0: Math.round(t0), t1: Math.round(t1) }); } catch (err) { return; }
+  if (mine !== windowTicket) return;
+  const box = clear($('window-summary'));
+  box.dataset.t0 = String(w.t0);
+  box.dataset.t1 = String(w.t1);
+  const busiest = [...w.processes].sort((a, b) => b.mpi_s - a.mpi_s).slice(0, 10);
+  box.append(
+    el('div', { class: 'window-part' }, el('h3', { text: 'Functions in the window (exclusive time, all ranks)' }),
+      table(['time', '%', { label: 'region', text: true }, { label: 'kind', text: true }],
+        w.functions.map((f) => [seconds(f.seconds), percent(f.seconds, w.total_s), f.name, f.mpi ? 'MPI' : 'computation']))),
+    el('div', { class: 'window-part' }, el('h3', { text: 'Processes: most MPI time in the window' }),
+      table([{ label: 'rank', text: true }, { label: 'metahost', text: true }, 'MPI', '% of busy'],
+        busiest.map((p) => [p.label, p.metahost, seconds(p.mpi_s), percent(p.mpi_s, p.busy_s)]))),
+  );
+}
+
 // ------------------------------------------------------------------ communication tab
 async function updateComm() {
   if (!state.meta.has_trace) {
@@ -198,10 +220,13 @@ async function boot() {
       onWindow: (a, b) => {
         state.window = [a, b];
         $('window-label').textContent = `${ns(a)} – ${ns(b)} (${ns(b - a)} shown)`;
+        clearTimeout(state.windowTimer);
+        state.windowTimer = setTimeout(() => windowSummary(a, b), 150);
       },
     });
     state.window = [...state.timeline.full];
     $('window-label').textContent = `${ns(state.window[0])} – ${ns(state.window[1])}`;
+    windowSummary(...state.window);
     $('zoom-in').addEventListener('click', () => state.timeline.zoom(0.5));
     $('zoom-out').addEventListener('click', () => state.timeline.zoom(2));
     $('zoom-reset').addEventListener('click', () => state.timeline.reset());
