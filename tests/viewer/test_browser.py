@@ -47,6 +47,19 @@ def run_check(node_project, mode, url, arg):
     return report
 
 
+def viewed(node_project, run, mode, arg=""):
+    """`gridscope view RUN` checked in MODE by browser_check.mjs: its report, after asserting
+    the page had no script or console errors."""
+    proc, url = start_view(run)
+    try:
+        report = run_check(node_project, mode, url, arg)
+    finally:
+        proc.terminate()
+        proc.wait()
+    assert not report["page_errors"] and not report["console_errors"]
+    return report
+
+
 def is_yellow(px):
     return abs(px[0] - 255) < 8 and abs(px[1] - 212) < 8 and abs(px[2]) < 8
 
@@ -111,13 +124,7 @@ def test_trace_names_are_shown_not_run(node_project, xss_run):
 def test_rank_matrix_has_axes_legend_and_log_scale(node_project, wide_run):
     """Issue 27: above 32 ranks the matrix has rank labels, a legend and a log scale that
     shows the smallest cell; its caption says the matrix holds point-to-point bytes only."""
-    proc, url = start_view(wide_run)
-    try:
-        report = run_check(node_project, "matrix", url, "")
-    finally:
-        proc.terminate()
-        proc.wait()
-    assert not report["page_errors"] and not report["console_errors"]
+    report = viewed(node_project, wide_run, "matrix")
     white = 255 * 3
     # the smallest cell: coloured on the log scale, lighter on the linear one
     assert sum(report["log_pixel"]) < sum(report["linear_pixel"]) <= white
@@ -138,13 +145,7 @@ def test_diff_view_shows_base_new_and_share_of_base(node_project, tmp_path):
         synth_trace(tmp_path / f"trace-{name}", ranks=8, metahosts=2, iterations=iterations)
         run_gridscope("analyze", tmp_path / f"trace-{name}", "-o", tmp_path / name, "-q")
     run_gridscope("diff", tmp_path / "base", tmp_path / "new", "-o", tmp_path / "diff")
-    proc, url = start_view(tmp_path / "diff")
-    try:
-        report = run_check(node_project, "diff", url, "")
-    finally:
-        proc.terminate()
-        proc.wait()
-    assert not report["page_errors"] and not report["console_errors"]
+    report = viewed(node_project, tmp_path / "diff", "diff")
     assert report["timeline_hidden"] is True
     # 6 -> 4 iterations of the same work: a third less time, shown as base → new
     base, new = (float(x.split()[0]) for x in report["time_basenew"].split(" → "))
@@ -156,13 +157,7 @@ def test_diff_view_shows_base_new_and_share_of_base(node_project, tmp_path):
 def test_find_filters_both_trees_and_panes_resize(node_project, demo_run):
     """Issue 27: Find (as Cube's) keeps the matching nodes and their ancestors in both trees;
     the metric and call panes can be resized; the system pane shows the per-rank distribution."""
-    proc, url = start_view(demo_run)
-    try:
-        report = run_check(node_project, "find", url, "")
-    finally:
-        proc.terminate()
-        proc.wait()
-    assert not report["page_errors"] and not report["console_errors"]
+    report = viewed(node_project, demo_run, "find")
     calls = dict(report["find_calls"])
     assert calls == {"main": False, "main/MPI_Recv": True}
     assert report["find_metrics"] == 0  # no metric is called MPI_Recv
@@ -179,13 +174,7 @@ def test_find_filters_both_trees_and_panes_resize(node_project, demo_run):
 def test_timeline_labels_thin_rows_and_zooms_vertically(node_project, wide_run):
     """Issue 27: rows too thin for every label get every step-th one (11 px apart); the
     vertical zoom makes rows taller (fewer skipped labels) and shorter again."""
-    proc, url = start_view(wide_run)
-    try:
-        report = run_check(node_project, "rows", url, "")
-    finally:
-        proc.terminate()
-        proc.wait()
-    assert not report["page_errors"] and not report["console_errors"]
+    report = viewed(node_project, wide_run, "rows")
     h, step = report["row_height"], report["label_step"]
     assert step == (1 if h >= 9 else -(-11 // h))
     assert report["row_height_taller"] > h and report["label_step_taller"] <= step
@@ -194,13 +183,7 @@ def test_timeline_labels_thin_rows_and_zooms_vertically(node_project, wide_run):
 
 def test_hovering_a_message_names_its_ends_bytes_and_tag(node_project, demo_run):
     """Issue 27: a message line's tooltip gives sender, receiver, bytes, tag and times."""
-    proc, url = start_view(demo_run)
-    try:
-        report = run_check(node_project, "message", url, "")
-    finally:
-        proc.terminate()
-        proc.wait()
-    assert not report["page_errors"] and not report["console_errors"]
+    report = viewed(node_project, demo_run, "message")
     assert report["target"] is not None, "no message line long enough to hover"
     tip = report["tooltip"]
     assert tip.startswith("message Rank ") and " → Rank " in tip
@@ -211,25 +194,13 @@ def test_hovering_a_message_names_its_ends_bytes_and_tag(node_project, demo_run)
 
 def test_bars_carry_names_when_zoomed_in(node_project, demo_run):
     """Issue 27: when a bar is wide and tall enough, its region's name is drawn inside it."""
-    proc, url = start_view(demo_run)
-    try:
-        report = run_check(node_project, "names", url, "")
-    finally:
-        proc.terminate()
-        proc.wait()
-    assert not report["page_errors"] and not report["console_errors"]
+    report = viewed(node_project, demo_run, "names")
     assert report["names_zoomed"] > 0
 
 
 def test_metahost_groups_collapse_and_open(node_project, demo_run):
     """Issue 27: clicking a metahost header on the timeline collapses its group and opens it."""
-    proc, url = start_view(demo_run)
-    try:
-        report = run_check(node_project, "groups", url, "")
-    finally:
-        proc.terminate()
-        proc.wait()
-    assert not report["page_errors"] and not report["console_errors"]
+    report = viewed(node_project, demo_run, "groups")
     assert report["collapsed_attr"] == report["metahost"]
     assert report["height_collapsed"] < report["height_open"]
     assert report["collapsed_after"] == ""
@@ -238,13 +209,7 @@ def test_metahost_groups_collapse_and_open(node_project, demo_run):
 def test_rank_filter_keeps_only_those_rows(node_project, demo_run):
     """Issue 27: the timeline's rank filter shows only the ranks asked for; a bad range is
     one line in the status and changes nothing."""
-    proc, url = start_view(demo_run)
-    try:
-        report = run_check(node_project, "filter", url, "")
-    finally:
-        proc.terminate()
-        proc.wait()
-    assert not report["page_errors"] and not report["console_errors"]
+    report = viewed(node_project, demo_run, "filter")
     assert report["all_rows"] >= 8
     assert report["filtered"] == [0, 1, 2, 5]
     assert "3-x" in report["bad_status"] and report["after_bad"] == [0, 1, 2, 5]
@@ -252,13 +217,7 @@ def test_rank_filter_keeps_only_those_rows(node_project, demo_run):
 
 def test_window_summaries_follow_the_zoom(node_project, demo_run):
     """Issue 27: the function and process summaries of the zoom window (Vampir's)."""
-    proc, url = start_view(demo_run)
-    try:
-        report = run_check(node_project, "window", url, "")
-    finally:
-        proc.terminate()
-        proc.wait()
-    assert not report["page_errors"] and not report["console_errors"]
+    report = viewed(node_project, demo_run, "window")
     assert any("MPI_Recv" in row for row in report["functions_whole"])
     assert report["t1_zoomed"] < report["t1_whole"]
     assert 0 < report["processes"] <= 10
