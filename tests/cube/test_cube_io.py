@@ -234,6 +234,19 @@ def test_truncated_data_file(tmp_path):
         read_cubex(tmp_path / "b.cubex")
 
 
+def test_cubew_legacy_dtype_names_are_eight_bytes(tmp_path):
+    """Scalasca's scout writes "FLOAT" (a double) and "INTEGER" (an int64), as cubew does."""
+    write_cubex(experiment(), tmp_path / "a.cubex")
+    with tarfile.open(tmp_path / "a.cubex") as tar:
+        anchor = tar.extractfile("anchor.xml").read()
+    legacy = (anchor.replace(b"<dtype>DOUBLE</dtype>", b"<dtype>FLOAT</dtype>")
+              .replace(b"<dtype>UINT64</dtype>", b"<dtype>INTEGER</dtype>"))
+    assert legacy.count(b"FLOAT") and legacy.count(b"INTEGER")
+    _rewrite_member(tmp_path / "a.cubex", tmp_path / "b.cubex", "anchor.xml", legacy)
+    pd.testing.assert_frame_equal(sorted_sev(read_cubex(tmp_path / "b.cubex").severities),
+                                  sorted_sev(read_cubex(tmp_path / "a.cubex").severities))
+
+
 def test_broken_anchor_xml(tmp_path):
     write_cubex(experiment(), tmp_path / "a.cubex")
     _rewrite_member(tmp_path / "a.cubex", tmp_path / "b.cubex", "anchor.xml", b"<cube><metr")

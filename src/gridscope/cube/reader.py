@@ -30,9 +30,11 @@ DATA_MARKER = b"CUBEX.DATA"
 ZDATA_MARKER = b"ZCUBEX.DATA"
 DATA_METRIC_TYPES = ("EXCLUSIVE", "INCLUSIVE", "SIMPLE")
 
+# Cube's legacy names are 8 bytes wide: cubew stores "FLOAT" as double and "INTEGER" as
+# int64 (cubew_services.c, __cube_metric_dtype2data_type); Scalasca's scout writes them.
 READ_DTYPES = {
-    "DOUBLE": "f8", "MINDOUBLE": "f8", "MAXDOUBLE": "f8", "FLOAT": "f4",
-    "UINT64": "u8", "INT64": "i8", "UINT32": "u4", "INT32": "i4", "INTEGER": "i4",
+    "DOUBLE": "f8", "MINDOUBLE": "f8", "MAXDOUBLE": "f8", "FLOAT": "f8",
+    "UINT64": "u8", "INT64": "i8", "UINT32": "u4", "INT32": "i4", "INTEGER": "i8",
     "INT": "i4", "UINT16": "u2", "INT16": "i2", "UINT8": "u1", "INT8": "i1",
 }
 SKIPPED_ATTR = "gridscope::skipped_metrics"
