@@ -213,6 +213,10 @@ def gen_py(metrics: list[dict]) -> str:
              "# The wait states a delay can cause (docs/root-causes.md, \"Wait of a call\").",
              "DELAY_PATTERNS: tuple[str, ...] = ("
              + "".join(f"{m['id']!r}, " for m in metrics if m["kind"] == "pattern" and "delay_group" in m) + ")",
+             "# The waiting the critical path's activities leave out of a call's time (Scalasca's).",
+             "PATH_WAIT_PATTERNS: tuple[str, ...] = ("
+             + "".join(f"{m['id']!r}, " for m in metrics
+                       if m["kind"] == "pattern" and ("delay_group" in m or m.get("path_wait"))) + ")",
              ""]
     return stamp("#", "\n".join(body))
 

@@ -58,6 +58,8 @@ METRICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("mpi_latebroadcast", ("late_broadcast",)),
     ("mpi_wait_nxn", ("wait_at_nxn",)),
     ("mpi_nxn_completion", ("nxn_completion",)),
+    ("mpi_init_completion", ("init_completion",)),
+    ("mpi_finalize_wait", ("finalize_wait",)),
     ("bytes_sent+bytes_cout", ("bytes_sent",)),      # ours count collective bytes too,
     ("bytes_rcvd+bytes_cin", ("bytes_received",)),   # as Score-P's profile does
     ("delay_latesender", ("delay_late_sender_short",)),

@@ -14,7 +14,8 @@ as Scalasca's scout does at the end of its critical-path analysis
 - non-critical-path activities: max(0, t(c, r) - cp(c)).
 
 cp(c) is the profile summed over ranks, t(c, r) rank r's time in c without the wait states
-the critical path skips (root_causes.DELAY_PATTERNS), at least 0. Call paths of one
+the critical path skips (metric_tree.PATH_WAIT_PATTERNS: the delay patterns and Wait at
+Finalize, as scout), at least 0. Call paths of one
 region-name path are one call path here, as in the Cube file.
 """
 
@@ -27,12 +28,12 @@ import numpy as np
 
 from gridscope.analysis import names as N
 from gridscope.analysis.engine_files import EngineOutput, SeverityColumns
-from gridscope.analysis.metric_tree import ENGINE_METRICS
-from gridscope.analysis.root_causes import DELAY_PATTERN_CODES
+from gridscope.analysis.metric_tree import ENGINE_METRICS, PATH_WAIT_PATTERNS
 from gridscope.analysis.sums import group_sums
 
 PATH_CODE = ENGINE_METRICS.index(N.CRITICAL_PATH)
 TIME_CODE = ENGINE_METRICS.index(N.TIME)
+PATH_WAIT_CODES = np.asarray([ENGINE_METRICS.index(p) for p in PATH_WAIT_PATTERNS], dtype=np.uint16)
 # Derived metrics (patterns.toml kind "derived")
 IMBALANCE = "critical_path_imbalance"
 ACTIVITY_IMPACT = "critical_path_activities"
@@ -73,11 +74,11 @@ def _keys(out: EngineOutput, values: CallpathRankValues) -> np.ndarray:
 
 
 def time_without_waits(out: EngineOutput) -> CallpathRankValues:
-    """t(c, r): time minus the wait states of DELAY_PATTERNS, at least 0 (Scalasca subtracts
+    """t(c, r): time minus the wait states of PATH_WAIT_PATTERNS, at least 0 (Scalasca subtracts
     min(time, wait)), for every (call path, rank) with time."""
     sev = out.severities
     time = _summed(out, sev.take(sev.metric == TIME_CODE))
-    waits = _summed(out, sev.take(np.isin(sev.metric, DELAY_PATTERN_CODES)))
+    waits = _summed(out, sev.take(np.isin(sev.metric, PATH_WAIT_CODES)))
     time_key, wait_key = _keys(out, time), _keys(out, waits)
     waited = np.zeros(len(time_key))
     if len(time_key) and len(wait_key):
