@@ -12,6 +12,7 @@
 //   node browser_check.mjs groups URL                (collapsible metahost groups)
 //   node browser_check.mjs filter URL                (rank filter)
 //   node browser_check.mjs window URL                (function and process summaries of the window)
+//   node browser_check.mjs shots URL DIR             (benchmarks/viewer/screenshots.py)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
 
@@ -258,6 +259,23 @@ try {
     await page.waitForFunction((t1) => Number(document.getElementById('window-summary').dataset.t1) < t1, report.t1_whole, { timeout: 10000 });
     report.t1_zoomed = Number(await page.getAttribute('#window-summary', 'data-t1'));
     report.processes = await page.$$eval('#window-summary .window-part:last-child tbody tr', (rs) => rs.length);
+  } else if (mode === 'shots') {
+    // benchmarks/viewer/screenshots.py: the main views, into the folder ARG
+    report.shots = [];
+    const shot = async (name, fullPage = false) => { await page.screenshot({ path: `${arg}/${name}`, fullPage }); report.shots.push(name); };
+    await shot('viewer-analysis.png');
+    await page.evaluate(() => {
+      const tl = window.__gridscope.timeline;
+      tl.setWindow(tl.full[0], tl.full[0] + (tl.full[1] - tl.full[0]) / 30);
+    });
+    await timelineSettled(page);
+    await page.waitForSelector('#window-summary table', { timeout: 10000 });
+    await page.waitForTimeout(300);
+    await shot('viewer-timeline.png', true);
+    await page.click('#tabs button[data-tab="comm"]');
+    await page.selectOption('#comm-level', 'rank');
+    await page.waitForSelector('#comm-view canvas[data-level="rank"]', { timeout: 10000 });
+    await shot('viewer-matrix.png');
   } else if (mode === 'message') {
     // hovering a message line names sender, receiver, bytes, tag and times
     const target = await page.evaluate(() => {
