@@ -363,6 +363,7 @@ def main() -> int:
         print(f"{args.scout}: no scout.mpi in this folder", file=sys.stderr)
         return 2
     from gridscope import native
+    from gridscope.errors import GridscopeError
 
     tracegen = str(native.binary("gs-tracegen"))
     traces = args.trace or default_traces()
@@ -380,7 +381,7 @@ def main() -> int:
                       if line.startswith("SCOUT")]
             version = banner[0].strip() if banner else version
             print(text_table(label, results[label][0]), flush=True)
-        except Failure as err:
+        except (Failure, GridscopeError) as err:
             results[label] = str(err)
             print(f"== {label}\nnot compared: {err}", flush=True)
     if args.markdown:
