@@ -47,7 +47,7 @@ def test_barrier_violation_is_corrected(make_trace, analyse):
     plain = analyse(make_trace("clc_barrier"))
     assert plain["clock_violations"] == 1  # rank 0 leaves the barrier before rank 2 enters it
     assert patterns(plain) == {"wait_at_barrier": approx(0.0, 40 * US),
-                               "barrier_completion": approx(0.0, 23 * US),
+                               "barrier_completion": approx(0.0, 13 * US),
                                "late_sender": approx(0.0, 10 * US)}
     # minimum latencies from the trace: 10 us within node a1, the floor (1 tick) between A's nodes
     fixed = analyse(make_trace("clc_barrier"), time_correct=True)
