@@ -166,6 +166,15 @@ try {
     report.label_step = Number(await page.getAttribute('#comm-view canvas[data-level="rank"]', 'data-label-step'));
     report.legend_text = await page.textContent('#comm-legend');
     report.caption = await page.textContent('#comm-caption');
+    // point-to-point and collective bytes: the "all" matrix is the sum of the other two
+    const totals = {};
+    for (const kind of ['p2p', 'collective', 'all']) {
+      await page.selectOption('#comm-kind', kind);
+      await page.waitForFunction((k) => (document.getElementById('comm-caption') || {}).dataset?.kind === k, kind, { timeout: 10000 });
+      totals[kind] = await page.evaluate(async (k) => (await (await fetch(`/api/comm?level=rank&kind=${k}`)).json()).total_bytes, kind);
+      report[`caption_${kind}`] = await page.textContent('#comm-caption');
+    }
+    report.kind_totals = totals;
   } else if (mode === 'diff') {
     // a difference experiment: every node shows its delta, its share of base, and base → new;
     // no timeline panel (a diff has no trace)

@@ -33,7 +33,8 @@ def xss_run(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def wide_run(tmp_path_factory) -> Path:
     """40 ranks on two metahosts: a master sends 8 B to every rank, each rank 1 MiB to its
-    neighbour (the matrix's linear scale hides the master's messages; its log scale not)."""
+    neighbour (the matrix's linear scale hides the master's messages; its log scale not),
+    then a gather to rank 0 and an allreduce (collective bytes)."""
     base = tmp_path_factory.mktemp("viewer-wide")
     n = 40
     lines = [f"rank {r} {'A' if r < n // 2 else 'B'} {'a' if r < n // 2 else 'b'}{r // 4}" for r in range(n)]
@@ -44,6 +45,9 @@ def wide_run(tmp_path_factory) -> Path:
         t = 1000 + 10 * r
         lines += [f"{r} {t} {t + 1} send MPI_Send {(r + 1) % n} 2 1048576",
                   f"{(r + 1) % n} {t + 5} {t + 6} recv MPI_Recv {r} 2 1048576"]
+    # collectives: a gather of 64 B per rank to rank 0, then an allreduce of 16 B
+    lines += [f"{r} 1600 1610 coll MPI_Gather MPI_COMM_WORLD 0 64 {64 * n if r == 0 else 0}" for r in range(n)]
+    lines += [f"{r} 1700 1710 coll MPI_Allreduce MPI_COMM_WORLD -1 16 16" for r in range(n)]
     lines += [f"{r} 2000 leave" for r in range(n)]
     spec = base / "wide.spec"
     spec.write_text("\n".join(lines) + "\n")

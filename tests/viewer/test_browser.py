@@ -132,6 +132,12 @@ def test_rank_matrix_has_axes_legend_and_log_scale(node_project, wide_run):
     assert 1 <= report["label_step"] <= 11
     assert "linear scale" in report["legend_text"]
     assert report["caption"].startswith("Point-to-point messages:")
+    # collectives' bytes are a choice of their own, and "all" is both
+    totals = report["kind_totals"]
+    assert totals["collective"] > 0 and totals["p2p"] > 0
+    assert abs(totals["all"] - totals["p2p"] - totals["collective"]) < 1e-6 * totals["all"]
+    assert report["caption_collective"].startswith("Collective operations:")
+    assert "to the root" in report["caption_all"]
 
 
 def test_diff_view_shows_base_new_and_share_of_base(node_project, tmp_path):

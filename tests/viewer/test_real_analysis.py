@@ -86,6 +86,31 @@ def test_diff_folder_is_a_difference_view(analysed, tmp_path):
     assert base["main/compute"] + by_path["main/compute"] == pytest.approx(0, abs=1e-12)
 
 
+def test_matrix_bytes_match_the_metric_trees_bytes_sent(analysed):
+    """Issue 27: the "all" matrix counts what the metric tree's Bytes sent counts, and each
+    rank's collective row sums to the bytes it sent in collectives (per the profile)."""
+    from gridscope.cube import read_cubex
+    from gridscope.viewer.trace import open_trace
+
+    run = RunFolder(analysed)
+    data = ViewerData(run, open_trace(run.trace_anchor, run.folder))
+    sev = read_cubex(analysed / "profile.cubex").severities
+    sent = sev[sev["metric"] == "bytes_sent"]
+    every = data.comm_matrix("rank", None, None, "all")
+    assert every["total_bytes"] == pytest.approx(float(sent["value"].sum()), rel=1e-9)
+    assert every["total_bytes"] == pytest.approx(every["profile_bytes_sent"], rel=1e-9)
+    coll = data.comm_matrix("rank", None, None, "collective")
+    rows = np.zeros(len(coll["labels"]))
+    for r, _, b, _ in coll["cells"]:
+        rows[r] += b
+    in_collectives = sent[sent["callpath"].str.endswith("MPI_Allreduce")].groupby("rank")["value"].sum()
+    assert len(in_collectives) == len(coll["ranks"]) and in_collectives.sum() > 0
+    for rank, value in in_collectives.items():
+        assert rows[coll["ranks"].index(int(rank))] == pytest.approx(value, rel=1e-9)
+    p2p = data.comm_matrix("metahost", None, None, "p2p")
+    assert p2p["total_bytes"] < every["total_bytes"] and p2p["collective_bytes"] is None
+
+
 def test_scorep_trace_with_metahost_map(scorep_traces, tmp_path):
     """A Score-P trace analysed with --metahosts: the viewer groups rows by the map's metahosts."""
     import json

@@ -254,10 +254,20 @@ class ViewerData:
                            "callpath": w.callpath[i]} for i in top],
         }
 
-    def comm_matrix(self, level: str, t0: int | None, t1: int | None) -> dict:
+    @cached_property
+    def events(self) -> Trace:
+        """The trace's events (collectives' bytes), dumped on first use: the timeline needs none."""
+        anchor = self.run.trace_anchor
+        return open_trace(anchor, None if self.run.bare_trace else self.run.folder, events=True)
+
+    def comm_matrix(self, level: str, t0: int | None, t1: int | None, kind: str = "p2p") -> dict:
+        """Bytes and counts from row to column: point-to-point messages, collectives' bytes
+        (comm.collective_matrix says where they go), or both."""
         t = self.trace
         if t is None:
             raise BadRequest("this run has no trace", HTTPStatus.NOT_FOUND)
+        if kind not in ("p2p", "collective", "all"):
+            raise BadRequest("kind must be p2p, collective or all")
         c = t.columns
         sel = np.ones(len(c["msg_send_time"]), dtype=bool)
         if t0 is not None:
@@ -265,10 +275,13 @@ class ViewerData:
         if t1 is not None:
             sel &= c["msg_send_time"] <= t1
         src_loc, dst_loc, nbytes = c["msg_send_loc"][sel], c["msg_recv_loc"][sel], c["msg_bytes"][sel]
+        groups = []
         if level == "metahost":
             labels = list(dict.fromkeys(l.metahost for l in self.rows))
             code = {n: i for i, n in enumerate(labels)}
             of_loc = np.asarray([code[l.metahost] for l in self.locations], dtype=np.int64)
+            groups = [[n, i, 1] for i, n in enumerate(labels)]
+            ranks = []
         elif level == "rank":
             # ranks in the timeline's order (by metahost), so each metahost is one block
             ranks = list(dict.fromkeys(l.rank for l in self.rows))
@@ -276,17 +289,25 @@ class ViewerData:
             code = {r: i for i, r in enumerate(ranks)}
             labels = [f"Rank {r} ({metahost[r]})" for r in ranks]
             of_loc = np.asarray([code[l.rank] for l in self.locations], dtype=np.int64)
-            groups = []
             for i, r in enumerate(ranks):
                 if not groups or groups[-1][0] != metahost[r]:
                     groups.append([metahost[r], i, 0])
                 groups[-1][2] += 1
         else:
             raise BadRequest("level must be metahost or rank")
-        volume, count = comm.matrix(of_loc[src_loc], of_loc[dst_loc], nbytes, len(labels))
-        return {"level": level, "labels": labels, "cells": comm.sparse(volume, count),
-                "groups": groups if level == "rank" else [[n, i, 1] for i, n in enumerate(labels)],
+        n = len(labels)
+        p2p_volume, p2p_count = comm.matrix(of_loc[src_loc], of_loc[dst_loc], nbytes, n)
+        coll_volume, coll_count = np.zeros((n, n)), np.zeros((n, n), dtype=np.int64)
+        if kind != "p2p":
+            coll_volume, coll_count = comm.collective_matrix(self.events.columns, of_loc, n, t0, t1)
+        volume = (p2p_volume if kind != "collective" else 0) + (coll_volume if kind != "p2p" else 0)
+        count = (p2p_count if kind != "collective" else 0) + (coll_count if kind != "p2p" else 0)
+        volume, count = np.asarray(volume, dtype=np.float64).reshape(n, n), np.asarray(count).reshape(n, n)
+        return {"level": level, "kind": kind, "labels": labels, "ranks": ranks,
+                "cells": comm.sparse(volume, count), "groups": groups,
                 "total_bytes": float(volume.sum()), "total_messages": int(count.sum()),
+                "p2p_bytes": float(p2p_volume.sum()),
+                "collective_bytes": float(coll_volume.sum()) if kind != "p2p" else None,
                 "profile_bytes_sent": self.profile_bytes_sent()}
 
     def profile_bytes_sent(self) -> float | None:
@@ -377,7 +398,7 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/api/comm":
             t0 = _int(q, "t0") if q.get("t0") else None
             t1 = _int(q, "t1") if q.get("t1") else None
-            return self._json(data.comm_matrix(q.get("level", "metahost"), t0, t1))
+            return self._json(data.comm_matrix(q.get("level", "metahost"), t0, t1, q.get("kind", "p2p")))
         raise BadRequest("not found", HTTPStatus.NOT_FOUND)
 
     # ------------------------------------------------------------- responses

@@ -110,16 +110,18 @@ def _writable_cache_root(run: Path | None) -> Path:
     return Path(tempfile.mkdtemp(prefix="gridscope-viewer-"))
 
 
-def cached_dump(anchor: Path, run: Path | None = None) -> Path:
-    """Folder of the dump of `anchor`, made once and reused while the archive is unchanged."""
+def cached_dump(anchor: Path, run: Path | None = None, events: bool = False) -> Path:
+    """Folder of the dump of `anchor`, made once and reused while the archive is unchanged;
+    with `events` the larger dump that also has every event (asked for separately, when needed)."""
     root = _writable_cache_root(run)
-    target = root / f"trace-{archive_key(anchor)}"
+    prefix = "events" if events else "trace"
+    target = root / f"{prefix}-{archive_key(anchor)}"
     if (target / "defs.json").is_file():
         return target
     tmp = Path(tempfile.mkdtemp(prefix=".dump-", dir=root))
     try:
-        dump(anchor, tmp)
-        for old in root.glob("trace-*"):  # one cached dump per run is enough
+        dump(anchor, tmp, events=events)
+        for old in root.glob(f"{prefix}-*"):  # one cached dump per run is enough
             if old.name != target.name:
                 shutil.rmtree(old, ignore_errors=True)
         try:
@@ -272,5 +274,5 @@ class Trace:
         return c["seg_time"][a:b], c["seg_cp"][a:b], c["seg_mpicum"][a:b]
 
 
-def open_trace(anchor: Path, run: Path | None = None) -> Trace:
-    return Trace.open(cached_dump(anchor, run))
+def open_trace(anchor: Path, run: Path | None = None, events: bool = False) -> Trace:
+    return Trace.open(cached_dump(anchor, run, events))

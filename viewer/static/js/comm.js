@@ -1,7 +1,7 @@
 // Communication matrices (bytes or messages from row to column), metahost or rank level:
 // axes with rank and metahost labels, a colour legend, linear or log scale, and a caption
-// that says what is counted (point-to-point messages; the metric tree's Bytes sent also
-// holds collective bytes, which have no sender-receiver pairs).
+// that says what is counted: point-to-point messages, collectives' bytes (placed as the
+// caption says) or both, which together are the metric tree's Bytes sent.
 import { get } from './api.js';
 import { clear, el, table } from './dom.js';
 import { bytes, heat } from './format.js';
@@ -29,19 +29,29 @@ function legend(s, show) {
     el('span', { class: 'muted', text: s.log ? ' log scale' : ' linear scale' }));
 }
 
+const KIND_TEXT = { p2p: 'Point-to-point messages', collective: 'Collective operations', all: 'Point-to-point and collective' };
+
 function caption(m) {
-  let text = `Point-to-point messages: ${bytes(m.total_bytes)} in ${m.total_messages.toLocaleString('en')} messages (rows send, columns receive).`;
-  const profile = m.profile_bytes_sent;
-  if (profile != null && profile > m.total_bytes) {
-    text += ` The metric tree's Bytes sent (${bytes(profile)}) also counts collective operations, `
-      + `${bytes(profile - m.total_bytes)}, which have no sender–receiver pairs and are not in this matrix.`;
+  const unit = m.kind === 'p2p' ? 'messages' : m.kind === 'collective' ? 'operation shares' : 'messages and operation shares';
+  let text = `${KIND_TEXT[m.kind] || KIND_TEXT.p2p}: ${bytes(m.total_bytes)} in ${m.total_messages.toLocaleString('en')} ${unit} (rows send, columns receive).`;
+  if (m.kind !== 'p2p') {
+    text += ' OTF2 records only how many bytes a rank sent in a collective, not to whom: they go to the root when the'
+      + " operation has one and the rank is not it (gather, reduce), else evenly to the communicator's other members"
+      + ' (broadcast or scatter root, allreduce, all-to-all), so each row holds exactly what that rank sent.';
   }
-  return el('p', { id: 'comm-caption', class: 'muted', text });
+  const profile = m.profile_bytes_sent;
+  if (profile != null && m.kind === 'all') {
+    text += ` The metric tree's Bytes sent: ${bytes(profile)}.`;
+  } else if (profile != null && profile > m.total_bytes) {
+    text += ` The metric tree's Bytes sent (${bytes(profile)}) counts point-to-point and collective bytes; `
+      + 'choose "all" to see both here.';
+  }
+  return el('p', { id: 'comm-caption', class: 'muted', 'data-kind': m.kind, text });
 }
 
-export async function renderComm(container, totalLabel, { level, window, show, scale = 'auto' }) {
+export async function renderComm(container, totalLabel, { level, window, show, scale = 'auto', kind = 'p2p' }) {
   const mine = ++ticket;
-  const params = { level };
+  const params = { level, kind };
   if (window) { params.t0 = window[0]; params.t1 = window[1]; }
   const m = await get('/api/comm', params);
   if (mine !== ticket) return;  // a newer choice is on its way

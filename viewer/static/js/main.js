@@ -191,7 +191,7 @@ async function updateComm() {
   }
   try {
     await renderComm($('comm-view'), $('comm-total'), {
-      level: $('comm-level').value, show: $('comm-value').value, scale: $('comm-scale').value,
+      level: $('comm-level').value, show: $('comm-value').value, scale: $('comm-scale').value, kind: $('comm-kind').value,
       window: $('comm-window').checked ? state.window : null,
     });
   } catch (err) { status(`communication matrix: ${err.message}`, true); }
@@ -212,7 +212,7 @@ async function boot() {
   patternChips();
   renderSummary();
   renderP2pTable($('p2p-table'), (meta.summary || {}).p2p, (meta.story || {}).links);
-  for (const id of ['comm-level', 'comm-window', 'comm-value', 'comm-scale']) $(id).addEventListener('change', updateComm);
+  for (const id of ['comm-level', 'comm-window', 'comm-value', 'comm-scale', 'comm-kind']) $(id).addEventListener('change', updateComm);
 
   if (meta.has_trace) {
     state.timeline = new Timeline({
