@@ -40,6 +40,7 @@ struct Options {
   // size, as in Scalasca's scout.
   enum class RootCauses { On, Off } root_causes = RootCauses::On;
   int processes = 1;
+  gs::Rules rules = gs::Rules::Scalasca;
   gs::ClcOptions clc;
 };
 
@@ -47,11 +48,13 @@ struct Options {
   std::fprintf(code ? stderr : stdout,
                "usage: gridscope-replay [--metahost-file FILE] [--time-correct [--latency-node S] [--latency-host S]\n"
                "                        [--latency-grid S]] [--root-causes on|off] [--no-root-causes]\n"
+               "                        [--rules scalasca|gridscope]\n"
                "                        [--processes N | --mpi] -o DIR TRACE\n"
                "       gridscope-replay --list-ranks TRACE\n"
                "TRACE is traces.otf2 or the folder holding it. With --processes N, N local\n"
                "processes (forked, no MPI) and under mpirun every process analyse their share of\n"
-               "the ranks; otherwise one process does all.\n");
+               "the ranks; otherwise one process does all. --rules: whose rules where gridscope and\n"
+               "Scalasca's scout differ on purpose (docs/root-causes.md; default scalasca).\n");
   std::exit(code);
 }
 
@@ -102,7 +105,12 @@ Options parse(int argc, char** argv) {
     else if (a == "--time-correct") o.time_correct = true;
     else if (a == "--no-root-causes") o.root_causes = Options::RootCauses::Off;
     else if (a == "--root-causes") o.root_causes = root_causes_option(value());
-    else if (a == "--latency-node") o.clc.latency_node_s = latency_option(a, value());
+    else if (a == "--rules") {
+      if (!gs::parse_rules(value(), o.rules)) {
+        std::fprintf(stderr, "gridscope-replay: --rules: scalasca or gridscope, not %s\n", argv[i]);
+        std::exit(2);
+      }
+    } else if (a == "--latency-node") o.clc.latency_node_s = latency_option(a, value());
     else if (a == "--latency-host") o.clc.latency_host_s = latency_option(a, value());
     else if (a == "--latency-grid") o.clc.latency_grid_s = latency_option(a, value());
     else if (!a.empty() && a[0] == '-') usage(2);
@@ -207,7 +215,7 @@ int run(const Options& o, gs::Transport& t) {
   if (o.time_correct) clc = gs::correct_clocks(defs, data, t, o.clc);
 
   gs::WaitWriter waits(o.out + "/waits." + std::to_string(me));
-  gs::ReplayResult res = gs::replay(defs, data, t, waits);
+  gs::ReplayResult res = gs::replay(defs, data, t, waits, o.rules);
   waits.close();
   double replay_s = seconds_since(t0) - read_s;
   gs::RootCauseResult rc;
@@ -256,6 +264,7 @@ int run(const Options& o, gs::Transport& t) {
       << ",\n  \"thread_locations\": " << threads[0] << ",\n  \"thread_location_events\": " << threads[1]
       << ",\n  \"unanalysed_locations\": " << defs.other_locations - threads[0]
       << ",\n  \"unanalysed_location_events\": " << defs.other_location_events - std::min(threads[1], defs.other_location_events)
+      << ",\n  \"rules\": \"" << gs::rules_name(o.rules) << "\""
       << ",\n  \"time_correction\": {\"enabled\": " << (o.time_correct ? "true" : "false")
       << ", \"corrected_receives\": " << clc.corrected_receives
       << ", \"corrected_collectives\": " << clc.corrected_collectives

@@ -164,8 +164,11 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
 // waiting; a multiple wait (MPI_Waitall, MPI_Waitsome) only the largest over the sends it
 // completes, and nothing at all when it also completed a receive that waited for its
 // sender (`ls_calls`: the Late Sender candidates). MPI_Sendrecv, MPI_Test* and the
-// buffered/ready kinds are not charged. `posted[k]`: when the receive matched to send k was
-// posted (kUnposted: none matched).
+// blocking buffered/ready sends are not charged. Where the rules differ (rules.hpp):
+// scout charges a wait completing MPI_Ibsend/MPI_Irsend like any other; gridscope's rules
+// only standard and synchronous sends. A multiple wait with a send that no receive matched
+// is charged the largest over the matched ones (scout does not finish on such a trace).
+// `posted[k]`: when the receive matched to send k was posted (kUnposted: none matched).
 constexpr int64_t kUnposted = INT64_MIN;
 enum LrCall : uint8_t { LR_NONE = 0, LR_SINGLE = 1, LR_MULTI = 2 };
 LrCall lr_call(const std::string& name) {
@@ -177,26 +180,28 @@ LrCall lr_call(const std::string& name) {
 void sender_side(const Defs& d, const LocalData& data, const std::vector<int64_t>& posted,
                  const std::vector<uint32_t>& post_recv, std::vector<CallKey> ls_calls, ReplayResult& res,
                  Accumulator& acc) {
+  const bool scalasca = res.rules == Rules::Scalasca;
   std::sort(ls_calls.begin(), ls_calls.end());
   std::vector<uint8_t> kind_of(data.tree.nodes.size(), 0xff);  // LrCall by completion call path, when looked up
   auto kind = [&](uint32_t cp) {
     if (kind_of[cp] == 0xff) kind_of[cp] = lr_call(d.regions[data.tree.nodes[cp].region].name);
     return LrCall(kind_of[cp]);
   };
-  // the sends of each multiple wait: the one charged (kNone: none)
+  // the sends of each multiple wait: the one charged (kNone: none; kBarred: none may be)
+  constexpr uint32_t kBarred = kNone - 1;
   std::map<CallKey, uint32_t> multi;
   std::vector<int64_t> lr(data.sends.size(), 0);
   for (size_t k = 0; k < data.sends.size(); ++k) {
     const SendRec& s = data.sends[k];
-    if (posted[k] == kUnposted || !s.lr_ok || !s.complete) continue;
+    if (posted[k] == kUnposted || !s.complete || !(s.lr_ok || scalasca)) continue;
     const LrCall c = kind(s.cp_complete);
     if (c == LR_NONE) continue;
     lr[k] = late_receiver(posted[k], s.c_enter, s.c_leave);
     if (c != LR_MULTI) continue;
     const CallKey key{s.src, s.thread, s.c_enter};
     auto [it, fresh] = multi.emplace(key, kNone);
-    if (fresh && std::binary_search(ls_calls.begin(), ls_calls.end(), key)) it->second = kNone - 1;  // a candidate
-    if (it->second == kNone - 1) { lr[k] = 0; continue; }
+    if (fresh && std::binary_search(ls_calls.begin(), ls_calls.end(), key)) it->second = kBarred;  // a candidate
+    if (it->second == kBarred) { lr[k] = 0; continue; }
     if (lr[k] > 0 && (it->second == kNone || lr[k] > lr[it->second])) {
       if (it->second != kNone) lr[it->second] = 0;
       it->second = uint32_t(k);
@@ -387,9 +392,10 @@ void check_rank_order(const LocalData& data) {
   if (!ok) throw std::logic_error("records are not grouped by rank in ascending order");
 }
 
-ReplayResult replay(const Defs& defs, LocalData& data, Transport& t, WaitWriter& waits) {
+ReplayResult replay(const Defs& defs, LocalData& data, Transport& t, WaitWriter& waits, Rules rules) {
   check_rank_order(data);
   ReplayResult res;
+  res.rules = rules;
   res.waits = &waits;
   Accumulator acc(defs, res);
   point_to_point(defs, data, t, res, acc, waits);

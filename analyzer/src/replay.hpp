@@ -7,6 +7,7 @@
 #include "gridscope/trace/defs.hpp"
 #include "gridscope/trace/reader.hpp"
 #include "rows.hpp"
+#include "rules.hpp"
 #include "transport.hpp"
 
 namespace gs {
@@ -80,6 +81,7 @@ struct RcWait {
 };
 
 struct ReplayResult {
+  Rules rules = Rules::Scalasca;  // those the replay followed; the root causes follow them too
   std::unordered_map<SevKey, double, SevKeyHash> severities;
   WaitWriter* waits = nullptr;
   std::vector<PairRow> pairs;  // metahost x metahost
@@ -102,7 +104,7 @@ constexpr uint32_t kSyncSetFlag = 0x40000000u;  // below kAllRanks and kNone, ab
 
 // `waits` receives every wait-state instance. Frees data.colls and data.nbcs (sent to
 // their instances' owners on the way).
-ReplayResult replay(const Defs& defs, LocalData& data, Transport& t, WaitWriter& waits);
+ReplayResult replay(const Defs& defs, LocalData& data, Transport& t, WaitWriter& waits, Rules rules);
 
 void write_engine_files(const std::string& dir, const Defs& defs, const LocalData& data, const ReplayResult& res,
                         int process);

@@ -127,7 +127,7 @@ void Analysis::wan_sources() {
 // members all overlap); MPI_Init and MPI_Finalize with every rank. Each with its
 // completion time, the part of the call after the synchronisation that the next interval
 // keeps (`PruneDelayTimemap` in scout's DelayOps.cpp): own leave - the partner's leave for
-// a message (0 for the waiting side of a Late Receiver: scout's value is never positive),
+// a message (for the waiting side of a Late Receiver see waiting_completion),
 // the instance's rule for collectives (replay.cpp, coll_sync), own leave - max(earliest
 // leave, latest enter) of MPI_Init. Kept per (rank, peer) as (call, completion) in
 // ascending call order: an interval's start is then one search.
@@ -164,16 +164,16 @@ void Analysis::synchronisations() {
   for (const RcWait& w : fwd_.rc_waits) {
     const uint32_t q = calls[w.call].rank;
     if (w.delayer == kNone || w.delayer == q) continue;
-    const bool p2p_late_sender = w.ref == REF_SEND;
+    const bool answered = needs_delayer_leave(w.ref);
     if (w.ref == REF_COLL) synchronised(w.call, w.delayer, call_completion_[w.call]);
-    else if (!p2p_late_sender) synchronised(w.call, w.delayer, 0);
+    else if (!answered) synchronised(w.call, w.delayer, 0);
     const uint32_t owner = owner_of(w.delayer, N, P_);
     if (owner == uint32_t(me_)) {
       const uint32_t sp = add_delayer_sync(w.ref, w.delayer_index, w.delayer, q, calls[w.call].leave);
-      if (p2p_late_sender)
-        synchronised(w.call, w.delayer, sp == kNone ? 0 : std::max<int64_t>(0, calls[w.call].leave - calls[sp].leave));
+      if (answered)
+        synchronised(w.call, w.delayer, sp == kNone ? 0 : waiting_completion(w.ref, calls[w.call].leave, calls[sp].leave));
     } else {
-      append(out[owner], Notice{w.ref, w.delayer_index, w.delayer, q, w.call, uint32_t(p2p_late_sender), calls[w.call].leave});
+      append(out[owner], Notice{w.ref, w.delayer_index, w.delayer, q, w.call, uint32_t(answered), calls[w.call].leave});
     }
   }
   std::vector<Bytes> back(P_);
@@ -182,14 +182,14 @@ void Analysis::synchronisations() {
     for (Cursor c(in); !c.done();) {
       Notice n = c.get<Notice>();
       const uint32_t sp = add_delayer_sync(uint8_t(n.ref), n.index, n.p, n.q, n.leave);
-      if (n.reply) append(back[owner_of(n.q, N, P_)], Back{n.call, n.p, sp == kNone ? INT64_MAX : calls[sp].leave});
+      if (n.reply) append(back[owner_of(n.q, N, P_)], Back{n.call, n.p, n.ref, 0, sp == kNone ? INT64_MAX : calls[sp].leave});
     }
   }
   Bytes in = t_.exchange(back);
   for (Cursor c(in); !c.done();) {
     Back b = c.get<Back>();
     const int64_t leave = calls[b.call].leave;
-    synchronised(b.call, b.p, b.leave == INT64_MAX ? 0 : std::max<int64_t>(0, leave - b.leave));
+    synchronised(b.call, b.p, b.leave == INT64_MAX ? 0 : waiting_completion(b.ref, leave, b.leave));
   }
   for (auto& [key, list] : peer_calls_) std::sort(list.begin(), list.end());
   group_calls_.resize(mine_.size());  // per rank: its barriers, N-to-N groups, MPI_Init and MPI_Finalize

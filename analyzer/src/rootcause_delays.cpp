@@ -31,7 +31,9 @@ void Analysis::interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<st
     auto it = std::lower_bound(list.begin(), list.end(), std::pair<uint32_t, int64_t>{b, INT64_MIN});
     if (it != list.begin()) {
       from = (it - 1)->first;
-      // several synchronisations of one call with the same rank: the largest completion
+      // several synchronisations of one call with the same rank: the largest completion (a
+      // Late Receiver's may be negative under scout's rules: waiting_completion)
+      completion = INT64_MIN;
       for (auto jt = it; jt != list.begin() && (jt - 1)->first == from; --jt) completion = std::max(completion, (jt - 1)->second);
       start = from + 1;
     }
@@ -41,7 +43,7 @@ void Analysis::interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<st
     const uint32_t c = *--it;
     if (group_holds(c, other)) { start = c + 1; from = c; completion = call_completion_[c]; break; }
   }
-  if (from != kNone && completion > 0) map.add(calls[from].cp, false, completion);
+  if (from != kNone) map.add(calls[from].cp, false, completion);
   for (uint32_t c = start;; ++c) {
     for (uint32_t e = calls[c].seg_begin; e < calls[c].seg_end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
     if (c == b) break;
@@ -155,8 +157,12 @@ void Analysis::delays() {
       nm.gid = rq.gid; nm.ordinal = rq.ordinal; nm.list = uint32_t(wl.size());
       nm.group = uint8_t(g); nm.cls = rq.cls; nm.D = D; nm.scale = scale; nm.share = rq.share;
       append(graph[0], nm);
+      // scout marks a wait propagating only when it caused a point-to-point wait state (its
+      // callbacks for collective successors are commented out in Waitstates.MPI.pattern);
+      // gridscope's rules also count collective successors, as both count their long-term delay
+      const bool propagates = fwd_.rules == Rules::Gridscope || g < 2;
       for (auto& [c, w] : wl) {
-        prop_max_[c] = std::max(prop_max_[c], scale);
+        if (propagates) prop_max_[c] = std::max(prop_max_[c], scale);
         append(graph[0], ListEntry{gid_of(c), w});
       }
       edges_ += wl.size();

@@ -57,7 +57,7 @@ struct KeyTicks { uint64_t key; int64_t ticks; };
 // `reply`: the waiting side needs the delayer call's leave back (Late Sender)
 struct Notice { uint32_t ref, index, p, q, call, reply; int64_t leave; };
 // delayer owner -> waiting owner: the leave of the delayer's call (INT64_MAX: no such call)
-struct Back { uint32_t call, p; int64_t leave; };
+struct Back { uint32_t call, p, ref, pad; int64_t leave; };
 // delayer owner -> waiting owner: the indirect part and where the critical path would move
 struct Indirect { uint32_t w_local, wrec, src, pad; double ticks; uint64_t target; int64_t target_enter; };
 // What a waiting owner keeps of each of its wait states from the delayer's side.
@@ -173,6 +173,18 @@ class Analysis {
   int64_t wan_of(uint32_t c) const { return call_wan_.empty() ? 0 : call_wan_[c]; }
 
   void synchronisations();
+  // The waiting call's completion time of a point-to-point synchronisation: own leave − the
+  // delayer's call's leave, ≥ 0. A Late Receiver's is never positive in scout (the comparison
+  // in its MPI.pattern is inverted): min(0, ·) under scout's rules, and a negative one takes
+  // time from the next interval; 0 under ours (docs/root-causes.md).
+  int64_t waiting_completion(uint32_t ref, int64_t own_leave, int64_t delayer_leave) const {
+    if (ref == REF_RECV_POST) return fwd_.rules == Rules::Scalasca ? std::min<int64_t>(0, own_leave - delayer_leave) : 0;
+    return std::max<int64_t>(0, own_leave - delayer_leave);
+  }
+  // whether the waiting side needs the delayer's leave for its completion time
+  bool needs_delayer_leave(uint32_t ref) const {
+    return ref == REF_SEND || (ref == REF_RECV_POST && fwd_.rules == Rules::Scalasca);
+  }
   void synchronised(uint32_t call, uint32_t peer, int64_t completion) {
     peer_calls_[uint64_t(tl_.calls[call].rank) << 32 | peer].push_back({call, completion});
   }

@@ -38,7 +38,7 @@ TEST(Replay, LateSenderAcrossMetahosts) {
   gs::read_locations(archive, {0, 1, 2, 3}, data);
   auto t = gs::make_local_transport();
   gs::WaitWriter waits;  // no path: rows are kept in memory
-  gs::ReplayResult r = gs::replay(defs, data, *t, waits);
+  gs::ReplayResult r = gs::replay(defs, data, *t, waits, gs::Rules::Scalasca);
   waits.close();
   EXPECT_EQ(waits.count(), 3u);
   ASSERT_EQ(waits.kept.size(), 3u);

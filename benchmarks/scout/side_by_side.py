@@ -31,8 +31,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 SPECS = REPO / "tests" / "analyzer" / "specs"
 SCOREP = REPO.parent / "shared" / "testdata" / "scorep"
-DEFAULT_SPECS = ("lr_waitall", "rc_scout", "rc_nxn_group", "rc_nbc", "rc_sync_points",
-                 "rc_chain", "rc_chain_barrier", "barrier", "nxn", "one_to_n", "late_sender",
+DEFAULT_SPECS = ("lr_waitall", "lr_ibsend", "rc_lr_completion", "rc_scout", "rc_nxn_group",
+                 "rc_nbc", "rc_sync_points", "rc_chain", "rc_chain_barrier", "barrier", "nxn", "one_to_n", "late_sender",
                  "late_receiver", "wrong_order")
 
 # scout metric -> the gridscope metrics whose inclusive values add up to it.

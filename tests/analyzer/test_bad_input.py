@@ -131,6 +131,18 @@ def test_engine_rejects_a_bad_latency(make_trace, tmp_path, value):
                                         f"(a number >= 0): {value}"]
 
 
+def test_unknown_rules(make_trace, tmp_path):
+    from gridscope import native
+
+    proc = gridscope("analyze", make_trace("late_sender"), "-o", tmp_path / "o", "--rules", "scout")
+    assert proc.returncode == 2 and "--rules" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "o").exists()
+    engine = subprocess.run([str(native.binary("gridscope-replay")), "--rules", "scout", "-o", str(tmp_path / "e"),
+                             str(make_trace("late_sender"))], capture_output=True, text=True)
+    assert engine.returncode == 2
+    assert engine.stderr.splitlines() == ["gridscope-replay: --rules: scalasca or gridscope, not scout"]
+
+
 def _group_gone(pgid: int, seconds: float = 600.0) -> bool:
     """No process (not even an unreaped one) is left in process group `pgid` (the bound is
     for a process that never ends; a loaded machine's slow exit stays far below it)."""

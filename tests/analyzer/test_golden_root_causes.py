@@ -78,8 +78,29 @@ GOLDEN = {
         cause_pairs={("A", "B"): (30, 15), ("B", "B"): (25, 0)},
         span=100),
     # b'. the same chain ending in a barrier: Cube groups the long-term cost by the wait finally
-    #     caused (barrier), summary.json by the head of the chain (Late Sender)
+    #     caused (barrier), summary.json by the head of the chain (Late Sender). Scalasca's
+    #     rules: the Late Sender caused no point-to-point wait, so it is terminal
     "rc_chain_barrier": Golden(
+        cube={"delay_late_sender_short": {("grid", "main/work", 0): 30},
+              "delay_barrier_short": {("local", "main/work", 1): 22.5, ("local", "main/MPI_Recv", 1): 2.5},
+              "delay_barrier_long": {(EITHER, "main/work", 0): 15},
+              "wait_direct_late_sender": {("grid", "main/MPI_Recv", 1): 30},
+              "wait_direct_collective": {("local", "main/MPI_Barrier", 2): 25},
+              "wait_indirect_collective": {("local", "main/MPI_Barrier", 2): 15},
+              "wait_terminal_late_sender": {("grid", "main/MPI_Recv", 1): 30},
+              "wait_terminal_collective": {("local", "main/MPI_Barrier", 2): 40},
+              "critical_path": {("", "main/work", 0): 50, ("", "main/work", 1): 25, ("", "main/MPI_Recv", 1): 5,
+                                ("", "main/MPI_Barrier", 2): 2, ("", "main", 2): 18}},
+        root_causes={("main/work", "A", "computation", "late_sender", "grid"): (30, 15),
+                     ("main/work", "B", "computation", "wait_at_barrier", "local"): (22.5, 0),
+                     ("main/MPI_Recv", "B", "wan", "wait_at_barrier", "local"): (2.5, 0)},
+        critical_path={("main/work", "A"): 50, ("main/work", "B"): 25, ("main/MPI_Recv", "B"): 5,
+                       ("main/MPI_Barrier", "B"): 2, ("main", "B"): 18},
+        wait_classes={"direct": (30, 25), "indirect": (0, 15), "propagating": (0, 0), "terminal": (30, 40)},
+        cause_pairs={("A", "B"): (30, 15), ("B", "B"): (25, 0)},
+        span=100),
+    # b''. the same under gridscope's rules: the Late Sender propagates into the barrier
+    "rc_chain_barrier@gridscope": Golden(
         cube={"delay_late_sender_short": {("grid", "main/work", 0): 30},
               "delay_barrier_short": {("local", "main/work", 1): 22.5, ("local", "main/MPI_Recv", 1): 2.5},
               "delay_barrier_long": {(EITHER, "main/work", 0): 15},
@@ -278,12 +299,19 @@ def approx_us(value: float):
     return pytest.approx(value * US, rel=1e-9, abs=1e-15)
 
 
-def analysed(trace: Path, out: Path, jobs: int):
+def analysed(trace: Path, out: Path, jobs: int, rules: str = N.RULES_SCALASCA):
     from gridscope import load
     from gridscope.analysis.driver import AnalyzeOptions, analyze
 
-    analyze(AnalyzeOptions(trace, out, jobs, quiet=True))
+    analyze(AnalyzeOptions(trace, out, jobs, quiet=True, rules=rules))
     return load(out)
+
+
+def spec_and_rules(case: str) -> tuple[str, str]:
+    """A GOLDEN key: the spec's name, and "@gridscope" for gridscope's rules (docs/root-causes.md,
+    "Rules"); Scalasca's otherwise."""
+    spec, _, rules = case.partition("@")
+    return spec, rules or N.RULES_SCALASCA
 
 
 def descendants(metric_id: str) -> list[str]:
@@ -338,11 +366,12 @@ def golden_runs(make_trace, tmp_path_factory):
     """(spec, jobs) -> gridscope.load() of its analysis; each analysed once per module."""
     runs = {}
 
-    def run(spec: str, jobs: int):
-        if (spec, jobs) not in runs:
-            out = tmp_path_factory.mktemp("rc") / f"{spec}-j{jobs}"
-            runs[(spec, jobs)] = analysed(make_trace(spec), out, jobs)
-        return runs[(spec, jobs)]
+    def run(case: str, jobs: int):
+        if (case, jobs) not in runs:
+            spec, rules = spec_and_rules(case)
+            out = tmp_path_factory.mktemp("rc") / f"{spec}-{rules}-j{jobs}"
+            runs[(case, jobs)] = analysed(make_trace(spec), out, jobs, rules)
+        return runs[(case, jobs)]
 
     return run
 

@@ -30,6 +30,8 @@ class AnalyzeOptions:
     # delay costs, wait classes, critical path (docs/root-causes.md); None: the engine's
     # default (on)
     root_causes: bool | None = None
+    # whose rules where gridscope and Scalasca's scout differ (N.RULES; docs/root-causes.md)
+    rules: str = N.RULES_SCALASCA
 
 
 def resolve_anchor(trace: Path) -> Path:
@@ -119,7 +121,8 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
             per_rank, metahost_file = map_metahosts(anchor, opts.metahosts, scratch)
         latencies = {"node": opts.latency_node_s, "host": opts.latency_host_s, "grid": opts.latency_grid_s}
         with start_engine(anchor, scratch, opts.jobs, metahost_file, time_correct=opts.time_correct,
-                          latencies=latencies, launcher=launcher, root_causes=opts.root_causes) as engine:
+                          latencies=latencies, launcher=launcher, root_causes=opts.root_causes,
+                          rules=opts.rules) as engine:
             step("replay (--launcher)" if launcher is not None
                  else f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
             # The engine runs in its own process(es): load the Python side meanwhile. (An

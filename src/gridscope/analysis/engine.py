@@ -88,7 +88,7 @@ def list_ranks(anchor: Path) -> list[tuple[int, str, str]]:
 def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | None,
                  time_correct: bool = False, latencies: dict[str, float | None] | None = None,
                  launcher: list[str] | None = None, via_mpirun: bool = False,
-                 root_causes: bool | None = None) -> "EngineRun":
+                 root_causes: bool | None = None, rules: str = N.RULES_SCALASCA) -> "EngineRun":
     """With `launcher` (launcher_prefix's words) the engine runs as `LAUNCHER... gridscope-replay
     --mpi ...` and the launcher decides processes and hosts; `jobs` is then not used.
     `via_mpirun` runs -j N under `mpirun -np N` (the MPI transport) instead of the engine's own
@@ -105,6 +105,7 @@ def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | N
         args += ["--metahost-file", str(metahost_file)]
     if root_causes is not None:  # None: the engine's default (on)
         args += ["--root-causes", "on" if root_causes else "off"]
+    args += ["--rules", rules]
     args.append(str(anchor))
     env = dict(os.environ)
     if launcher is not None:

@@ -40,6 +40,11 @@ SEVERITY_COLUMNS = (METRIC, CLASS, CALLPATH, RANK, VALUE)
 
 # Root causes (docs/root-causes.md): summary.json keys and the columns of their rows
 ROOT_CAUSES = "root_causes"
+# Whose rules where gridscope and Scalasca's scout differ on purpose (docs/root-causes.md,
+# "Rules: scalasca or gridscope"); the engine's --rules and meta.json's "rules"
+RULES_SCALASCA = "scalasca"
+RULES_GRIDSCOPE = "gridscope"
+RULES = (RULES_SCALASCA, RULES_GRIDSCOPE)
 CRITICAL_PATH = "critical_path"
 WAIT_CLASSES = "wait_classes"
 CAUSE_PAIRS = "cause_pairs"

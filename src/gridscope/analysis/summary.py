@@ -110,6 +110,8 @@ def build_summary(out: EngineOutput, trace: str, rank_metahost: list[str]) -> di
         "mpi_time_s": float(np.sum(mpi_values)),
         "clock_violations": int(meta["clock_violations"]),
         "time_correction": meta["time_correction"],
+        # whose rules where gridscope and Scalasca differ (docs/root-causes.md, "Rules")
+        "rules": str(meta.get("rules", N.RULES_SCALASCA)),
         "unmatched_messages": {"sends": int(meta["unmatched_sends"]),
                                "receives": int(meta["unmatched_receives"])},
         "incomplete_collectives": int(meta["incomplete_collectives"]),

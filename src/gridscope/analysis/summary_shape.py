@@ -12,7 +12,7 @@ from gridscope.errors import GridscopeError
 NUMBER, TEXT, OBJECT, LIST = "a number", "a string", "an object", "a list"
 
 TOP = {
-    "trace": TEXT, "ranks": NUMBER, "events": NUMBER, "total_time_s": NUMBER, "mpi_time_s": NUMBER,
+    "trace": TEXT, "rules": TEXT, "ranks": NUMBER, "events": NUMBER, "total_time_s": NUMBER, "mpi_time_s": NUMBER,
     "duration_s": NUMBER, "init_finalize_s": NUMBER, "clock_violations": NUMBER, "incomplete_collectives": NUMBER,
     "messages": NUMBER, "collectives": NUMBER, "byte_mismatches": NUMBER,
     "metahosts": OBJECT, "patterns": OBJECT, "run": OBJECT, "time_correction": OBJECT, "unmatched_messages": OBJECT,

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import gc
 from contextlib import ExitStack
+from enum import Enum
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from gridscope.cli.app import app
+
+
+class Rules(str, Enum):
+    """Whose rules where gridscope and Scalasca's scout differ on purpose."""
+
+    scalasca = "scalasca"
+    gridscope = "gridscope"
 
 
 @app.command()
@@ -48,6 +56,12 @@ def analyze(
         help="Predict what fixing each of the first findings would save, by replaying the run with "
         "gridscope predict (docs/root-causes.md, \"Findings\"). Default: on for runs recorded on a "
         "simulated platform (gridscope record --platform)."),
+    rules: Rules = typer.Option(
+        Rules.scalasca, "--rules",
+        help="Where gridscope and Scalasca's scout differ on purpose: scalasca (the default) gives scout's "
+        "numbers; gridscope charges Late Receiver only to standard and synchronous sends, keeps no negative "
+        "completion time, and counts a wait that delays only a collective as propagating "
+        "(docs/root-causes.md, \"Rules\")."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Do not print the summary."),
 ) -> None:
     """Replay the trace in parallel and write profile.cubex, summary.json, waitstates.feather."""
@@ -59,7 +73,8 @@ def analyze(
             raise typer.BadParameter("only with --time-correct", param_hint=hint)
     opts = AnalyzeOptions(trace, output, jobs, metahosts, allow_unmatched, quiet, time_correct,
                           latency_grid_s=latency_grid, launcher=launcher, latency_node_s=latency_node,
-                          latency_host_s=latency_host, root_causes=root_causes)
+                          latency_host_s=latency_host, root_causes=root_causes,
+                          rules=rules.value)
     with ExitStack() as stack:
         progress = None if quiet else _spinner(stack)
         summary = run(opts, progress=progress)
