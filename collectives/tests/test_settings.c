@@ -6,17 +6,7 @@
 
 #include "gsc_internal.h"
 #include "settings.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            failures++;                                                                      \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);           \
-            fprintf(stderr, __VA_ARGS__);                                                    \
-            fputc('\n', stderr);                                                             \
-        }                                                                                    \
-    } while (0)
+#include "check.h"
 
 /* a fake environment: "NAME=value" strings, NULL-terminated */
 static const char *const *env;

@@ -6,17 +6,7 @@
 
 #include "gsc_internal.h"
 #include "rules.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            failures++;                                                                      \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);           \
-            fprintf(stderr, __VA_ARGS__);                                                    \
-            fputc('\n', stderr);                                                             \
-        }                                                                                    \
-    } while (0)
+#include "check.h"
 
 /* A topology from per-rank metahost and node ids (node ids global). */
 static gsc_topo_t *make_topo(int n, const int *meta, const int *node)
