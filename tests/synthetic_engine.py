@@ -86,14 +86,14 @@ def write_engine(folder: Path, rank_metahost: list[str], processes: list[Process
 
 
 def analysis_folder(out: Path, trace: str, rank_metahost: list[str], processes: list[Process],
-                    root_causes: bool | None = True) -> dict:
+                    root_causes: bool | None = True, meta_extra: dict | None = None) -> dict:
     """OUT written by the driver from hand-built engine files, as `gridscope analyze` writes it;
     returns the summary. TRACE: what summary.json names as the trace."""
     from gridscope.analysis.driver import write_outputs
     from gridscope.analysis.engine_files import read_head
 
     scratch = out / ".engine"
-    write_engine(scratch, rank_metahost, processes, root_causes)
+    write_engine(scratch, rank_metahost, processes, root_causes, meta_extra)
     head = read_head(scratch)
     summary = write_outputs(scratch, head, out, trace, rank_metahost)
     shutil.rmtree(scratch)

@@ -135,8 +135,9 @@ def cube_values(folder) -> dict:
     return {(m, c, int(r)): v for m, c, r, v in zip(sev.metric, sev.callpath, sev["rank"], sev.value)}
 
 
-def test_cube_holds_delay_wait_class_and_critical_path_trees(tmp_path, trace_file):
-    summary_of(tmp_path, trace_file, one_process())
+@pytest.mark.parametrize("rules", ["scalasca", "gridscope"])
+def test_cube_holds_delay_wait_class_and_critical_path_trees(tmp_path, trace_file, rules):
+    summary_of(tmp_path, trace_file, one_process(), meta_extra={"rules": rules})
     v = cube_values(tmp_path / "out")
     assert v[("delay_barrier_short_grid", WORK, 2)] == 3.0
     assert v[("wait_direct_collective_grid", BARRIER, 0)] == 2.0
@@ -149,12 +150,15 @@ def test_cube_holds_delay_wait_class_and_critical_path_trees(tmp_path, trace_fil
     for rank, work in ((0, 4.0), (1, 5.0), (2, 6.0)):
         assert v[("critical_path_activities", WORK, rank)] == work
         assert v[("critical_path_activities", BARRIER, rank)] == 0.5
-    # waiting W(r) = 6.5 - (4.5, 5.5, 6.5) = (2, 1, 0) on the work's excess (2, 1, 0): 3 s, charged on rank 2
-    assert v[("critical_imbalance_impact", WORK, 2)] == 3.0
+    # waiting W(r) = 6.5 - (4.5, 5.5, 6.5) = (2, 1, 0) on the work's excess (2, 1, 0): 3 s, charged
+    # on rank 2 under gridscope's rules; rank 2's excess is 0, so scout's factor is 0/0 and it
+    # charges nothing (Scalasca's rules)
+    imbalance_impact = 3.0 if rules == "gridscope" else 0.0
+    assert v.get(("critical_imbalance_impact", WORK, 2), 0.0) == imbalance_impact
     assert not any(m == "non_critical_path_activities" for m, _, _ in v)
     impact = sum(x for (m, _, _), x in v.items()
                  if m in ("critical_path_activities", "critical_imbalance_impact", "non_critical_path_activities"))
-    assert impact == pytest.approx(3 * 6.5)  # every rank over the path's length
+    assert impact == pytest.approx(3 * 6.5 - 3.0 + imbalance_impact)  # gridscope: every rank over the path's length
     # the time tree is untouched: time and mpi still add up to the run's time
     time = sum(x for (m, _, _), x in v.items()
                if m in ("time", "mpi") or m.startswith(("wait_at_barrier_", "barrier_completion_")))

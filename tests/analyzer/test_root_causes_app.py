@@ -33,6 +33,7 @@ def barrier_runs(make_trace, tmp_path_factory):
     for jobs in (1, 3):
         run_gridscope("analyze", trace, "-o", out / f"j{jobs}", "-j", jobs, "-q")
     run_gridscope("analyze", trace, "-o", out / "off", "--no-root-causes", "-q")
+    run_gridscope("analyze", trace, "-o", out / "gridscope", "--rules", "gridscope", "-q")
     return out
 
 
@@ -80,26 +81,32 @@ def test_timeline_stretches_and_links(barrier_runs):
     assert links(path)["cause_rank"].tolist() == [2, 1]
 
 
-def test_cube_derived_metrics(barrier_runs):
+@pytest.mark.parametrize("rules", ["scalasca", "gridscope"])
+def test_cube_derived_metrics(barrier_runs, rules):
     """W(r) = 100 - (65, 80, 100) = (35, 20, 0) us on the excess of main (30, 22, 0) and of the
     barrier (5, 0, 0): main 30 + 22 * 20/22 = 50 us, barrier 5 us; charged by the ranks' shares
-    of the path."""
+    of the path (gridscope's rules). Rank 2's excess is 0: scout's factor is then 0/0, and the
+    NaN charges nothing anywhere (Scalasca's rules, the default; docs/root-causes.md)."""
     import gridscope
 
-    sev = gridscope.load(barrier_runs / "j1").severities
+    sev = gridscope.load(barrier_runs / ("j1" if rules == "scalasca" else "gridscope")).severities
     v = {(m, c, int(r)): x / US for m, c, r, x in zip(sev.metric, sev.callpath, sev["rank"], sev.value)}
-    expected = {("critical_imbalance_impact", "main", 0): 12.5, ("critical_imbalance_impact", "main", 1): 12.5,
-                ("critical_imbalance_impact", "main", 2): 25.0,
-                ("critical_imbalance_impact", "main/MPI_Barrier", 0): 1.25,
-                ("critical_imbalance_impact", "main/MPI_Barrier", 1): 3.75,
-                ("critical_path_activities", "main", 1): 58.0, ("critical_path_activities", "main/MPI_Barrier", 1): 20.0,
+    imbalance_impact = {("critical_imbalance_impact", "main", 0): 12.5, ("critical_imbalance_impact", "main", 1): 12.5,
+                        ("critical_imbalance_impact", "main", 2): 25.0,
+                        ("critical_imbalance_impact", "main/MPI_Barrier", 0): 1.25,
+                        ("critical_imbalance_impact", "main/MPI_Barrier", 1): 3.75}
+    expected = {("critical_path_activities", "main", 1): 58.0, ("critical_path_activities", "main/MPI_Barrier", 1): 20.0,
                 ("non_critical_path_activities", "main/MPI_Barrier", 1): 2.0,
                 ("delay_barrier_short_grid", "main", 2): 50.0}
+    if rules == "gridscope":
+        expected.update(imbalance_impact)
+    else:
+        assert not any(m == "critical_imbalance_impact" for m, _, _ in v)
     for key, value in expected.items():
         assert v[key] == pytest.approx(value), key
     impact = sum(x for (m, _, _), x in v.items()
                  if m in ("critical_path_activities", "critical_imbalance_impact", "non_critical_path_activities"))
-    assert impact == pytest.approx(3 * 100)
+    assert impact == pytest.approx(3 * 100 - (0 if rules == "gridscope" else sum(imbalance_impact.values())))
     # profile = node + its imbalance child
     assert v[("critical_path", "main", 2)] + v[("critical_path_imbalance", "main", 2)] == pytest.approx(40)
 

@@ -95,8 +95,9 @@ def _by_callpath(values: CallpathRankValues, callpaths: int) -> np.ndarray:
     return out
 
 
-def compute(out: EngineOutput, ranks: int) -> CriticalPathMetrics:
-    """The critical-path metrics of OUT over RANKS ranks (the run's, also those without events)."""
+def compute(out: EngineOutput, ranks: int, rules: str = N.RULES_SCALASCA) -> CriticalPathMetrics:
+    """The critical-path metrics of OUT over RANKS ranks (the run's, also those without events),
+    under RULES (N.RULES: they differ in the imbalance impact, see below)."""
     sev = out.severities
     profile = _summed(out, sev.take(sev.metric == PATH_CODE))
     positive = profile.value > 0
@@ -125,6 +126,11 @@ def compute(out: EngineOutput, ranks: int) -> CriticalPathMetrics:
     waiting = length - own
     scale = np.divide(waiting, excess_sum, out=np.zeros(ranks), where=excess_sum > 0)
     impact = (excess * scale).sum(axis=1)        # the call paths' imbalance costs, all ranks
+    if rules == N.RULES_SCALASCA and np.any(excess_sum < 0.5 / float(out.meta.get("resolution", 1e9))):
+        # a rank without excess (under half a tick): scout divides by its zero excess and the
+        # NaN, summed over ranks, reaches every call path, so nothing is charged anywhere;
+        # gridscope's rules leave that rank out (docs/root-causes.md, "Rules")
+        impact = np.zeros_like(impact)
     derived = {
         IMBALANCE: _dense(path_cps, share * imbalance[:, None], out),
         IMBALANCE_IMPACT: _dense(path_cps, share * impact[:, None], out),
@@ -139,7 +145,7 @@ def metrics(out: EngineOutput) -> CriticalPathMetrics:
     """compute(OUT) once per EngineOutput: kept on it, as a cached property would be."""
     cached = out.__dict__.get("_critical_path_metrics")
     if cached is None:
-        cached = compute(out, int(out.meta.get("ranks", 0)))
+        cached = compute(out, int(out.meta.get("ranks", 0)), str(out.meta.get("rules", N.RULES_SCALASCA)))
         out.__dict__["_critical_path_metrics"] = cached
     return cached
 

@@ -60,8 +60,8 @@ def analyze(
         Rules.scalasca, "--rules",
         help="Where gridscope and Scalasca's scout differ on purpose: scalasca (the default) gives scout's "
         "numbers; gridscope charges Late Receiver only to standard and synchronous sends, keeps no negative "
-        "completion time, and counts a wait that delays only a collective as propagating "
-        "(docs/root-causes.md, \"Rules\")."),
+        "completion time, counts a wait that delays only a collective as propagating, and charges the "
+        "critical-path imbalance impact where scout divides by zero (docs/root-causes.md, \"Rules\")."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Do not print the summary."),
 ) -> None:
     """Replay the trace in parallel and write profile.cubex, summary.json, waitstates.feather."""
