@@ -12,6 +12,7 @@
 //   node browser_check.mjs groups URL                (collapsible metahost groups)
 //   node browser_check.mjs filter URL                (rank filter)
 //   node browser_check.mjs window URL                (function and process summaries of the window)
+//   node browser_check.mjs colours URL               (colour families of bars and wait bands, legend)
 //   node browser_check.mjs shots URL DIR             (benchmarks/viewer/screenshots.py)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
@@ -62,6 +63,33 @@ async function instanceColours(page, instance) {
     for (const x of xs) for (const yy of ys) out.push(tl.pixelAt(x, yy));
     return out;
   }, instance);
+}
+
+// The widest exact bar on screen whose call path's category is in CATS: its row, start, end.
+async function widestBar(page, cats) {
+  return page.evaluate((wanted) => {
+    const tl = window.__gridscope.timeline;
+    let best = null;
+    for (const row of tl.data.rows) {
+      if (!row.exact || tl.hiddenRow[row.row]) continue;
+      for (let i = 0; i < row.cp.length; i += 1) {
+        const cat = tl.meta.callpaths.category[row.cp[i]];
+        if (wanted.includes(cat) && (!best || row.end[i] - row.start[i] > best.end - best.start)) {
+          best = { row: row.row, start: row.start[i], end: row.end[i], cp: row.cp[i], category: cat };
+        }
+      }
+    }
+    return best;
+  }, cats);
+}
+
+// Pixels across a bar (or band) at a fraction of the row's height: 3 points along it.
+async function barPixels(page, bar, yFraction) {
+  return page.evaluate(([b, f]) => {
+    const tl = window.__gridscope.timeline;
+    const x0 = tl.xOf(b.start), x1 = tl.xOf(b.end), y = tl.yOf(b.row) + tl.rowH * f;
+    return [0.3, 0.5, 0.7].map((k) => tl.pixelAt(x0 + (x1 - x0) * k, y));
+  }, [bar, yFraction]);
 }
 
 const isHighlight = (px) => Math.abs(px[0] - HIGHLIGHT[0]) < 8 && Math.abs(px[1] - HIGHLIGHT[1]) < 8 && Math.abs(px[2] - HIGHLIGHT[2]) < 8;
@@ -268,6 +296,20 @@ try {
     await page.waitForFunction((t1) => Number(document.getElementById('window-summary').dataset.t1) < t1, report.t1_whole, { timeout: 10000 });
     report.t1_zoomed = Number(await page.getAttribute('#window-summary', 'data-t1'));
     report.processes = await page.$$eval('#window-summary .window-part:last-child tbody tr', (rs) => rs.length);
+  } else if (mode === 'colours') {
+    // a computation bar, an MPI bar and a wait-state band, and the legend's swatches
+    report.computation = await barPixels(page, await widestBar(page, [1]), 0.25);
+    report.mpi = await barPixels(page, await widestBar(page, [2, 3, 4, 5]), 0.2);
+    const wait = await page.evaluate(() => {
+      const w = window.__gridscope.timeline.data.waits;
+      let best = 0;
+      for (let i = 1; i < w.row.length; i += 1) if (w.end[i] - w.start[i] > w.end[best] - w.start[best]) best = i;
+      return { row: w.row[best], start: w.start[best], end: w.end[best] };
+    });
+    report.wait = await barPixels(page, wait, 0.8);
+    report.legend = await page.$$eval('#legend .legend-item', (items) => items.map((e) => [e.dataset.family,
+      e.textContent, getComputedStyle(e.querySelector('i')).backgroundColor]));
+    report.legend_visible = await page.isVisible('#legend');
   } else if (mode === 'shots') {
     // benchmarks/viewer/screenshots.py: the main views, into the folder ARG
     report.shots = [];

@@ -5,7 +5,8 @@ import { CubeBrowser } from './cube.js';
 import { clear, el, table } from './dom.js';
 import { ns, percent, seconds } from './format.js';
 import { patternColour, patternOfMetric, patternsInSubtree } from './patterns.js';
-import { CATEGORY_COLOURS, PATH_COLOUR, Timeline } from './timeline.js';
+import { renderLegend } from './legend.js';
+import { Timeline } from './timeline.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { meta: null, timeline: null, cube: null, window: null, selected: [] };
@@ -22,18 +23,6 @@ function setupTabs() {
       for (const s of document.querySelectorAll('.tab')) s.hidden = s.id !== `tab-${button.dataset.tab}`;
       if (button.dataset.tab === 'comm') updateComm();
     });
-  }
-}
-
-function legend() {
-  const box = clear($('legend'));
-  state.meta.categories.forEach((name, i) => {
-    if (CATEGORY_COLOURS[i]) box.append(el('span', {}, el('i', { style: { background: CATEGORY_COLOURS[i] } }), name));
-  });
-  box.append(el('span', {}, el('i', { style: { background: '#141414', height: '2px' } }), 'message'));
-  box.append(el('span', {}, el('i', { style: { background: '#1f6feb', height: '3px' } }), 'message between metahosts'));
-  if (state.meta.critical_path_count) {
-    box.append(el('span', {}, el('i', { style: { background: PATH_COLOUR, height: '3px' } }), 'critical path (dashed: delay → wait)'));
   }
 }
 
@@ -208,7 +197,7 @@ async function boot() {
   $('diff-badge').hidden = !meta.diff;
   const downloads = clear($('downloads'));
   for (const f of meta.downloads) downloads.append(el('a', { href: `/files/${encodeURIComponent(f)}`, download: f, text: f }));
-  legend();
+  renderLegend($('legend'), meta);
   patternChips();
   renderSummary();
   renderP2pTable($('p2p-table'), (meta.summary || {}).p2p, (meta.story || {}).links);

@@ -4,16 +4,11 @@
 // The server sends a level-of-detail summary of the visible window only (/api/timeline).
 import { get } from './api.js';
 import { bytes, ns } from './format.js';
-import { patternColour } from './patterns.js';
+import { CATEGORY_COLOURS, HIGHLIGHT, MSG_GRID, MSG_LOCAL, PATH_COLOUR, patternColour } from './colours.js';
 
-export const CATEGORY_COLOURS = [null, '#74c476', '#e31a1c', '#fd8d3c', '#99000d', '#f768a1', '#807dba', '#6baed6'];
-const HIGHLIGHT = '#ffd400';
 const GUTTER = 150;
 const GROUP_HEADER = 16;
 const AXIS = 20;  // time ruler at the top
-const MSG_LOCAL = 'rgba(20,20,20,0.65)';
-const MSG_GRID = '#1f6feb';
-export const PATH_COLOUR = '#d0208e';  // the critical path and its cause -> wait links
 
 export class Timeline {
   constructor({ canvas, wrap, tooltip, meta, onWindow }) {

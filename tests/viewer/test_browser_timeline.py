@@ -1,0 +1,61 @@
+"""Browser tests of the timeline's analyst tools (issue 27): colour families and legend,
+function filter, matrix cell -> messages, collapsed metahost groups as one row.
+
+Colours are checked by hue range (the family), never as exact pixels.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import re
+
+from test_browser import node_project, viewed  # noqa: F401  (the fixture is used by name)
+
+
+def hue_sat(px):
+    """Hue in degrees and saturation (HSV) of an [r, g, b, a] pixel."""
+    h, s, _ = colorsys.rgb_to_hsv(px[0] / 255, px[1] / 255, px[2] / 255)
+    return h * 360, s
+
+
+def in_family(px, family):
+    hue, sat = hue_sat(px)
+    if sat < 0.3:  # grey or white is no family
+        return False
+    if family == "computation":
+        return 90 <= hue <= 150
+    if family == "mpi":
+        return hue >= 340 or hue <= 20
+    if family == "wait":
+        return 180 <= hue <= 240
+    raise ValueError(family)
+
+
+def mostly(pixels, family):
+    """Most of the sampled pixels are in the family (a message line may cross one)."""
+    return sum(in_family(px, family) for px in pixels) >= 2
+
+
+def css_rgb(text):
+    return [int(v) for v in re.findall(r"\d+", text)[:3]]
+
+
+def test_colour_families_and_legend(node_project, demo_run):
+    """Computation, MPI and wait-state bands come from different colour families, and the
+    legend explains them with the colours the bars are drawn in."""
+    report = viewed(node_project, demo_run, "colours")
+    assert mostly(report["computation"], "computation"), report["computation"]
+    assert mostly(report["mpi"], "mpi"), report["mpi"]
+    assert mostly(report["wait"], "wait"), report["wait"]
+    # and none of them is in another's family
+    for name, pixels in (("computation", report["computation"]), ("mpi", report["mpi"]), ("wait", report["wait"])):
+        others = {"computation", "mpi", "wait"} - {name}
+        assert not any(mostly(pixels, other) for other in others), (name, pixels)
+    assert report["legend_visible"]
+    families = {family for family, _, _ in report["legend"]}
+    assert {"computation", "mpi", "wait", "highlight", "message"} <= families
+    # the legend's computation swatch is the colour of the computation bar
+    legend = {text: css_rgb(colour) for family, text, colour in report["legend"]}
+    bar = max(report["computation"], key=lambda px: in_family(px, "computation"))
+    assert all(abs(a - b) <= 3 for a, b in zip(legend["computation"], bar[:3])), (legend, bar)
+    assert "late_sender" in legend and in_family(legend["late_sender"] + [255], "wait")
