@@ -13,6 +13,7 @@
 //   node browser_check.mjs filter URL                (rank filter)
 //   node browser_check.mjs window URL                (function and process summaries of the window)
 //   node browser_check.mjs colours URL               (colour families of bars and wait bands, legend)
+//   node browser_check.mjs functions URL             (function filter: grey, hide, clear)
 //   node browser_check.mjs shots URL DIR             (benchmarks/viewer/screenshots.py)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
@@ -310,6 +311,46 @@ try {
     report.legend = await page.$$eval('#legend .legend-item', (items) => items.map((e) => [e.dataset.family,
       e.textContent, getComputedStyle(e.querySelector('i')).backgroundColor]));
     report.legend_visible = await page.isVisible('#legend');
+  } else if (mode === 'functions') {
+    // the function filter greys (or hides) every other function's bars, and is cleared again
+    const compute = await widestBar(page, [1]);
+    const allreduce = await page.evaluate(() => {
+      const tl = window.__gridscope.timeline;
+      return tl.regionOfCp.indexOf('MPI_Allreduce');
+    });
+    const collective = await widestBar(page, [3]);
+    report.collective_cp_is_allreduce = collective.cp === allreduce;
+    const look = async () => ({ compute: await barPixels(page, compute, 0.25), collective: await barPixels(page, collective, 0.2) });
+    const filterIs = (text) => page.waitForFunction((t) => {
+      const c = document.getElementById('timeline');
+      return c.dataset.functionFilter === t && c.dataset.ready === '1';
+    }, text, { timeout: 10000 });
+    report.before = await look();
+    await page.fill('#function-filter', 'mpi_allreduce');  // any case
+    await page.press('#function-filter', 'Enter');
+    await filterIs('MPI_Allreduce');
+    report.filtered = await look();
+    report.chips = await page.$$eval('#function-filter-chips .chip', (els) => els.map((e) => e.dataset.function));
+    report.clear_visible = await page.isVisible('#function-filter-clear');
+    // a name that matches nothing: one line in the status, the filter stays
+    await page.fill('#function-filter', 'no_such_function');
+    await page.press('#function-filter', 'Enter');
+    await page.waitForFunction(() => document.getElementById('status').classList.contains('error'), null, { timeout: 5000 });
+    report.bad_status = await page.textContent('#status');
+    report.filter_after_bad = await page.getAttribute('#timeline', 'data-function-filter');
+    // hide the others instead of greying them
+    await page.check('#function-filter-hide');
+    await page.waitForFunction(() => document.getElementById('timeline').dataset.functionFilterHide === 'true', null, { timeout: 5000 });
+    report.hidden = await look();
+    await page.click('#function-filter-clear');
+    await filterIs('');
+    report.cleared = await look();
+    report.chips_after_clear = await page.$$eval('#function-filter-chips .chip', (els) => els.length);
+    report.clear_visible_after = await page.isVisible('#function-filter-clear');
+    // the window summary's function table adds to the filter on a click
+    await page.waitForSelector('#window-summary .window-part:first-child tbody tr', { timeout: 10000 });
+    await page.click('#window-summary .window-part:first-child tbody tr:has-text("compute")');
+    await filterIs('compute');
   } else if (mode === 'shots') {
     // benchmarks/viewer/screenshots.py: the main views, into the folder ARG
     report.shots = [];

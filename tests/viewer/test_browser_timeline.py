@@ -59,3 +59,32 @@ def test_colour_families_and_legend(node_project, demo_run):
     bar = max(report["computation"], key=lambda px: in_family(px, "computation"))
     assert all(abs(a - b) <= 3 for a, b in zip(legend["computation"], bar[:3])), (legend, bar)
     assert "late_sender" in legend and in_family(legend["late_sender"] + [255], "wait")
+
+
+def is_grey(px):
+    return hue_sat(px)[1] < 0.1 and 150 < px[0] < 250
+
+
+def is_white(px):
+    return all(v >= 250 for v in px[:3])
+
+
+def test_function_filter_greys_hides_and_clears(node_project, demo_run):
+    """Vampir's function filter: only the chosen functions in colour, the others grey (or
+    hidden); the chips show the filter, clearing it brings the colours back."""
+    report = viewed(node_project, demo_run, "functions")
+    assert report["collective_cp_is_allreduce"]
+    before, filtered, hidden, cleared = (report[k] for k in ("before", "filtered", "hidden", "cleared"))
+    assert mostly(before["compute"], "computation") and mostly(before["collective"], "mpi")
+    # filtered on MPI_Allreduce: computation greyed, the Allreduce keeps its colour
+    assert sum(map(is_grey, filtered["compute"])) >= 2, filtered["compute"]
+    assert mostly(filtered["collective"], "mpi")
+    assert report["chips"] == ["MPI_Allreduce"] and report["clear_visible"]
+    assert report["bad_status"].startswith("functions: ") and "no_such_function" in report["bad_status"]
+    assert report["filter_after_bad"] == "MPI_Allreduce"
+    # hide others: the computation bar is gone (background white), the Allreduce stays
+    assert sum(map(is_white, hidden["compute"])) >= 2, hidden["compute"]
+    assert mostly(hidden["collective"], "mpi")
+    # cleared: colours back, no chips, no clear button
+    assert mostly(cleared["compute"], "computation")
+    assert report["chips_after_clear"] == 0 and not report["clear_visible_after"]

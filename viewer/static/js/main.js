@@ -5,6 +5,7 @@ import { CubeBrowser } from './cube.js';
 import { clear, el, table } from './dom.js';
 import { ns, percent, seconds } from './format.js';
 import { patternColour, patternOfMetric, patternsInSubtree } from './patterns.js';
+import { FunctionFilter } from './function-filter.js';
 import { renderLegend } from './legend.js';
 import { Timeline } from './timeline.js';
 
@@ -163,9 +164,10 @@ async function windowSummary(t0, t1) {
   box.dataset.t1 = String(w.t1);
   const busiest = [...w.processes].sort((a, b) => b.mpi_s - a.mpi_s).slice(0, 10);
   box.append(
-    el('div', { class: 'window-part' }, el('h3', { text: 'Functions in the window (exclusive time, all ranks)' }),
+    el('div', { class: 'window-part' }, el('h3', { text: 'Functions in the window (exclusive time, all ranks; click: filter the timeline)' }),
       table(['time', '%', { label: 'region', text: true }, { label: 'kind', text: true }],
-        w.functions.map((f) => [seconds(f.seconds), percent(f.seconds, w.total_s), f.name, f.mpi ? 'MPI' : 'computation']))),
+        w.functions.map((f) => [seconds(f.seconds), percent(f.seconds, w.total_s), f.name, f.mpi ? 'MPI' : 'computation']),
+        { onRowClick: (i) => state.functions && state.functions.add(w.functions[i].name) })),
     el('div', { class: 'window-part' }, el('h3', { text: 'Processes: most MPI time in the window' }),
       table([{ label: 'rank', text: true }, { label: 'metahost', text: true }, 'MPI', '% of busy'],
         busiest.map((p) => [p.label, p.metahost, seconds(p.mpi_s), percent(p.mpi_s, p.busy_s)]))),
@@ -225,6 +227,16 @@ async function boot() {
       const problem = state.timeline.setRankFilter(e.target.value);
       if (problem) status(problem, true);
     });
+    state.functions = new FunctionFilter({
+      input: $('function-filter'), datalist: $('function-names'), chips: $('function-filter-chips'),
+      clearButton: $('function-filter-clear'), hideBox: $('function-filter-hide'),
+      names: Object.values(meta.regions).map((r) => r.name),
+      onError: (text) => status(text, true),
+      onChange: (names, hide) => {
+        state.timeline.setFunctionFilter(names, hide);
+        if ($('status').textContent.startsWith('functions:')) status(state.idleStatus || '');
+      },
+    });
     $('path-toggle-label').hidden = !meta.critical_path_count;
     $('path-toggle').addEventListener('change', () => state.timeline.setShowPath($('path-toggle').checked));
     state.timeline.refresh();
@@ -259,8 +271,9 @@ async function boot() {
     $('panes').hidden = true;
   }
   const lead = ((meta.story || {}).shape || []).slice(0, 2).join(' · ');
-  status([lead, meta.has_trace ? `${meta.events.toLocaleString('en')} events, ${meta.rows.length} locations; wheel or +/− to zoom, drag or ←/→ to pan, double-click or 0 for the whole run`
-    : (meta.trace_problem || '')].filter(Boolean).join(' · '));
+  state.idleStatus = [lead, meta.has_trace ? `${meta.events.toLocaleString('en')} events, ${meta.rows.length} locations; wheel or +/− to zoom, drag or ←/→ to pan, double-click or 0 for the whole run`
+    : (meta.trace_problem || '')].filter(Boolean).join(' · ');
+  status(state.idleStatus);
   document.body.dataset.ready = '1';
 }
 

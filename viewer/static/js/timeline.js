@@ -4,7 +4,7 @@
 // The server sends a level-of-detail summary of the visible window only (/api/timeline).
 import { get } from './api.js';
 import { bytes, ns } from './format.js';
-import { CATEGORY_COLOURS, HIGHLIGHT, MSG_GRID, MSG_LOCAL, PATH_COLOUR, patternColour } from './colours.js';
+import { CATEGORY_COLOURS, FILTERED_OUT, HIGHLIGHT, MSG_GRID, MSG_LOCAL, PATH_COLOUR, patternColour } from './colours.js';
 
 const GUTTER = 150;
 const GROUP_HEADER = 16;
@@ -24,10 +24,13 @@ export class Timeline {
     this.collapsed = new Set();  // metahost groups shown as their header only (click it)
     this.rankFilter = null;      // a Set of ranks to show (null: all)
     this.showPath = true;
+    this.functions = null;        // function filter: a Set of region names in colour (null: all)
+    this.hideFiltered = false;    // ... and the others hidden instead of greyed
     this.data = null;
     this.seq = 0;
     this.layoutRows();
     this.names = this.callpathNames();
+    this.regionOfCp = this.meta.callpaths.region.map((r) => (this.meta.regions[String(r)] || {}).name);
     this.bindEvents();
     new ResizeObserver(() => this.refresh()).observe(this.wrap);
   }
@@ -172,6 +175,21 @@ export class Timeline {
     this.canvas.dataset.focus = path ? `${path}${inclusive ? ' (inclusive)' : ''}` : '';
     this.canvas.dataset.focusCount = String(this.focus ? this.focus.size : 0);
     this.draw();
+  }
+
+  // Function filter: only these region names in colour (null: all); the rest greyed or hidden.
+  setFunctionFilter(names, hide) {
+    this.functions = names;
+    this.hideFiltered = hide;
+    this.canvas.dataset.functionFilter = names ? [...names].join(',') : '';
+    this.canvas.dataset.functionFilterHide = String(Boolean(names && hide));
+    this.draw();
+  }
+
+  // the colour a bar of call path cp gets under the function filter (null: not drawn)
+  filtered(cp, colour) {
+    if (!colour || !this.functions || this.functions.has(this.regionOfCp[cp])) return colour;
+    return this.hideFiltered ? null : FILTERED_OUT;
   }
 
   setShowPath(on) {
@@ -326,14 +344,14 @@ export class Timeline {
       const y = this.rowY[row.row];
       if (row.exact) {
         for (let i = 0; i < row.cp.length; i += 1) {
-          const colour = this.colourOfCp(row.cp[i]);
+          const colour = this.filtered(row.cp[i], this.colourOfCp(row.cp[i]));
           if (!colour) continue;
           const x0 = this.xOf(row.start[i]);
           const x1 = this.xOf(row.end[i]);
           ctx.globalAlpha = faded(row.cp[i]) ? 0.18 : 1;
           ctx.fillStyle = colour;
           ctx.fillRect(x0, y, Math.max(x1 - x0, 0.6), h);
-          if (h >= 10 && x1 - x0 > 24) named.push([x0, x1, y, row.cp[i]]);
+          if (h >= 10 && x1 - x0 > 24 && colour !== FILTERED_OUT) named.push([x0, x1, y, row.cp[i]]);
         }
       } else {
         for (let i = 0; i < row.cp.length; i += 1) {
@@ -345,6 +363,7 @@ export class Timeline {
           if (mpi >= 0.5) colour = isMpi ? CATEGORY_COLOURS[cat] : CATEGORY_COLOURS[2];
           else if (cp >= 0) colour = isMpi ? CATEGORY_COLOURS[1] : CATEGORY_COLOURS[cat];
           else if (mpi > 0) colour = CATEGORY_COLOURS[2];
+          if (cp >= 0) colour = this.filtered(cp, colour);
           if (!colour) continue;
           ctx.globalAlpha = faded(cp) ? 0.18 : 1;
           ctx.fillStyle = colour;
