@@ -14,6 +14,7 @@
 //   node browser_check.mjs window URL                (function and process summaries of the window)
 //   node browser_check.mjs colours URL               (colour families of bars and wait bands, legend)
 //   node browser_check.mjs functions URL             (function filter: grey, hide, clear)
+//   node browser_check.mjs pairs URL                 (a matrix cell's messages highlighted on the timeline)
 //   node browser_check.mjs shots URL DIR             (benchmarks/viewer/screenshots.py)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
@@ -351,6 +352,56 @@ try {
     await page.waitForSelector('#window-summary .window-part:first-child tbody tr', { timeout: 10000 });
     await page.click('#window-summary .window-part:first-child tbody tr:has-text("compute")');
     await filterIs('compute');
+  } else if (mode === 'pairs') {
+    // click a rank matrix cell (table or canvas): that pair's messages light up on the timeline
+    const cell = await page.evaluate(async () => {
+      const m = await (await fetch('/api/comm?level=rank')).json();
+      const c = m.cells.find(([r, col, , k]) => r !== col && k > 0 && m.ranks[r] !== 0);
+      return { r: c[0], c: c[1], k: c[3], from: m.ranks[c[0]], to: m.ranks[c[1]], n: m.labels.length };
+    });
+    report.cell = cell;
+    await page.click('#tabs button[data-tab="comm"]');
+    await page.selectOption('#comm-level', 'rank');
+    await page.waitForSelector('#comm-view table.matrix[data-level="rank"], #comm-view canvas[data-level="rank"]', { timeout: 10000 });
+    if (await page.$('#comm-view table.matrix')) {
+      report.kind = 'table';
+      await page.click(`#comm-view table.matrix td[data-from="${cell.r}"][data-to="${cell.c}"]`);
+    } else {
+      report.kind = 'canvas';
+      const canvas = await page.$('#comm-view canvas[data-level="rank"]');
+      const size = Number(await canvas.getAttribute('data-cell'));
+      await canvas.click({ position: { x: 110 + (cell.c + 0.5) * size, y: 22 + (cell.r + 0.5) * size } });
+    }
+    await page.waitForFunction(() => !document.getElementById('pair-caption').hidden, null, { timeout: 10000 });
+    await timelineSettled(page);
+    report.analysis_tab = await page.isVisible('#tab-analysis');
+    report.caption = await page.textContent('#pair-caption');
+    report.pair_messages = Number(await page.getAttribute('#timeline', 'data-pair-messages'));
+    // zoomed in on one of the pair's messages: the middle of its line is yellow, the middle
+    // of another pair's line is not
+    await page.evaluate((want) => {
+      const tl = window.__gridscope.timeline;
+      const m = tl.data.messages;
+      const i = m.from.findIndex((f, k) => tl.meta.rows[f].rank === want.from && tl.meta.rows[m.to[k]].rank === want.to);
+      const d = Math.max(m.tr[i] - m.ts[i], 1000);
+      tl.setWindow(m.ts[i] - d, m.tr[i] + d);
+    }, cell);
+    await timelineSettled(page);
+    report.line_pixels = await page.evaluate((want) => {
+      const tl = window.__gridscope.timeline;
+      const m = tl.data.messages;
+      const mid = (i) => tl.pixelAt((tl.xOf(m.ts[i]) + tl.xOf(m.tr[i])) / 2,
+        (tl.yOf(m.from[i]) + tl.yOf(m.to[i])) / 2 + tl.rowH / 2);
+      const out = { pair: [], other: [] };
+      for (let i = 0; i < m.from.length; i += 1) {
+        const mine = tl.meta.rows[m.from[i]].rank === want.from && tl.meta.rows[m.to[i]].rank === want.to;
+        if (tl.xOf(m.tr[i]) - tl.xOf(m.ts[i]) > 8) (mine ? out.pair : out.other).push(mid(i));
+      }
+      return out;
+    }, cell);
+    await page.click('#pair-clear');
+    await page.waitForFunction(() => document.getElementById('timeline').dataset.pairMessages === '0', null, { timeout: 5000 });
+    report.caption_hidden_after = await page.evaluate(() => document.getElementById('pair-caption').hidden);
   } else if (mode === 'shots') {
     // benchmarks/viewer/screenshots.py: the main views, into the folder ARG
     report.shots = [];

@@ -9,6 +9,8 @@ from __future__ import annotations
 import colorsys
 import re
 
+import pytest
+
 from test_browser import node_project, viewed  # noqa: F401  (the fixture is used by name)
 
 
@@ -88,3 +90,24 @@ def test_function_filter_greys_hides_and_clears(node_project, demo_run):
     # cleared: colours back, no chips, no clear button
     assert mostly(cleared["compute"], "computation")
     assert report["chips_after_clear"] == 0 and not report["clear_visible_after"]
+
+
+def is_yellow(px):
+    return px[0] > 200 and px[1] > 170 and px[2] < 90
+
+
+@pytest.mark.parametrize("run_name, kind", [("demo_run", "table"), ("wide_run", "canvas")])
+def test_matrix_cell_highlights_its_messages(node_project, request, run_name, kind):
+    """Clicking a cell of the rank matrix (a table up to 32 ranks, a canvas above) shows the
+    timeline with that sender -> receiver pair's messages highlighted, says so, and clears."""
+    report = viewed(node_project, request.getfixturevalue(run_name), "pairs")
+    cell = report["cell"]
+    assert report["kind"] == kind and report["analysis_tab"]
+    assert report["caption"].startswith(f"messages Rank {cell['from']} ") and f"→ Rank {cell['to']} " in report["caption"]
+    # the whole run is on screen: every message of the pair is highlighted, and only those
+    assert report["pair_messages"] == cell["k"], (report["pair_messages"], cell)
+    assert f"{cell['k']} in this window" in report["caption"]
+    pair, other = report["line_pixels"]["pair"], report["line_pixels"]["other"]
+    assert pair and all(map(is_yellow, pair)), pair
+    assert not any(map(is_yellow, other)), other
+    assert report["caption_hidden_after"]

@@ -174,6 +174,36 @@ async function windowSummary(t0, t1) {
   );
 }
 
+// ------------------------------------------------------------------ matrix cell -> timeline
+// A clicked cell of the message matrix highlights that sender -> receiver pair's messages on
+// the timeline (ranks, or every rank of two metahosts), and the caption says so.
+function showPair(cell) {
+  if (!state.timeline) return;
+  const rowsOf = (key) => new Set(state.meta.rows.flatMap((r, i) => ((cell.level === 'rank' ? r.rank : r.metahost) === key ? [i] : [])));
+  state.pair = { ...cell, text: `messages ${cell.fromLabel} → ${cell.toLabel} highlighted` };
+  $('pair-caption').hidden = false;
+  $('pair-caption').dataset.from = String(cell.from);
+  $('pair-caption').dataset.to = String(cell.to);
+  $('pair-text').textContent = state.pair.text;
+  document.querySelector('#tabs button[data-tab="analysis"]').click();
+  const from = rowsOf(cell.from);
+  state.timeline.setPairHighlight({ from, to: rowsOf(cell.to) });
+  const y = state.timeline.yOf(Math.min(...from));
+  if (y !== undefined) $('timeline-wrap').scrollTop = Math.max(0, y - 60);
+}
+
+function pairDrawn(count) {
+  if (!state.pair) return;
+  $('pair-text').textContent = `${state.pair.text}: ${count
+    ? `${count.toLocaleString('en')} in this window` : 'none in this window (zoom out: "Whole run")'}`;
+}
+
+function clearPair() {
+  state.pair = null;
+  $('pair-caption').hidden = true;
+  if (state.timeline) state.timeline.setPairHighlight(null);
+}
+
 // ------------------------------------------------------------------ communication tab
 async function updateComm() {
   if (!state.meta.has_trace) {
@@ -183,7 +213,7 @@ async function updateComm() {
   try {
     await renderComm($('comm-view'), $('comm-total'), {
       level: $('comm-level').value, show: $('comm-value').value, scale: $('comm-scale').value, kind: $('comm-kind').value,
-      window: $('comm-window').checked ? state.window : null,
+      window: $('comm-window').checked ? state.window : null, onCell: showPair,
     });
   } catch (err) { status(`communication matrix: ${err.message}`, true); }
 }
@@ -208,6 +238,7 @@ async function boot() {
   if (meta.has_trace) {
     state.timeline = new Timeline({
       canvas: $('timeline'), wrap: $('timeline-wrap'), tooltip: $('tooltip'), meta,
+      onPairDrawn: pairDrawn,
       onWindow: (a, b) => {
         state.window = [a, b];
         $('window-label').textContent = `${ns(a)} – ${ns(b)} (${ns(b - a)} shown)`;
@@ -237,6 +268,7 @@ async function boot() {
         if ($('status').textContent.startsWith('functions:')) status(state.idleStatus || '');
       },
     });
+    $('pair-clear').addEventListener('click', clearPair);
     $('path-toggle-label').hidden = !meta.critical_path_count;
     $('path-toggle').addEventListener('change', () => state.timeline.setShowPath($('path-toggle').checked));
     state.timeline.refresh();

@@ -11,12 +11,14 @@ const GROUP_HEADER = 16;
 const AXIS = 20;  // time ruler at the top
 
 export class Timeline {
-  constructor({ canvas, wrap, tooltip, meta, onWindow }) {
+  constructor({ canvas, wrap, tooltip, meta, onWindow, onPairDrawn }) {
     this.canvas = canvas;
     this.wrap = wrap;
     this.tooltip = tooltip;
     this.meta = meta;
     this.onWindow = onWindow || (() => {});
+    this.onPairDrawn = onPairDrawn || (() => {});  // how many highlighted messages are drawn
+    this.pair = null;  // messages highlighted from the matrix: { from: Set of rows, to: Set of rows }
     this.full = [meta.start_ns, Math.max(meta.duration_ns, meta.start_ns + 1)];
     [this.t0, this.t1] = this.full;
     this.highlight = [];
@@ -177,6 +179,17 @@ export class Timeline {
     this.draw();
   }
 
+  // Highlight the messages from one set of rows to another (a matrix cell); null: none.
+  setPairHighlight(pair) {
+    this.pair = pair;
+    this.draw();
+  }
+
+  inPair(i) {
+    const m = this.data.messages;
+    return this.pair.from.has(m.from[i]) && this.pair.to.has(m.to[i]);
+  }
+
   // Function filter: only these region names in colour (null: all); the rest greyed or hidden.
   setFunctionFilter(names, hide) {
     this.functions = names;
@@ -244,6 +257,7 @@ export class Timeline {
     this.drawAxis(ctx, width);
     let highlighted = 0;
     let path = [0, 0];
+    let pairCount = 0;
     if (this.data && this.data.t0 === this.t0 && this.data.t1 === this.t1) {
       ctx.save();
       ctx.beginPath();
@@ -251,7 +265,7 @@ export class Timeline {
       ctx.clip();
       this.drawRows(ctx);
       highlighted = this.drawWaits(ctx);
-      this.drawMessages(ctx);
+      pairCount = this.drawMessages(ctx);
       if (this.showPath) path = this.drawPath(ctx);
       ctx.restore();
     }
@@ -259,6 +273,8 @@ export class Timeline {
     this.canvas.dataset.highlighted = String(highlighted);
     this.canvas.dataset.critical = String(path[0]);
     this.canvas.dataset.links = String(path[1]);
+    this.canvas.dataset.pairMessages = String(pairCount);
+    if (this.pair && current) this.onPairDrawn(pairCount);
     this.canvas.dataset.ready = current ? '1' : '0';
     this.canvas.dataset.window = `${this.t0},${this.t1}`;
   }
@@ -417,17 +433,30 @@ export class Timeline {
   drawMessages(ctx) {
     const m = this.data.messages;
     const crowded = m.from.length > 400;  // many lines: lighter, so the rows stay readable
-    for (let i = 0; i < m.from.length; i += 1) {
-      const ya = this.rowY[m.from[i]];
-      const yb = this.rowY[m.to[i]];
-      if (ya === undefined || yb === undefined) continue;
-      ctx.strokeStyle = m.grid[i] ? (crowded ? 'rgba(31,111,235,0.35)' : MSG_GRID) : (crowded ? 'rgba(20,20,20,0.25)' : MSG_LOCAL);
-      ctx.lineWidth = m.grid[i] && !crowded ? 2 : 1;
+    const picked = [];  // a matrix cell's messages: drawn last, yellow with a dark edge
+    const line = (i) => {
       ctx.beginPath();
-      ctx.moveTo(this.xOf(m.ts[i]), ya + this.rowH / 2);
-      ctx.lineTo(this.xOf(m.tr[i]), yb + this.rowH / 2);
+      ctx.moveTo(this.xOf(m.ts[i]), this.rowY[m.from[i]] + this.rowH / 2);
+      ctx.lineTo(this.xOf(m.tr[i]), this.rowY[m.to[i]] + this.rowH / 2);
       ctx.stroke();
+    };
+    for (let i = 0; i < m.from.length; i += 1) {
+      if (this.rowY[m.from[i]] === undefined || this.rowY[m.to[i]] === undefined) continue;
+      if (this.pair && this.inPair(i)) { picked.push(i); continue; }
+      if (this.pair) ctx.strokeStyle = 'rgba(120,120,120,0.3)';
+      else ctx.strokeStyle = m.grid[i] ? (crowded ? 'rgba(31,111,235,0.35)' : MSG_GRID) : (crowded ? 'rgba(20,20,20,0.25)' : MSG_LOCAL);
+      ctx.lineWidth = m.grid[i] && !crowded && !this.pair ? 2 : 1;
+      line(i);
     }
+    let count = 0;
+    for (const [colour, width] of [['#000', 5], [HIGHLIGHT, 3]]) {
+      ctx.strokeStyle = colour;
+      ctx.lineWidth = width;
+      for (const i of picked) line(i);
+    }
+    for (const i of picked) count += m.count[i];
+    ctx.lineWidth = 1;
+    return count;
   }
 
   // The critical path: a bar along the top of each row it runs on, and a dashed arrow where it
