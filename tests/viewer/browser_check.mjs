@@ -15,6 +15,7 @@
 //   node browser_check.mjs colours URL               (colour families of bars and wait bands, legend)
 //   node browser_check.mjs functions URL             (function filter: grey, hide, clear)
 //   node browser_check.mjs pairs URL                 (a matrix cell's messages highlighted on the timeline)
+//   node browser_check.mjs aggregate URL             (a collapsed metahost group as one stacked row)
 //   node browser_check.mjs shots URL DIR             (benchmarks/viewer/screenshots.py)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
@@ -402,6 +403,54 @@ try {
     await page.click('#pair-clear');
     await page.waitForFunction(() => document.getElementById('timeline').dataset.pairMessages === '0', null, { timeout: 5000 });
     report.caption_hidden_after = await page.evaluate(() => document.getElementById('pair-caption').hidden);
+  } else if (mode === 'aggregate') {
+    // collapse the first metahost: one aggregated row, each pixel column stacked by category
+    const header = await page.evaluate(() => {
+      const tl = window.__gridscope.timeline;
+      const r = tl.canvas.getBoundingClientRect();
+      return { x: r.left + 40, y: r.top + tl.groups[0].y + 8, metahost: tl.groups[0].metahost, height: tl.height };
+    });
+    report.metahost = header.metahost;
+    report.height_open = header.height;
+    await page.mouse.click(header.x, header.y);
+    await page.waitForFunction((mh) => {
+      const c = document.getElementById('timeline');
+      return c.dataset.ready === '1' && c.dataset.aggregated === mh;
+    }, header.metahost, { timeout: 10000 });
+    // the columns where most locations compute / are in MPI, and the pixel in the middle of
+    // that part of the stack (MPI at the bottom, computation above it)
+    report.samples = await page.evaluate((mh) => {
+      const tl = window.__gridscope.timeline;
+      const g = tl.groups.find((x) => x.metahost === mh);
+      const d = tl.groupData.get(mh);
+      const count = (cats, i) => cats.reduce((a, c) => a + ((d.categories[String(c)] || [])[i] || 0), 0);
+      const mpiCats = [2, 3, 4, 5, 6];
+      const columns = [...Array(d.width).keys()];
+      const unit = (g.aggH - 1) / d.locations;
+      const px = tl.plotWidth() / d.width;
+      const bottom = g.aggY + g.aggH - 1;
+      const pick = (cats, offset) => columns.map((i) => [count(cats, i), i]).sort((a, b) => b[0] - a[0]).slice(0, 3)
+        .map(([k, i]) => ({ count: k, pixel: tl.pixelAt(tl.xOf(d.t0) + (i + 0.5) * px, bottom - (offset(i) + k / 2) * unit) }));
+      return { locations: d.locations, rows: g.last - g.first + 1, aggH: g.aggH,
+        mpi: pick(mpiCats, () => 0), computation: pick([1], (i) => count(mpiCats, i)) };
+    }, header.metahost);
+    report.height_collapsed = await page.evaluate(() => window.__gridscope.timeline.height);
+    // the aggregated row's tooltip says what is stacked
+    const spot = await page.evaluate((mh) => {
+      const tl = window.__gridscope.timeline;
+      const g = tl.groups.find((x) => x.metahost === mh);
+      const r = tl.canvas.getBoundingClientRect();
+      return { x: r.left + tl.xOf((tl.t0 + tl.t1) / 2), y: r.top + g.aggY + g.aggH / 2 };
+    }, header.metahost);
+    await page.mouse.move(spot.x, spot.y);
+    await page.waitForFunction(() => !document.getElementById('tooltip').hidden, null, { timeout: 5000 });
+    report.tooltip = await page.textContent('#tooltip');
+    await page.mouse.click(header.x, header.y);  // open again: no aggregated row
+    await page.waitForFunction(() => {
+      const c = document.getElementById('timeline');
+      return c.dataset.ready === '1' && c.dataset.aggregated === '';
+    }, null, { timeout: 10000 });
+    report.height_reopened = await page.evaluate(() => window.__gridscope.timeline.height);
   } else if (mode === 'shots') {
     // benchmarks/viewer/screenshots.py: the main views, into the folder ARG
     report.shots = [];

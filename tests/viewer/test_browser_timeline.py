@@ -111,3 +111,19 @@ def test_matrix_cell_highlights_its_messages(node_project, request, run_name, ki
     assert pair and all(map(is_yellow, pair)), pair
     assert not any(map(is_yellow, other)), other
     assert report["caption_hidden_after"]
+
+
+def test_collapsed_group_is_one_stacked_row(node_project, demo_run):
+    """A collapsed metahost group is one row: per pixel a column stacked by how many of its
+    ranks are in MPI (bottom, red) or computing (green); reopening restores the rows."""
+    report = viewed(node_project, demo_run, "aggregate")
+    samples = report["samples"]
+    assert samples["locations"] == samples["rows"] == 4
+    assert report["height_open"] - 4 * 22 < report["height_collapsed"] < report["height_open"]
+    mpi = [s["pixel"] for s in samples["mpi"] if s["count"] > 0]
+    computation = [s["pixel"] for s in samples["computation"] if s["count"] > 0]
+    assert len(mpi) == 3 and mostly(mpi, "mpi"), samples["mpi"]
+    assert len(computation) == 3 and mostly(computation, "computation"), samples["computation"]
+    tip = report["tooltip"]
+    assert tip.startswith(f"{report['metahost']}: 4 locations in one row") and "MPI share of this pixel" in tip
+    assert report["height_reopened"] == report["height_open"]

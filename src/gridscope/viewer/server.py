@@ -310,6 +310,22 @@ class ViewerData:
                 "collective_bytes": float(coll_volume.sum()) if kind != "p2p" else None,
                 "profile_bytes_sent": self.profile_bytes_sent()}
 
+    def group_timeline(self, metahost: str, t0: int, t1: int, width: int) -> dict:
+        """A collapsed metahost group as one row: per pixel, its locations' categories, MPI
+        share and most common call path (gridscope.viewer.groups)."""
+        from gridscope.viewer.groups import group_summary
+
+        if self.trace is None:
+            raise BadRequest("this run has no trace", HTTPStatus.NOT_FOUND)
+        locs = [l.index for l in self.rows if l.metahost == metahost]
+        if not locs:
+            raise BadRequest("no such metahost in this trace", HTTPStatus.NOT_FOUND)
+        if t1 <= t0 or not 1 <= width <= MAX_WIDTH:
+            raise BadRequest("bad window: want t0 < t1, 1 <= width <= 8192")
+        if len(locs) * width > MAX_CELLS:
+            raise BadRequest("window too large: ask for fewer pixels")
+        return {"metahost": metahost, **group_summary(self.trace, locs, t0, t1, width)}
+
     def profile_bytes_sent(self) -> float | None:
         """The metric tree's Bytes sent over the whole run (point-to-point and collective)."""
         exp = self.run.experiment
@@ -386,6 +402,8 @@ class Handler(BaseHTTPRequestHandler):
             nrows = len(data.rows)
             return self._json(data.timeline(_int(q, "t0"), _int(q, "t1"), _int(q, "width"),
                                              _int(q, "r0", 0), _int(q, "r1", nrows)))
+        if path == "/api/timeline/group":
+            return self._json(data.group_timeline(q.get("metahost", ""), _int(q, "t0"), _int(q, "t1"), _int(q, "width")))
         if path == "/api/waitstates":
             limit = max(1, min(_int(q, "limit", 200), 5000))
             return self._json(data.waitstate_list(q.get("pattern", ""), q.get("class") or None, limit))

@@ -4,6 +4,7 @@
 // The server sends a level-of-detail summary of the visible window only (/api/timeline).
 import { get } from './api.js';
 import { bytes, ns } from './format.js';
+import { describeGroupRow, drawGroupRow } from './group-row.js';
 import { CATEGORY_COLOURS, FILTERED_OUT, HIGHLIGHT, MSG_GRID, MSG_LOCAL, PATH_COLOUR, patternColour } from './colours.js';
 
 const GUTTER = 150;
@@ -56,11 +57,17 @@ export class Timeline {
       g.y = y;
       y += GROUP_HEADER;
       g.collapsed = this.collapsed.has(g.metahost);
+      if (g.collapsed) {  // one aggregated row for the whole group
+        g.aggY = y;
+        g.aggH = Math.max(14, this.rowH);
+        y += g.aggH;
+      }
       for (let i = g.first; i <= g.last; i += 1) {
-        // a collapsed group's (or a filtered-out) row sits on its header line: messages
-        // still reach the group
+        // a collapsed group's rows sit on its aggregated row, a filtered-out row on its
+        // header line: messages still reach the group
         const hidden = g.collapsed || (this.rankFilter !== null && !this.rankFilter.has(rows[i].rank));
-        this.rowY[i] = hidden ? g.y + GROUP_HEADER / 2 - this.rowH / 2 : y;
+        const parked = g.collapsed ? g.aggY + g.aggH / 2 : g.y + GROUP_HEADER / 2;
+        this.rowY[i] = hidden ? parked - this.rowH / 2 : y;
         this.hiddenRow[i] = hidden;
         if (!hidden) y += this.rowH;
       }
@@ -228,10 +235,15 @@ export class Timeline {
     this.canvas.dataset.ready = '0';
     const [r0, r1] = this.visibleRows();
     const width = Math.round(this.plotWidth());
+    const collapsed = this.groups.filter((g) => g.collapsed);
+    const window = { t0: this.t0, t1: this.t1, width };
     try {
-      const data = await get('/api/timeline', { t0: this.t0, t1: this.t1, width, r0, r1 });
+      const [data, ...groups] = await Promise.all([get('/api/timeline', { ...window, r0, r1 }),
+        ...collapsed.map((g) => get('/api/timeline/group', { ...window, metahost: g.metahost })
+          .catch((err) => { this.canvas.dataset.error = err.message; return null; }))]);
       if (ticket !== this.seq) return;
       this.data = data;
+      this.groupData = new Map(collapsed.map((g, i) => [g.metahost, groups[i]]));
       this.draw();
     } catch (err) {
       this.canvas.dataset.error = err.message;
@@ -258,6 +270,7 @@ export class Timeline {
     let highlighted = 0;
     let path = [0, 0];
     let pairCount = 0;
+    let aggregated = [];
     if (this.data && this.data.t0 === this.t0 && this.data.t1 === this.t1) {
       ctx.save();
       ctx.beginPath();
@@ -266,6 +279,7 @@ export class Timeline {
       this.drawRows(ctx);
       highlighted = this.drawWaits(ctx);
       pairCount = this.drawMessages(ctx);
+      aggregated = this.drawGroupRows(ctx);  // over the messages, which end inside it
       if (this.showPath) path = this.drawPath(ctx);
       ctx.restore();
     }
@@ -274,6 +288,7 @@ export class Timeline {
     this.canvas.dataset.critical = String(path[0]);
     this.canvas.dataset.links = String(path[1]);
     this.canvas.dataset.pairMessages = String(pairCount);
+    this.canvas.dataset.aggregated = aggregated.join(',');
     if (this.pair && current) this.onPairDrawn(pairCount);
     this.canvas.dataset.ready = current ? '1' : '0';
     this.canvas.dataset.window = `${this.t0},${this.t1}`;
@@ -287,8 +302,11 @@ export class Timeline {
       ctx.fillRect(0, g.y, width, GROUP_HEADER);
       ctx.fillStyle = '#1d1d1f';
       ctx.font = 'bold 11px system-ui, sans-serif';
-      ctx.fillText(this.fit(ctx, `${g.collapsed ? '▸' : '▾'} ${g.metahost}  (${g.last - g.first + 1}${g.collapsed ? ' ranks, collapsed: click to open' : ''})`, width - 8), 4, g.y + GROUP_HEADER / 2);
+      ctx.fillText(this.fit(ctx, `${g.collapsed ? '▸' : '▾'} ${g.metahost}  (${g.last - g.first + 1}${g.collapsed ? ' ranks in one row: click to open' : ''})`, width - 8), 4, g.y + GROUP_HEADER / 2);
       ctx.font = '11px system-ui, sans-serif';
+    }
+    for (const g of this.groups) {
+      if (g.collapsed) ctx.fillText(this.fit(ctx, `all ${g.last - g.first + 1}, stacked`, GUTTER - 14), 6, g.aggY + g.aggH / 2);
     }
     // rank labels at any density: every row when rows are >= 9 px, else every step-th row of
     // each metahost group (labels stay 11 px apart), with a tick; hover names any row
@@ -402,6 +420,20 @@ export class Timeline {
     }
     this.canvas.dataset.namesInBars = String(shown);
   }
+
+  // collapsed groups: one aggregated row each (group-row.js); returns their metahosts
+  drawGroupRows(ctx) {
+    const drawn = [];
+    for (const g of this.groups) {
+      const d = g.collapsed && this.groupData && this.groupData.get(g.metahost);
+      if (!d || d.t0 !== this.t0 || d.t1 !== this.t1) continue;
+      drawGroupRow(ctx, this, g, d);
+      drawn.push(g.metahost);
+    }
+    return drawn;
+  }
+
+  groupRowAt(y) { return this.groups.find((g) => g.collapsed && y >= g.aggY && y < g.aggY + g.aggH) || null; }
 
   drawWaits(ctx) {
     const w = this.data.waits;
@@ -548,6 +580,9 @@ export class Timeline {
       this.canvas.dataset.hoverMessage = String(msg);
       return this.describeMessage(msg);
     }
+    const group = this.groupRowAt(y);
+    const gd = group && this.groupData && this.groupData.get(group.metahost);
+    if (gd && x >= GUTTER) return describeGroupRow(this, group, gd, this.tOf(x)).join('\n');
     const row = this.rowAt(y);
     if (row < 0 || x < GUTTER || !this.data) return null;
     const r = this.meta.rows[row];
