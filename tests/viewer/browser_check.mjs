@@ -16,6 +16,7 @@
 //   node browser_check.mjs functions URL             (function filter: grey, hide, clear)
 //   node browser_check.mjs pairs URL                 (a matrix cell's messages highlighted on the timeline)
 //   node browser_check.mjs aggregate URL             (a collapsed metahost group as one stacked row)
+//   node browser_check.mjs diffdist URL              (a difference's base/new/delta distributions)
 //   node browser_check.mjs shots URL DIR             (benchmarks/viewer/screenshots.py)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
@@ -104,7 +105,7 @@ try {
   page.on('dialog', async (d) => { report.dialogs.push(d.message()); await d.dismiss(); });
   await page.goto(url);
   await page.waitForSelector('body[data-ready="1"]', { timeout: 15000 });
-  if (mode !== 'diff') await timelineSettled(page);  // a difference experiment has no timeline
+  if (mode !== 'diff' && mode !== 'diffdist') await timelineSettled(page);  // a difference experiment has no timeline
 
   if (mode === 'main') {
     // pick the largest late-sender instance the server knows and look at it before the click
@@ -451,6 +452,13 @@ try {
       return c.dataset.ready === '1' && c.dataset.aggregated === '';
     }, null, { timeout: 10000 });
     report.height_reopened = await page.evaluate(() => window.__gridscope.timeline.height);
+  } else if (mode === 'diffdist') {
+    // a difference with its BASE: three box plots in the system pane, base → new on its rows
+    await page.waitForSelector('#rank-distribution[data-kind="diff"] .rank-distribution', { timeout: 10000 });
+    report.distributions = await page.$$eval('#rank-distribution .rank-distribution', (els) => els.map((e) => ({
+      which: e.dataset.which, text: e.querySelector('span').textContent, min_rank: Number(e.dataset.minRank),
+      max_rank: Number(e.dataset.maxRank), median: Number(e.dataset.median) })));
+    report.system_rows = await page.$$eval('#system-tree .node .basenew', (els) => els.map((e) => e.textContent));
   } else if (mode === 'shots') {
     // benchmarks/viewer/screenshots.py: the main views, into the folder ARG
     report.shots = [];
