@@ -404,6 +404,22 @@ try {
     await page.click('#pair-clear');
     await page.waitForFunction(() => document.getElementById('timeline').dataset.pairMessages === '0', null, { timeout: 5000 });
     report.caption_hidden_after = await page.evaluate(() => document.getElementById('pair-caption').hidden);
+    // a metahost cell: every rank of one metahost to every rank of the other, whole run
+    await page.click('#zoom-reset');
+    await timelineSettled(page);
+    report.metahost_cell = await page.evaluate(async () => {
+      const m = await (await fetch('/api/comm?level=metahost')).json();
+      const c = m.cells.find(([r, col, , k]) => r !== col && k > 0);
+      return { r: c[0], c: c[1], k: c[3], from: m.labels[c[0]], to: m.labels[c[1]] };
+    });
+    await page.click('#tabs button[data-tab="comm"]');
+    await page.selectOption('#comm-level', 'metahost');
+    await page.waitForSelector('#comm-view table.matrix[data-level="metahost"]', { timeout: 10000 });
+    await page.click(`#comm-view table.matrix td[data-from="${report.metahost_cell.r}"][data-to="${report.metahost_cell.c}"]`);
+    await page.waitForFunction(() => !document.getElementById('pair-caption').hidden, null, { timeout: 10000 });
+    await timelineSettled(page);
+    report.metahost_caption = await page.textContent('#pair-caption');
+    report.metahost_pair_messages = Number(await page.getAttribute('#timeline', 'data-pair-messages'));
   } else if (mode === 'aggregate') {
     // collapse the first metahost: one aggregated row, each pixel column stacked by category
     const header = await page.evaluate(() => {

@@ -111,6 +111,10 @@ def test_matrix_cell_highlights_its_messages(node_project, request, run_name, ki
     assert pair and all(map(is_yellow, pair)), pair
     assert not any(map(is_yellow, other)), other
     assert report["caption_hidden_after"]
+    # a metahost cell highlights every message between the two metahosts
+    mh = report["metahost_cell"]
+    assert report["metahost_caption"].startswith(f"messages {mh['from']} → {mh['to']} highlighted")
+    assert report["metahost_pair_messages"] == mh["k"]
 
 
 def test_collapsed_group_is_one_stacked_row(node_project, demo_run):
