@@ -492,6 +492,27 @@ try {
     await page.selectOption('#comm-level', 'rank');
     await page.waitForSelector('#comm-view canvas[data-level="rank"]', { timeout: 10000 });
     await shot('viewer-matrix.png');
+    // the analyst's tools: a matrix cell's messages, a collapsed metahost as one row, the
+    // function filter (the timeline panel only)
+    const pair = await page.evaluate(async () => {
+      const m = await (await fetch('/api/comm?level=rank')).json();
+      const groups = m.groups || [];
+      const last = groups[groups.length - 1];
+      return m.cells.find(([r, c]) => r !== c && (!last || (r < last[1] && c >= last[1]))) || m.cells[0];
+    });
+    const canvas = await page.$('#comm-view canvas[data-level="rank"]');
+    const size = Number(await canvas.getAttribute('data-cell'));
+    await canvas.click({ position: { x: 110 + (pair[1] + 0.5) * size, y: 22 + (pair[0] + 0.5) * size } });
+    await page.waitForFunction(() => !document.getElementById('pair-caption').hidden, null, { timeout: 10000 });
+    await page.evaluate(() => window.__gridscope.timeline.toggleGroup(window.__gridscope.timeline.groups[0].metahost));
+    await page.fill('#function-filter', 'MPI_Recv');
+    await page.press('#function-filter', 'Enter');
+    await timelineSettled(page);
+    await page.evaluate(() => { document.getElementById('timeline-wrap').scrollTop = 0; });
+    await timelineSettled(page);
+    await page.waitForTimeout(300);
+    await page.locator('#timeline-panel').screenshot({ path: `${arg}/viewer-tools.png` });
+    report.shots.push('viewer-tools.png');
   } else if (mode === 'message') {
     // hovering a message line names sender, receiver, bytes, tag and times
     const target = await page.evaluate(() => {

@@ -18,8 +18,9 @@ export const FAMILIES = [
 export const CATEGORY_COLOURS = [null, '#74c476', '#d62728', '#f0674a', '#8b0a1a', '#f28ca0', '#8c6d31', '#a58bd6'];
 
 // one colour per wait-state pattern, all in the blue/cyan family
-const WAIT_PALETTE = ['#1f9bb4', '#2c4fd6', '#0b5d7a', '#63c8e8', '#4a6fa8', '#1b2f8f',
-  '#2ec4c9', '#7f9cf0', '#126e9e', '#3b83c4', '#95b8ee', '#0e3f63'];
+// (mid to light shades: a dark one looks black in a thin row)
+const WAIT_PALETTE = ['#1fa8c9', '#3d5fe0', '#75dbe8', '#7a8cf5', '#1c7fb8', '#28c4d8',
+  '#4a90e2', '#9ab4f8', '#2a6fd0', '#5cc8f0', '#5a78c8', '#1590a8'];
 export function patternColour(index) { return WAIT_PALETTE[index % WAIT_PALETTE.length]; }
 
 export const HIGHLIGHT = '#ffd400';        // selected wait states (and highlighted messages)
