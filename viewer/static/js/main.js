@@ -7,6 +7,7 @@ import { ns, percent, seconds } from './format.js';
 import { patternColour, patternOfMetric, patternsInSubtree } from './patterns.js';
 import { FunctionFilter } from './function-filter.js';
 import { renderLegend } from './legend.js';
+import { PairHighlight } from './pair-highlight.js';
 import { Timeline } from './timeline.js';
 
 const $ = (id) => document.getElementById(id);
@@ -174,36 +175,6 @@ async function windowSummary(t0, t1) {
   );
 }
 
-// ------------------------------------------------------------------ matrix cell -> timeline
-// A clicked cell of the message matrix highlights that sender -> receiver pair's messages on
-// the timeline (ranks, or every rank of two metahosts), and the caption says so.
-function showPair(cell) {
-  if (!state.timeline) return;
-  const rowsOf = (key) => new Set(state.meta.rows.flatMap((r, i) => ((cell.level === 'rank' ? r.rank : r.metahost) === key ? [i] : [])));
-  state.pair = { ...cell, text: `messages ${cell.fromLabel} → ${cell.toLabel} highlighted` };
-  $('pair-caption').hidden = false;
-  $('pair-caption').dataset.from = String(cell.from);
-  $('pair-caption').dataset.to = String(cell.to);
-  $('pair-text').textContent = state.pair.text;
-  document.querySelector('#tabs button[data-tab="analysis"]').click();
-  const from = rowsOf(cell.from);
-  state.timeline.setPairHighlight({ from, to: rowsOf(cell.to) });
-  const y = state.timeline.yOf(Math.min(...from));
-  if (y !== undefined) $('timeline-wrap').scrollTop = Math.max(0, y - 60);
-}
-
-function pairDrawn(count) {
-  if (!state.pair) return;
-  $('pair-text').textContent = `${state.pair.text}: ${count
-    ? `${count.toLocaleString('en')} in this window` : 'none in this window (zoom out: "Whole run")'}`;
-}
-
-function clearPair() {
-  state.pair = null;
-  $('pair-caption').hidden = true;
-  if (state.timeline) state.timeline.setPairHighlight(null);
-}
-
 // ------------------------------------------------------------------ communication tab
 async function updateComm() {
   if (!state.meta.has_trace) {
@@ -213,7 +184,7 @@ async function updateComm() {
   try {
     await renderComm($('comm-view'), $('comm-total'), {
       level: $('comm-level').value, show: $('comm-value').value, scale: $('comm-scale').value, kind: $('comm-kind').value,
-      window: $('comm-window').checked ? state.window : null, onCell: showPair,
+      window: $('comm-window').checked ? state.window : null, onCell: (cell) => state.pairs && state.pairs.show(cell),
     });
   } catch (err) { status(`communication matrix: ${err.message}`, true); }
 }
@@ -238,7 +209,7 @@ async function boot() {
   if (meta.has_trace) {
     state.timeline = new Timeline({
       canvas: $('timeline'), wrap: $('timeline-wrap'), tooltip: $('tooltip'), meta,
-      onPairDrawn: pairDrawn,
+      onPairDrawn: (count) => state.pairs.drawn(count),
       onWindow: (a, b) => {
         state.window = [a, b];
         $('window-label').textContent = `${ns(a)} – ${ns(b)} (${ns(b - a)} shown)`;
@@ -268,7 +239,11 @@ async function boot() {
         if ($('status').textContent.startsWith('functions:')) status(state.idleStatus || '');
       },
     });
-    $('pair-clear').addEventListener('click', clearPair);
+    state.pairs = new PairHighlight({
+      timeline: state.timeline, rows: meta.rows, caption: $('pair-caption'), text: $('pair-text'),
+      clearButton: $('pair-clear'), wrap: $('timeline-wrap'),
+      showTimeline: () => document.querySelector('#tabs button[data-tab="analysis"]').click(),
+    });
     $('path-toggle-label').hidden = !meta.critical_path_count;
     $('path-toggle').addEventListener('change', () => state.timeline.setShowPath($('path-toggle').checked));
     state.timeline.refresh();

@@ -3,9 +3,10 @@
 // bands coloured by pattern; a highlighted pattern is drawn full height in yellow.
 // The server sends a level-of-detail summary of the visible window only (/api/timeline).
 import { get } from './api.js';
-import { bytes, ns } from './format.js';
+import { ns } from './format.js';
 import { describeGroupRow, drawGroupRow } from './group-row.js';
-import { CATEGORY_COLOURS, FILTERED_OUT, HIGHLIGHT, MSG_GRID, MSG_LOCAL, PATH_COLOUR, patternColour } from './colours.js';
+import { describeMessage, drawMessages, messageAt } from './timeline-messages.js';
+import { CATEGORY_COLOURS, FILTERED_OUT, HIGHLIGHT, PATH_COLOUR, patternColour } from './colours.js';
 
 const GUTTER = 150;
 const GROUP_HEADER = 16;
@@ -192,11 +193,6 @@ export class Timeline {
     this.draw();
   }
 
-  inPair(i) {
-    const m = this.data.messages;
-    return this.pair.from.has(m.from[i]) && this.pair.to.has(m.to[i]);
-  }
-
   // Function filter: only these region names in colour (null: all); the rest greyed or hidden.
   setFunctionFilter(names, hide) {
     this.functions = names;
@@ -231,15 +227,18 @@ export class Timeline {
   }
 
   async fetch() {
+    // hidden (another tab): nothing to size the rows and pixels by; the ResizeObserver
+    // refreshes once the timeline is shown again
+    if (this.wrap.offsetParent === null) return;
     const ticket = ++this.seq;
     this.canvas.dataset.ready = '0';
     const [r0, r1] = this.visibleRows();
     const width = Math.round(this.plotWidth());
     const collapsed = this.groups.filter((g) => g.collapsed);
-    const window = { t0: this.t0, t1: this.t1, width };
+    const view = { t0: this.t0, t1: this.t1, width };
     try {
-      const [data, ...groups] = await Promise.all([get('/api/timeline', { ...window, r0, r1 }),
-        ...collapsed.map((g) => get('/api/timeline/group', { ...window, metahost: g.metahost })
+      const [data, ...groups] = await Promise.all([get('/api/timeline', { ...view, r0, r1 }),
+        ...collapsed.map((g) => get('/api/timeline/group', { ...view, metahost: g.metahost })
           .catch((err) => { this.canvas.dataset.error = err.message; return null; }))]);
       if (ticket !== this.seq) return;
       this.data = data;
@@ -278,7 +277,7 @@ export class Timeline {
       ctx.clip();
       this.drawRows(ctx);
       highlighted = this.drawWaits(ctx);
-      pairCount = this.drawMessages(ctx);
+      pairCount = drawMessages(ctx, this);
       aggregated = this.drawGroupRows(ctx);  // over the messages, which end inside it
       if (this.showPath) path = this.drawPath(ctx);
       ctx.restore();
@@ -462,35 +461,6 @@ export class Timeline {
     return count;
   }
 
-  drawMessages(ctx) {
-    const m = this.data.messages;
-    const crowded = m.from.length > 400;  // many lines: lighter, so the rows stay readable
-    const picked = [];  // a matrix cell's messages: drawn last, yellow with a dark edge
-    const line = (i) => {
-      ctx.beginPath();
-      ctx.moveTo(this.xOf(m.ts[i]), this.rowY[m.from[i]] + this.rowH / 2);
-      ctx.lineTo(this.xOf(m.tr[i]), this.rowY[m.to[i]] + this.rowH / 2);
-      ctx.stroke();
-    };
-    for (let i = 0; i < m.from.length; i += 1) {
-      if (this.rowY[m.from[i]] === undefined || this.rowY[m.to[i]] === undefined) continue;
-      if (this.pair && this.inPair(i)) { picked.push(i); continue; }
-      if (this.pair) ctx.strokeStyle = 'rgba(120,120,120,0.3)';
-      else ctx.strokeStyle = m.grid[i] ? (crowded ? 'rgba(31,111,235,0.35)' : MSG_GRID) : (crowded ? 'rgba(20,20,20,0.25)' : MSG_LOCAL);
-      ctx.lineWidth = m.grid[i] && !crowded && !this.pair ? 2 : 1;
-      line(i);
-    }
-    let count = 0;
-    for (const [colour, width] of [['#000', 5], [HIGHLIGHT, 3]]) {
-      ctx.strokeStyle = colour;
-      ctx.lineWidth = width;
-      for (const i of picked) line(i);
-    }
-    for (const i of picked) count += m.count[i];
-    ctx.lineWidth = 1;
-    return count;
-  }
-
   // The critical path: a bar along the top of each row it runs on, and a dashed arrow where it
   // moves from the rank that delayed to the rank that waited (the cause -> wait links).
   drawPath(ctx) {
@@ -547,38 +517,11 @@ export class Timeline {
   }
 
   // ------------------------------------------------------------- interaction
-  // The message line nearest to (x, y) within 4 px, as an index into data.messages (-1: none).
-  messageAt(x, y) {
-    const m = this.data && this.data.messages;
-    if (!m) return -1;
-    let best = -1, bestD = 4;
-    for (let i = 0; i < m.from.length; i += 1) {
-      const ya = this.rowY[m.from[i]], yb = this.rowY[m.to[i]];
-      if (ya === undefined || yb === undefined) continue;
-      const x1 = this.xOf(m.ts[i]), y1 = ya + this.rowH / 2, x2 = this.xOf(m.tr[i]), y2 = yb + this.rowH / 2;
-      const dx = x2 - x1, dy = y2 - y1, len2 = dx * dx + dy * dy;
-      const k = len2 ? Math.max(0, Math.min(1, ((x - x1) * dx + (y - y1) * dy) / len2)) : 0;
-      const d = Math.hypot(x - (x1 + k * dx), y - (y1 + k * dy));
-      if (d < bestD) { bestD = d; best = i; }
-    }
-    return best;
-  }
-
-  describeMessage(i) {
-    const m = this.data.messages;
-    const from = this.meta.rows[m.from[i]], to = this.meta.rows[m.to[i]];
-    const lines = [`message ${from.label} (${from.metahost}) → ${to.label} (${to.metahost})${m.grid[i] ? ', across metahosts' : ''}`,
-      `${bytes(m.bytes[i])}${m.tag && m.tag[i] !== null && m.tag[i] !== undefined ? `, tag ${m.tag[i]}` : ''}`
-        + `${m.count[i] > 1 ? ` (one of ${m.count[i]} drawn as this line)` : ''}`,
-      `sent ${ns(m.ts[i])}, received ${ns(m.tr[i])}: ${ns(m.tr[i] - m.ts[i])}`];
-    return lines.join('\n');
-  }
-
   describe(x, y) {
-    const msg = this.messageAt(x, y);
+    const msg = messageAt(this, x, y);
     if (msg >= 0) {
       this.canvas.dataset.hoverMessage = String(msg);
-      return this.describeMessage(msg);
+      return describeMessage(this, msg);
     }
     const group = this.groupRowAt(y);
     const gd = group && this.groupData && this.groupData.get(group.metahost);
