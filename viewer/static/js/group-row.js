@@ -30,7 +30,7 @@ export function drawGroupRow(ctx, tl, g, data) {
 // tooltip lines for time t in the aggregated row
 export function describeGroupRow(tl, g, data, t) {
   const i = Math.floor(((t - data.t0) / (data.t1 - data.t0)) * data.width);
-  const lines = [`${g.metahost}: ${data.locations} locations in one row (click the header to open)`, `t = ${ns(t)}`];
+  const lines = [`${g.metahost}: ${data.locations} locations in one row (click to open)`, `t = ${ns(t)}`];
   if (i < 0 || i >= data.width) return lines;
   lines.push(`MPI share of this pixel: ${(data.mpi[i] / 10).toFixed(1)} % (mean of the locations)`);
   const parts = STACK_ORDER.filter((c) => (data.categories[String(c)] || [])[i])

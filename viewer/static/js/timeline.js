@@ -568,12 +568,14 @@ export class Timeline {
       this.zoom(e.deltaY < 0 ? 0.8 : 1.25, x > GUTTER ? this.tOf(x) : undefined);
     }, { passive: false });
     let drag = null;
-    c.addEventListener('mousedown', (e) => { drag = { x: e.clientX, t0: this.t0, t1: this.t1 }; });
+    let downX = null;  // a click that ended a drag (pan) toggles nothing
+    c.addEventListener('mousedown', (e) => { drag = { x: e.clientX, t0: this.t0, t1: this.t1 }; downX = e.clientX; });
     window.addEventListener('mouseup', () => { drag = null; });
     c.addEventListener('dblclick', () => this.reset());
     c.addEventListener('click', (e) => {  // a metahost header opens or collapses its group
       const rect = c.getBoundingClientRect();
-      const g = this.groupAt(e.clientY - rect.top);
+      if (downX !== null && Math.abs(e.clientX - downX) > 2) return;
+      const g = this.groupAt(e.clientY - rect.top) || this.groupRowAt(e.clientY - rect.top);  // or its aggregated row
       if (g) this.toggleGroup(g.metahost);
     });
     c.addEventListener('mousemove', (e) => {
