@@ -323,7 +323,20 @@ try {
     });
     const collective = await widestBar(page, [3]);
     report.collective_cp_is_allreduce = collective.cp === allreduce;
-    const look = async () => ({ compute: await barPixels(page, compute, 0.25), collective: await barPixels(page, collective, 0.2) });
+    // the widest band of each pattern: late_sender sits in MPI_Recv, wait_at_nxn in MPI_Allreduce
+    const widestWait = (pattern) => page.evaluate((p) => {
+      const tl = window.__gridscope.timeline;
+      const w = tl.data.waits, k = tl.meta.patterns.indexOf(p);
+      let best = -1;
+      for (let i = 0; i < w.row.length; i += 1) {
+        if (w.pattern[i] === k && (best < 0 || w.end[i] - w.start[i] > w.end[best] - w.start[best])) best = i;
+      }
+      return { row: w.row[best], start: w.start[best], end: w.end[best] };
+    }, pattern);
+    const lateSender = await widestWait('late_sender');
+    const nxn = await widestWait('wait_at_nxn');
+    const look = async () => ({ compute: await barPixels(page, compute, 0.25), collective: await barPixels(page, collective, 0.2),
+      late_sender: await barPixels(page, lateSender, 0.8), wait_at_nxn: await barPixels(page, nxn, 0.8) });
     const filterIs = (text) => page.waitForFunction((t) => {
       const c = document.getElementById('timeline');
       return c.dataset.functionFilter === t && c.dataset.ready === '1';

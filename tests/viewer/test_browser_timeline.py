@@ -81,11 +81,16 @@ def test_function_filter_greys_hides_and_clears(node_project, demo_run):
     # filtered on MPI_Allreduce: computation greyed, the Allreduce keeps its colour
     assert sum(map(is_grey, filtered["compute"])) >= 2, filtered["compute"]
     assert mostly(filtered["collective"], "mpi")
+    # ... and so do the wait bands: Late Sender (in MPI_Recv) fades, Wait at NxN stays
+    assert mostly(before["late_sender"], "wait") and mostly(before["wait_at_nxn"], "wait")
+    assert not any(in_family(px, "wait") for px in filtered["late_sender"]), filtered["late_sender"]
+    assert mostly(filtered["wait_at_nxn"], "wait")
     assert report["chips"] == ["MPI_Allreduce"] and report["clear_visible"]
     assert report["bad_status"].startswith("functions: ") and "no_such_function" in report["bad_status"]
     assert report["filter_after_bad"] == "MPI_Allreduce"
     # hide others: the computation bar is gone (background white), the Allreduce stays
     assert sum(map(is_white, hidden["compute"])) >= 2, hidden["compute"]
+    assert not any(in_family(px, "wait") for px in hidden["late_sender"])
     assert mostly(hidden["collective"], "mpi")
     # cleared: colours back, no chips, no clear button
     assert mostly(cleared["compute"], "computation")

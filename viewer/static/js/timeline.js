@@ -434,18 +434,35 @@ export class Timeline {
 
   groupRowAt(y) { return this.groups.find((g) => g.collapsed && y >= g.aggY && y < g.aggY + g.aggH) || null; }
 
+  // The call path a row's data shows at time t (-1: none or not sent).
+  cpAt(detail, t) {
+    if (!detail || !detail.cp.length) return -1;
+    if (!detail.exact) return detail.cp[Math.min(detail.cp.length - 1, Math.max(0, Math.floor(((t - this.t0) / (this.t1 - this.t0)) * detail.cp.length)))];
+    let lo = 0, hi = detail.start.length - 1;
+    while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (detail.start[mid] <= t) lo = mid; else hi = mid - 1; }
+    return detail.start[lo] <= t && t < detail.end[lo] ? detail.cp[lo] : -1;
+  }
+
   drawWaits(ctx) {
     const w = this.data.waits;
     const active = this.highlight.length > 0;
     let count = 0;
     const later = [];
+    // under the function filter, a wait band on a filtered-out function fades (or hides) with it
+    const detailOf = this.functions ? new Map(this.data.rows.map((d) => [d.row, d])) : null;
+    const outside = (i) => {
+      const cp = detailOf ? this.cpAt(detailOf.get(w.row[i]), (w.start[i] + w.end[i]) / 2) : -1;
+      return cp >= 0 && !this.functions.has(this.regionOfCp[cp]);
+    };
     for (let i = 0; i < w.row.length; i += 1) {
       const y = this.rowY[w.row[i]];
       if (y === undefined || this.hiddenRow[w.row[i]]) continue;
       const x0 = this.xOf(w.start[i]);
       const x1 = Math.max(this.xOf(w.end[i]), x0 + 2);
       if (active && this.isHighlighted(w.pattern[i], w.klass[i])) { later.push([x0, x1, y]); count += w.count[i]; continue; }
-      ctx.fillStyle = active ? 'rgba(120,120,120,0.35)' : patternColour(w.pattern[i]);
+      const filtered = outside(i);
+      if (filtered && this.hideFiltered) continue;
+      ctx.fillStyle = active || filtered ? 'rgba(120,120,120,0.35)' : patternColour(w.pattern[i]);
       const band = Math.max(2, Math.round(this.rowH * 0.45));
       ctx.fillRect(x0, y + this.rowH - band - 1, x1 - x0, band);
     }
