@@ -7,6 +7,7 @@ import json
 import threading
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from gridscope.viewer.server import make_server
@@ -69,3 +70,28 @@ def test_group_row_bad_requests(server, query, status):
     assert resp.status == status
     error = json.loads(body)["error"]
     assert error and "\n" not in error
+
+
+class _ThreeLocations:
+    """A trace of three locations, call path 0 computation, 1 point-to-point MPI:
+    0: computes in [0, 50), in MPI in [50, 100); 1: in MPI in [0, 100); 2: only after t = 200."""
+
+    cp_category = np.array([1, 2])
+    cp_is_mpi = np.array([False, True])
+    _segments = {0: ([0, 50, 100], [0, 1, -1], [0, 0, 50]), 1: ([0, 100], [1, -1], [0, 100]),
+                 2: ([200, 300], [0, -1], [0, 0])}
+
+    def segments(self, loc):
+        return tuple(np.asarray(a, dtype=np.int64) for a in self._segments[loc])
+
+
+def test_group_summary_by_hand():
+    """Two pixels worked out by hand: a location with nothing in the window counts as idle,
+    a tie for the most common call path goes to the lower id."""
+    from gridscope.viewer.groups import group_summary
+
+    out = group_summary(_ThreeLocations(), [0, 1, 2], 0, 100, 2)
+    assert out["locations"] == 3
+    assert out["categories"] == {"1": [1, 0], "2": [1, 2]}
+    assert out["mpi"] == [333, 667]  # (0 + 1 + 0) / 3 and (1 + 1 + 0) / 3 of each pixel
+    assert out["dominant"] == [0, 1] and out["dominant_count"] == [1, 2]

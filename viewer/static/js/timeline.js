@@ -1,6 +1,7 @@
-// Vampir-like timeline on a canvas: one row per location grouped by metahost, MPI time
-// coloured, messages as lines (cross-metahost ones blue and thicker), wait states as
-// bands coloured by pattern; a highlighted pattern is drawn full height in yellow.
+// Vampir-like timeline on a canvas: one row per location grouped by metahost (a collapsed
+// group is one aggregated row), colours by family (colours.js), messages as lines, wait
+// states as bands coloured by pattern; a highlighted pattern is drawn full height in yellow,
+// a matrix cell's messages in yellow too; the function filter greys the other functions.
 // The server sends a level-of-detail summary of the visible window only (/api/timeline).
 import { get } from './api.js';
 import { ns } from './format.js';
@@ -25,7 +26,7 @@ export class Timeline {
     [this.t0, this.t1] = this.full;
     this.highlight = [];
     this.vzoom = 1;  // vertical zoom: row height x this (rows + / rows −)
-    this.collapsed = new Set();  // metahost groups shown as their header only (click it)
+    this.collapsed = new Set();  // metahost groups shown as one aggregated row (click to toggle)
     this.rankFilter = null;      // a Set of ranks to show (null: all)
     this.showPath = true;
     this.functions = null;        // function filter: a Set of region names in colour (null: all)
