@@ -23,6 +23,9 @@ import { chromium } from 'playwright-core';
 
 const [mode, url, arg] = process.argv.slice(2);
 const HIGHLIGHT = [255, 212, 0];
+// waits for the page on a loaded, shared machine: generous (no test measures time), and a
+// real failure still ends the run
+const PATIENT = { timeout: 120000 };
 const report = { mode, console_errors: [], page_errors: [], dialogs: [] };
 
 const browser = await chromium.launch({
@@ -51,7 +54,7 @@ async function timelineSettled(page) {
   await page.waitForFunction(() => {
     const c = document.getElementById('timeline');
     return c && c.dataset.ready === '1';
-  }, null, { timeout: 15000 });
+  }, null, PATIENT);
 }
 
 // Colours at a few points inside a wait-state instance's box on the canvas.
@@ -100,6 +103,7 @@ const isHighlight = (px) => Math.abs(px[0] - HIGHLIGHT[0]) < 8 && Math.abs(px[1]
 
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 950 } });
+  page.setDefaultTimeout(PATIENT.timeout);  // clicks and fills wait for their element as long
   page.on('console', (msg) => { if (msg.type() === 'error') report.console_errors.push(msg.text()); });
   page.on('pageerror', (err) => report.page_errors.push(String(err)));
   page.on('dialog', async (d) => { report.dialogs.push(d.message()); await d.dismiss(); });
@@ -340,7 +344,7 @@ try {
     const filterIs = (text) => page.waitForFunction((t) => {
       const c = document.getElementById('timeline');
       return c.dataset.functionFilter === t && c.dataset.ready === '1';
-    }, text, { timeout: 10000 });
+    }, text, PATIENT);
     report.before = await look();
     await page.fill('#function-filter', 'mpi_allreduce');  // any case
     await page.press('#function-filter', 'Enter');
@@ -351,12 +355,12 @@ try {
     // a name that matches nothing: one line in the status, the filter stays
     await page.fill('#function-filter', 'no_such_function');
     await page.press('#function-filter', 'Enter');
-    await page.waitForFunction(() => document.getElementById('status').classList.contains('error'), null, { timeout: 5000 });
+    await page.waitForFunction(() => document.getElementById('status').classList.contains('error'), null, PATIENT);
     report.bad_status = await page.textContent('#status');
     report.filter_after_bad = await page.getAttribute('#timeline', 'data-function-filter');
     // hide the others instead of greying them
     await page.check('#function-filter-hide');
-    await page.waitForFunction(() => document.getElementById('timeline').dataset.functionFilterHide === 'true', null, { timeout: 5000 });
+    await page.waitForFunction(() => document.getElementById('timeline').dataset.functionFilterHide === 'true', null, PATIENT);
     report.hidden = await look();
     await page.click('#function-filter-clear');
     await filterIs('');
@@ -364,7 +368,7 @@ try {
     report.chips_after_clear = await page.$$eval('#function-filter-chips .chip', (els) => els.length);
     report.clear_visible_after = await page.isVisible('#function-filter-clear');
     // the window summary's function table adds to the filter on a click
-    await page.waitForSelector('#window-summary .window-part:first-child tbody tr', { timeout: 10000 });
+    await page.waitForSelector('#window-summary .window-part:first-child tbody tr', PATIENT);
     await page.click('#window-summary .window-part:first-child tbody tr:has-text("compute")');
     await filterIs('compute');
   } else if (mode === 'pairs') {
@@ -377,7 +381,7 @@ try {
     report.cell = cell;
     await page.click('#tabs button[data-tab="comm"]');
     await page.selectOption('#comm-level', 'rank');
-    await page.waitForSelector('#comm-view table.matrix[data-level="rank"], #comm-view canvas[data-level="rank"]', { timeout: 10000 });
+    await page.waitForSelector('#comm-view table.matrix[data-level="rank"], #comm-view canvas[data-level="rank"]', PATIENT);
     if (await page.$('#comm-view table.matrix')) {
       report.kind = 'table';
       await page.click(`#comm-view table.matrix td[data-from="${cell.r}"][data-to="${cell.c}"]`);
@@ -387,7 +391,7 @@ try {
       const size = Number(await canvas.getAttribute('data-cell'));
       await canvas.click({ position: { x: 110 + (cell.c + 0.5) * size, y: 22 + (cell.r + 0.5) * size } });
     }
-    await page.waitForFunction(() => !document.getElementById('pair-caption').hidden, null, { timeout: 10000 });
+    await page.waitForFunction(() => !document.getElementById('pair-caption').hidden, null, PATIENT);
     await timelineSettled(page);
     report.analysis_tab = await page.isVisible('#tab-analysis');
     report.caption = await page.textContent('#pair-caption');
@@ -415,7 +419,7 @@ try {
       return out;
     }, cell);
     await page.click('#pair-clear');
-    await page.waitForFunction(() => document.getElementById('timeline').dataset.pairMessages === '0', null, { timeout: 5000 });
+    await page.waitForFunction(() => document.getElementById('timeline').dataset.pairMessages === '0', null, PATIENT);
     report.caption_hidden_after = await page.evaluate(() => document.getElementById('pair-caption').hidden);
     // a metahost cell: every rank of one metahost to every rank of the other, whole run
     await page.click('#zoom-reset');
@@ -427,9 +431,9 @@ try {
     });
     await page.click('#tabs button[data-tab="comm"]');
     await page.selectOption('#comm-level', 'metahost');
-    await page.waitForSelector('#comm-view table.matrix[data-level="metahost"]', { timeout: 10000 });
+    await page.waitForSelector('#comm-view table.matrix[data-level="metahost"]', PATIENT);
     await page.click(`#comm-view table.matrix td[data-from="${report.metahost_cell.r}"][data-to="${report.metahost_cell.c}"]`);
-    await page.waitForFunction(() => !document.getElementById('pair-caption').hidden, null, { timeout: 10000 });
+    await page.waitForFunction(() => !document.getElementById('pair-caption').hidden, null, PATIENT);
     await timelineSettled(page);
     report.metahost_caption = await page.textContent('#pair-caption');
     report.metahost_pair_messages = Number(await page.getAttribute('#timeline', 'data-pair-messages'));
@@ -446,7 +450,7 @@ try {
     await page.waitForFunction((mh) => {
       const c = document.getElementById('timeline');
       return c.dataset.ready === '1' && c.dataset.aggregated === mh;
-    }, header.metahost, { timeout: 10000 });
+    }, header.metahost, PATIENT);
     // the columns where most locations compute / are in MPI, and the pixel in the middle of
     // that part of the stack (MPI at the bottom, computation above it)
     report.samples = await page.evaluate((mh) => {
@@ -473,17 +477,17 @@ try {
       return { x: r.left + tl.xOf((tl.t0 + tl.t1) / 2), y: r.top + g.aggY + g.aggH / 2 };
     }, header.metahost);
     await page.mouse.move(spot.x, spot.y);
-    await page.waitForFunction(() => !document.getElementById('tooltip').hidden, null, { timeout: 5000 });
+    await page.waitForFunction(() => !document.getElementById('tooltip').hidden, null, PATIENT);
     report.tooltip = await page.textContent('#tooltip');
     await page.mouse.click(spot.x, spot.y);  // a click on the aggregated row opens the group again
     await page.waitForFunction(() => {
       const c = document.getElementById('timeline');
       return c.dataset.ready === '1' && c.dataset.aggregated === '';
-    }, null, { timeout: 10000 });
+    }, null, PATIENT);
     report.height_reopened = await page.evaluate(() => window.__gridscope.timeline.height);
   } else if (mode === 'diffdist') {
     // a difference with its BASE: three box plots in the system pane, base → new on its rows
-    await page.waitForSelector('#rank-distribution[data-kind="diff"] .rank-distribution', { timeout: 10000 });
+    await page.waitForSelector('#rank-distribution[data-kind="diff"] .rank-distribution', PATIENT);
     report.distributions = await page.$$eval('#rank-distribution .rank-distribution', (els) => els.map((e) => ({
       which: e.dataset.which, text: e.querySelector('span').textContent, min_rank: Number(e.dataset.minRank),
       max_rank: Number(e.dataset.maxRank), median: Number(e.dataset.median) })));
@@ -498,12 +502,12 @@ try {
       tl.setWindow(tl.full[0], tl.full[0] + (tl.full[1] - tl.full[0]) / 30);
     });
     await timelineSettled(page);
-    await page.waitForSelector('#window-summary table', { timeout: 10000 });
+    await page.waitForSelector('#window-summary table', PATIENT);
     await page.waitForTimeout(300);
     await shot('viewer-timeline.png', true);
     await page.click('#tabs button[data-tab="comm"]');
     await page.selectOption('#comm-level', 'rank');
-    await page.waitForSelector('#comm-view canvas[data-level="rank"]', { timeout: 10000 });
+    await page.waitForSelector('#comm-view canvas[data-level="rank"]', PATIENT);
     await shot('viewer-matrix.png');
     // the analyst's tools: a matrix cell's messages, a collapsed metahost as one row, the
     // function filter (the timeline panel only)
@@ -516,7 +520,7 @@ try {
     const canvas = await page.$('#comm-view canvas[data-level="rank"]');
     const size = Number(await canvas.getAttribute('data-cell'));
     await canvas.click({ position: { x: 110 + (pair[1] + 0.5) * size, y: 22 + (pair[0] + 0.5) * size } });
-    await page.waitForFunction(() => !document.getElementById('pair-caption').hidden, null, { timeout: 10000 });
+    await page.waitForFunction(() => !document.getElementById('pair-caption').hidden, null, PATIENT);
     await page.evaluate(() => window.__gridscope.timeline.toggleGroup(window.__gridscope.timeline.groups[0].metahost));
     await page.fill('#function-filter', 'MPI_Recv');
     await page.press('#function-filter', 'Enter');
