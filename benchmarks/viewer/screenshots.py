@@ -8,7 +8,8 @@ headless Chromium through tests/viewer/browser_check.mjs (mode `shots`).
 
 Writes viewer-analysis.png (the three panes and the timeline), viewer-timeline.png (zoomed
 in: names in bars, the window summaries), viewer-matrix.png (the rank matrix with axes and
-legend) into --out. Needs node, npm's playwright-core (tests/viewer) and Debian's chromium.
+legend), viewer-tools.png (a matrix cell's messages on the timeline, a collapsed metahost
+as one row, the function filter) into --out. Needs node, npm's playwright-core (tests/viewer) and Debian's chromium.
 """
 
 from __future__ import annotations

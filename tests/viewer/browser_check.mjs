@@ -12,12 +12,20 @@
 //   node browser_check.mjs groups URL                (collapsible metahost groups)
 //   node browser_check.mjs filter URL                (rank filter)
 //   node browser_check.mjs window URL                (function and process summaries of the window)
+//   node browser_check.mjs colours URL               (colour families of bars and wait bands, legend)
+//   node browser_check.mjs functions URL             (function filter: grey, hide, clear)
+//   node browser_check.mjs pairs URL                 (a matrix cell's messages highlighted on the timeline)
+//   node browser_check.mjs aggregate URL             (a collapsed metahost group as one stacked row)
+//   node browser_check.mjs diffdist URL              (a difference's base/new/delta distributions)
 //   node browser_check.mjs shots URL DIR             (benchmarks/viewer/screenshots.py)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
 
 const [mode, url, arg] = process.argv.slice(2);
 const HIGHLIGHT = [255, 212, 0];
+// waits for the page on a loaded, shared machine: generous (no test measures time), and a
+// real failure still ends the run
+const PATIENT = { timeout: 120000 };
 const report = { mode, console_errors: [], page_errors: [], dialogs: [] };
 
 const browser = await chromium.launch({
@@ -46,7 +54,7 @@ async function timelineSettled(page) {
   await page.waitForFunction(() => {
     const c = document.getElementById('timeline');
     return c && c.dataset.ready === '1';
-  }, null, { timeout: 15000 });
+  }, null, PATIENT);
 }
 
 // Colours at a few points inside a wait-state instance's box on the canvas.
@@ -64,16 +72,44 @@ async function instanceColours(page, instance) {
   }, instance);
 }
 
+// The widest exact bar on screen whose call path's category is in CATS: its row, start, end.
+async function widestBar(page, cats) {
+  return page.evaluate((wanted) => {
+    const tl = window.__gridscope.timeline;
+    let best = null;
+    for (const row of tl.data.rows) {
+      if (!row.exact || tl.hiddenRow[row.row]) continue;
+      for (let i = 0; i < row.cp.length; i += 1) {
+        const cat = tl.meta.callpaths.category[row.cp[i]];
+        if (wanted.includes(cat) && (!best || row.end[i] - row.start[i] > best.end - best.start)) {
+          best = { row: row.row, start: row.start[i], end: row.end[i], cp: row.cp[i], category: cat };
+        }
+      }
+    }
+    return best;
+  }, cats);
+}
+
+// Pixels across a bar (or band) at a fraction of the row's height: 3 points along it.
+async function barPixels(page, bar, yFraction) {
+  return page.evaluate(([b, f]) => {
+    const tl = window.__gridscope.timeline;
+    const x0 = tl.xOf(b.start), x1 = tl.xOf(b.end), y = tl.yOf(b.row) + tl.rowH * f;
+    return [0.3, 0.5, 0.7].map((k) => tl.pixelAt(x0 + (x1 - x0) * k, y));
+  }, [bar, yFraction]);
+}
+
 const isHighlight = (px) => Math.abs(px[0] - HIGHLIGHT[0]) < 8 && Math.abs(px[1] - HIGHLIGHT[1]) < 8 && Math.abs(px[2] - HIGHLIGHT[2]) < 8;
 
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 950 } });
+  page.setDefaultTimeout(PATIENT.timeout);  // clicks and fills wait for their element as long
   page.on('console', (msg) => { if (msg.type() === 'error') report.console_errors.push(msg.text()); });
   page.on('pageerror', (err) => report.page_errors.push(String(err)));
   page.on('dialog', async (d) => { report.dialogs.push(d.message()); await d.dismiss(); });
   await page.goto(url);
   await page.waitForSelector('body[data-ready="1"]', { timeout: 15000 });
-  if (mode !== 'diff') await timelineSettled(page);  // a difference experiment has no timeline
+  if (mode !== 'diff' && mode !== 'diffdist') await timelineSettled(page);  // a difference experiment has no timeline
 
   if (mode === 'main') {
     // pick the largest late-sender instance the server knows and look at it before the click
@@ -268,6 +304,194 @@ try {
     await page.waitForFunction((t1) => Number(document.getElementById('window-summary').dataset.t1) < t1, report.t1_whole, { timeout: 10000 });
     report.t1_zoomed = Number(await page.getAttribute('#window-summary', 'data-t1'));
     report.processes = await page.$$eval('#window-summary .window-part:last-child tbody tr', (rs) => rs.length);
+  } else if (mode === 'colours') {
+    // a computation bar, an MPI bar and a wait-state band, and the legend's swatches
+    report.computation = await barPixels(page, await widestBar(page, [1]), 0.25);
+    report.mpi = await barPixels(page, await widestBar(page, [2, 3, 4, 5]), 0.2);
+    const wait = await page.evaluate(() => {
+      const w = window.__gridscope.timeline.data.waits;
+      let best = 0;
+      for (let i = 1; i < w.row.length; i += 1) if (w.end[i] - w.start[i] > w.end[best] - w.start[best]) best = i;
+      return { row: w.row[best], start: w.start[best], end: w.end[best] };
+    });
+    report.wait = await barPixels(page, wait, 0.8);
+    report.legend = await page.$$eval('#legend .legend-item', (items) => items.map((e) => [e.dataset.family,
+      e.textContent, getComputedStyle(e.querySelector('i')).backgroundColor]));
+    report.legend_visible = await page.isVisible('#legend');
+  } else if (mode === 'functions') {
+    // the function filter greys (or hides) every other function's bars, and is cleared again
+    const compute = await widestBar(page, [1]);
+    const allreduce = await page.evaluate(() => {
+      const tl = window.__gridscope.timeline;
+      return tl.regionOfCp.indexOf('MPI_Allreduce');
+    });
+    const collective = await widestBar(page, [3]);
+    report.collective_cp_is_allreduce = collective.cp === allreduce;
+    // the widest band of each pattern: late_sender sits in MPI_Recv, wait_at_nxn in MPI_Allreduce
+    const widestWait = (pattern) => page.evaluate((p) => {
+      const tl = window.__gridscope.timeline;
+      const w = tl.data.waits, k = tl.meta.patterns.indexOf(p);
+      let best = -1;
+      for (let i = 0; i < w.row.length; i += 1) {
+        if (w.pattern[i] === k && (best < 0 || w.end[i] - w.start[i] > w.end[best] - w.start[best])) best = i;
+      }
+      return { row: w.row[best], start: w.start[best], end: w.end[best] };
+    }, pattern);
+    const lateSender = await widestWait('late_sender');
+    const nxn = await widestWait('wait_at_nxn');
+    const look = async () => ({ compute: await barPixels(page, compute, 0.25), collective: await barPixels(page, collective, 0.2),
+      late_sender: await barPixels(page, lateSender, 0.8), wait_at_nxn: await barPixels(page, nxn, 0.8) });
+    const filterIs = (text) => page.waitForFunction((t) => {
+      const c = document.getElementById('timeline');
+      return c.dataset.functionFilter === t && c.dataset.ready === '1';
+    }, text, PATIENT);
+    report.before = await look();
+    await page.fill('#function-filter', 'mpi_allreduce');  // any case
+    await page.press('#function-filter', 'Enter');
+    await filterIs('MPI_Allreduce');
+    report.filtered = await look();
+    report.chips = await page.$$eval('#function-filter-chips .chip', (els) => els.map((e) => e.dataset.function));
+    report.clear_visible = await page.isVisible('#function-filter-clear');
+    // a name that matches nothing: one line in the status, the filter stays
+    await page.fill('#function-filter', 'no_such_function');
+    await page.press('#function-filter', 'Enter');
+    await page.waitForFunction(() => document.getElementById('status').classList.contains('error'), null, PATIENT);
+    report.bad_status = await page.textContent('#status');
+    report.filter_after_bad = await page.getAttribute('#timeline', 'data-function-filter');
+    // hide the others instead of greying them
+    await page.check('#function-filter-hide');
+    await page.waitForFunction(() => document.getElementById('timeline').dataset.functionFilterHide === 'true', null, PATIENT);
+    report.hidden = await look();
+    await page.click('#function-filter-clear');
+    await filterIs('');
+    report.cleared = await look();
+    report.chips_after_clear = await page.$$eval('#function-filter-chips .chip', (els) => els.length);
+    report.clear_visible_after = await page.isVisible('#function-filter-clear');
+    // the window summary's function table adds to the filter on a click
+    await page.waitForSelector('#window-summary .window-part:first-child tbody tr', PATIENT);
+    await page.click('#window-summary .window-part:first-child tbody tr:has-text("compute")');
+    await filterIs('compute');
+  } else if (mode === 'pairs') {
+    // click a rank matrix cell (table or canvas): that pair's messages light up on the timeline
+    const cell = await page.evaluate(async () => {
+      const m = await (await fetch('/api/comm?level=rank')).json();
+      const c = m.cells.find(([r, col, , k]) => r !== col && k > 0 && m.ranks[r] !== 0);
+      return { r: c[0], c: c[1], k: c[3], from: m.ranks[c[0]], to: m.ranks[c[1]], n: m.labels.length };
+    });
+    report.cell = cell;
+    await page.click('#tabs button[data-tab="comm"]');
+    await page.selectOption('#comm-level', 'rank');
+    await page.waitForSelector('#comm-view table.matrix[data-level="rank"], #comm-view canvas[data-level="rank"]', PATIENT);
+    if (await page.$('#comm-view table.matrix')) {
+      report.kind = 'table';
+      await page.click(`#comm-view table.matrix td[data-from="${cell.r}"][data-to="${cell.c}"]`);
+    } else {
+      report.kind = 'canvas';
+      const canvas = await page.$('#comm-view canvas[data-level="rank"]');
+      const size = Number(await canvas.getAttribute('data-cell'));
+      await canvas.click({ position: { x: 110 + (cell.c + 0.5) * size, y: 22 + (cell.r + 0.5) * size } });
+    }
+    await page.waitForFunction(() => !document.getElementById('pair-caption').hidden, null, PATIENT);
+    await timelineSettled(page);
+    report.analysis_tab = await page.isVisible('#tab-analysis');
+    report.caption = await page.textContent('#pair-caption');
+    report.pair_messages = Number(await page.getAttribute('#timeline', 'data-pair-messages'));
+    // zoomed in on one of the pair's messages: the middle of its line is yellow, the middle
+    // of another pair's line is not
+    await page.evaluate((want) => {
+      const tl = window.__gridscope.timeline;
+      const m = tl.data.messages;
+      const i = m.from.findIndex((f, k) => tl.meta.rows[f].rank === want.from && tl.meta.rows[m.to[k]].rank === want.to);
+      const d = Math.max(m.tr[i] - m.ts[i], 1000);
+      tl.setWindow(m.ts[i] - d, m.tr[i] + d);
+    }, cell);
+    await timelineSettled(page);
+    report.line_pixels = await page.evaluate((want) => {
+      const tl = window.__gridscope.timeline;
+      const m = tl.data.messages;
+      const mid = (i) => tl.pixelAt((tl.xOf(m.ts[i]) + tl.xOf(m.tr[i])) / 2,
+        (tl.yOf(m.from[i]) + tl.yOf(m.to[i])) / 2 + tl.rowH / 2);
+      const out = { pair: [], other: [] };
+      for (let i = 0; i < m.from.length; i += 1) {
+        const mine = tl.meta.rows[m.from[i]].rank === want.from && tl.meta.rows[m.to[i]].rank === want.to;
+        if (tl.xOf(m.tr[i]) - tl.xOf(m.ts[i]) > 8) (mine ? out.pair : out.other).push(mid(i));
+      }
+      return out;
+    }, cell);
+    await page.click('#pair-clear');
+    await page.waitForFunction(() => document.getElementById('timeline').dataset.pairMessages === '0', null, PATIENT);
+    report.caption_hidden_after = await page.evaluate(() => document.getElementById('pair-caption').hidden);
+    // a metahost cell: every rank of one metahost to every rank of the other, whole run
+    await page.click('#zoom-reset');
+    await timelineSettled(page);
+    report.metahost_cell = await page.evaluate(async () => {
+      const m = await (await fetch('/api/comm?level=metahost')).json();
+      const c = m.cells.find(([r, col, , k]) => r !== col && k > 0);
+      return { r: c[0], c: c[1], k: c[3], from: m.labels[c[0]], to: m.labels[c[1]] };
+    });
+    await page.click('#tabs button[data-tab="comm"]');
+    await page.selectOption('#comm-level', 'metahost');
+    await page.waitForSelector('#comm-view table.matrix[data-level="metahost"]', PATIENT);
+    await page.click(`#comm-view table.matrix td[data-from="${report.metahost_cell.r}"][data-to="${report.metahost_cell.c}"]`);
+    await page.waitForFunction(() => !document.getElementById('pair-caption').hidden, null, PATIENT);
+    await timelineSettled(page);
+    report.metahost_caption = await page.textContent('#pair-caption');
+    report.metahost_pair_messages = Number(await page.getAttribute('#timeline', 'data-pair-messages'));
+  } else if (mode === 'aggregate') {
+    // collapse the first metahost: one aggregated row, each pixel column stacked by category
+    const header = await page.evaluate(() => {
+      const tl = window.__gridscope.timeline;
+      const r = tl.canvas.getBoundingClientRect();
+      return { x: r.left + 40, y: r.top + tl.groups[0].y + 8, metahost: tl.groups[0].metahost, height: tl.height };
+    });
+    report.metahost = header.metahost;
+    report.height_open = header.height;
+    await page.mouse.click(header.x, header.y);
+    await page.waitForFunction((mh) => {
+      const c = document.getElementById('timeline');
+      return c.dataset.ready === '1' && c.dataset.aggregated === mh;
+    }, header.metahost, PATIENT);
+    // the columns where most locations compute / are in MPI, and the pixel in the middle of
+    // that part of the stack (MPI at the bottom, computation above it)
+    report.samples = await page.evaluate((mh) => {
+      const tl = window.__gridscope.timeline;
+      const g = tl.groups.find((x) => x.metahost === mh);
+      const d = tl.groupData.get(mh);
+      const count = (cats, i) => cats.reduce((a, c) => a + ((d.categories[String(c)] || [])[i] || 0), 0);
+      const mpiCats = [2, 3, 4, 5, 6];
+      const columns = [...Array(d.width).keys()];
+      const unit = (g.aggH - 1) / d.locations;
+      const px = tl.plotWidth() / d.width;
+      const bottom = g.aggY + g.aggH - 1;
+      const pick = (cats, offset) => columns.map((i) => [count(cats, i), i]).sort((a, b) => b[0] - a[0]).slice(0, 3)
+        .map(([k, i]) => ({ count: k, pixel: tl.pixelAt(tl.xOf(d.t0) + (i + 0.5) * px, bottom - (offset(i) + k / 2) * unit) }));
+      return { locations: d.locations, rows: g.last - g.first + 1, aggH: g.aggH,
+        mpi: pick(mpiCats, () => 0), computation: pick([1], (i) => count(mpiCats, i)) };
+    }, header.metahost);
+    report.height_collapsed = await page.evaluate(() => window.__gridscope.timeline.height);
+    // the aggregated row's tooltip says what is stacked
+    const spot = await page.evaluate((mh) => {
+      const tl = window.__gridscope.timeline;
+      const g = tl.groups.find((x) => x.metahost === mh);
+      const r = tl.canvas.getBoundingClientRect();
+      return { x: r.left + tl.xOf((tl.t0 + tl.t1) / 2), y: r.top + g.aggY + g.aggH / 2 };
+    }, header.metahost);
+    await page.mouse.move(spot.x, spot.y);
+    await page.waitForFunction(() => !document.getElementById('tooltip').hidden, null, PATIENT);
+    report.tooltip = await page.textContent('#tooltip');
+    await page.mouse.click(spot.x, spot.y);  // a click on the aggregated row opens the group again
+    await page.waitForFunction(() => {
+      const c = document.getElementById('timeline');
+      return c.dataset.ready === '1' && c.dataset.aggregated === '';
+    }, null, PATIENT);
+    report.height_reopened = await page.evaluate(() => window.__gridscope.timeline.height);
+  } else if (mode === 'diffdist') {
+    // a difference with its BASE: three box plots in the system pane, base → new on its rows
+    await page.waitForSelector('#rank-distribution[data-kind="diff"] .rank-distribution', PATIENT);
+    report.distributions = await page.$$eval('#rank-distribution .rank-distribution', (els) => els.map((e) => ({
+      which: e.dataset.which, text: e.querySelector('span').textContent, min_rank: Number(e.dataset.minRank),
+      max_rank: Number(e.dataset.maxRank), median: Number(e.dataset.median) })));
+    report.system_rows = await page.$$eval('#system-tree .node .basenew', (els) => els.map((e) => e.textContent));
   } else if (mode === 'shots') {
     // benchmarks/viewer/screenshots.py: the main views, into the folder ARG
     report.shots = [];
@@ -278,13 +502,34 @@ try {
       tl.setWindow(tl.full[0], tl.full[0] + (tl.full[1] - tl.full[0]) / 30);
     });
     await timelineSettled(page);
-    await page.waitForSelector('#window-summary table', { timeout: 10000 });
+    await page.waitForSelector('#window-summary table', PATIENT);
     await page.waitForTimeout(300);
     await shot('viewer-timeline.png', true);
     await page.click('#tabs button[data-tab="comm"]');
     await page.selectOption('#comm-level', 'rank');
-    await page.waitForSelector('#comm-view canvas[data-level="rank"]', { timeout: 10000 });
+    await page.waitForSelector('#comm-view canvas[data-level="rank"]', PATIENT);
     await shot('viewer-matrix.png');
+    // the analyst's tools: a matrix cell's messages, a collapsed metahost as one row, the
+    // function filter (the timeline panel only)
+    const pair = await page.evaluate(async () => {
+      const m = await (await fetch('/api/comm?level=rank')).json();
+      const groups = m.groups || [];
+      const last = groups[groups.length - 1];
+      return m.cells.find(([r, c]) => r !== c && (!last || (r < last[1] && c >= last[1]))) || m.cells[0];
+    });
+    const canvas = await page.$('#comm-view canvas[data-level="rank"]');
+    const size = Number(await canvas.getAttribute('data-cell'));
+    await canvas.click({ position: { x: 110 + (pair[1] + 0.5) * size, y: 22 + (pair[0] + 0.5) * size } });
+    await page.waitForFunction(() => !document.getElementById('pair-caption').hidden, null, PATIENT);
+    await page.evaluate(() => window.__gridscope.timeline.toggleGroup(window.__gridscope.timeline.groups[0].metahost));
+    await page.fill('#function-filter', 'MPI_Recv');
+    await page.press('#function-filter', 'Enter');
+    await timelineSettled(page);
+    await page.evaluate(() => { document.getElementById('timeline-wrap').scrollTop = 0; });
+    await timelineSettled(page);
+    await page.waitForTimeout(300);
+    await page.locator('#timeline-panel').screenshot({ path: `${arg}/viewer-tools.png` });
+    report.shots.push('viewer-tools.png');
   } else if (mode === 'message') {
     // hovering a message line names sender, receiver, bytes, tag and times
     const target = await page.evaluate(() => {

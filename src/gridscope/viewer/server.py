@@ -310,6 +310,50 @@ class ViewerData:
                 "collective_bytes": float(coll_volume.sum()) if kind != "p2p" else None,
                 "profile_bytes_sent": self.profile_bytes_sent()}
 
+    @cached_property
+    def base_profile(self):
+        """A difference experiment's BASE as a profile of its own (None: not there)."""
+        from gridscope.viewer.profile import Profile
+
+        base = self.run.base_experiment if self.run.is_diff else None
+        return Profile.from_experiment(base) if base is not None else None
+
+    def base_rank_values(self, metric: int, metric_inclusive: bool, callpath: int | None,
+                         callpath_inclusive: bool) -> dict[int, float]:
+        """Per-rank BASE values of the diff's metric and call path (matched by unique name and
+        path; what BASE lacks is 0), for the diff's per-rank base/new distributions."""
+        prof, base = self.profile, self.base_profile
+        if prof is None or base is None:
+            raise BadRequest("this run has no BASE profile at hand", HTTPStatus.NOT_FOUND)
+        if not 0 <= metric < len(prof.metrics) or (callpath is not None and not 0 <= callpath < len(prof.callpaths)):
+            raise BadRequest("no such metric or call path", HTTPStatus.NOT_FOUND)
+        zeros = {r["rank"]: 0.0 for r in base.ranks}
+        uniq = prof.metrics[metric]["uniq"]
+        bm = next((m["id"] for m in base.metrics if m["uniq"] == uniq), None)
+        bc = None
+        if callpath is not None:
+            path = prof.callpaths[callpath]["path"]
+            bc = next((c["id"] for c in base.callpaths if c["path"] == path), None)
+            if bc is None:
+                return zeros
+        return zeros if bm is None else base.rank_values_for(bm, metric_inclusive, bc, callpath_inclusive)
+
+    def group_timeline(self, metahost: str, t0: int, t1: int, width: int) -> dict:
+        """A collapsed metahost group as one row: per pixel, its locations' categories, MPI
+        share and most common call path (gridscope.viewer.groups)."""
+        from gridscope.viewer.groups import group_summary
+
+        if self.trace is None:
+            raise BadRequest("this run has no trace", HTTPStatus.NOT_FOUND)
+        locs = [l.index for l in self.rows if l.metahost == metahost]
+        if not locs:
+            raise BadRequest("no such metahost in this trace", HTTPStatus.NOT_FOUND)
+        if t1 <= t0 or not 1 <= width <= MAX_WIDTH:
+            raise BadRequest("bad window: want t0 < t1, 1 <= width <= 8192")
+        if len(locs) * width > MAX_CELLS:
+            raise BadRequest("window too large: ask for fewer pixels")
+        return {"metahost": metahost, **group_summary(self.trace, locs, t0, t1, width)}
+
     def profile_bytes_sent(self) -> float | None:
         """The metric tree's Bytes sent over the whole run (point-to-point and collective)."""
         exp = self.run.experiment
@@ -375,8 +419,11 @@ class Handler(BaseHTTPRequestHandler):
             if data.profile is None:
                 raise BadRequest("this run has no profile.cubex", HTTPStatus.NOT_FOUND)
             cp = q.get("callpath", "")
+            if q.get("of", "") not in ("", "base"):
+                raise BadRequest("of must be base or empty")
+            lookup = data.base_rank_values if q.get("of") == "base" else data.profile.rank_values_for
             try:
-                values = data.profile.rank_values_for(
+                values = lookup(
                     _int(q, "metric"), q.get("mincl", "1") == "1",
                     None if cp in ("", "all") else _int(q, "callpath"), q.get("cincl", "1") == "1")
             except ValueError as err:
@@ -386,6 +433,8 @@ class Handler(BaseHTTPRequestHandler):
             nrows = len(data.rows)
             return self._json(data.timeline(_int(q, "t0"), _int(q, "t1"), _int(q, "width"),
                                              _int(q, "r0", 0), _int(q, "r1", nrows)))
+        if path == "/api/timeline/group":
+            return self._json(data.group_timeline(q.get("metahost", ""), _int(q, "t0"), _int(q, "t1"), _int(q, "width")))
         if path == "/api/waitstates":
             limit = max(1, min(_int(q, "limit", 200), 5000))
             return self._json(data.waitstate_list(q.get("pattern", ""), q.get("class") or None, limit))

@@ -49,7 +49,9 @@ function caption(m) {
   return el('p', { id: 'comm-caption', class: 'muted', 'data-kind': m.kind, text });
 }
 
-export async function renderComm(container, totalLabel, { level, window, show, scale = 'auto', kind = 'p2p' }) {
+// onCell({ level, from, to, fromLabel, toLabel }): a cell was clicked (from/to: ranks or
+// metahost names), so the timeline can highlight that pair's messages.
+export async function renderComm(container, totalLabel, { level, window, show, scale = 'auto', kind = 'p2p', onCell }) {
   const mine = ++ticket;
   const params = { level, kind };
   if (window) { params.t0 = window[0]; params.t1 = window[1]; }
@@ -63,11 +65,20 @@ export async function renderComm(container, totalLabel, { level, window, show, s
   const valueOf = (cell) => (cell ? (show === 'bytes' ? cell.b : cell.k) : 0);
   const s = scaler(m.cells.map(([, , b, k]) => (show === 'bytes' ? b : k)), scale);
   const text = (cell) => (cell ? (show === 'bytes' ? bytes(cell.b) : String(cell.k)) : '');
+  const keyOf = (i) => (level === 'rank' ? m.ranks[i] : m.labels[i]);
+  const pick = (r, c) => onCell && grid[r][c] && onCell({ level, from: keyOf(r), to: keyOf(c), fromLabel: m.labels[r], toLabel: m.labels[c] });
   container.append(caption(m), legend(s, show));
   if (n <= 32) {
     const head = el('tr', {}, el('th', { class: 'text', text: 'from \\ to' }), m.labels.map((l) => el('th', { class: 'text', text: l })));
     const rows = m.labels.map((label, r) => el('tr', {}, el('th', { class: 'text', text: label }),
-      grid[r].map((cell) => el('td', { text: text(cell), title: cell ? `${bytes(cell.b)}, ${cell.k} messages` : 'nothing', style: { background: cell ? heat(s.f(valueOf(cell))) : '' } }))));
+      grid[r].map((cell, c) => el('td', { text: text(cell), class: cell ? 'pickable' : '', 'data-from': r, 'data-to': c,
+        title: cell ? `${bytes(cell.b)}, ${cell.k} messages; click: show them on the timeline` : 'nothing',
+        style: { background: cell ? heat(s.f(valueOf(cell))) : '' }, onclick: (e) => {
+          if (!cell) return;
+          for (const td of container.querySelectorAll('td.picked')) td.classList.remove('picked');
+          e.currentTarget.classList.add('picked');
+          pick(r, c);
+        } }))));
     container.append(el('table', { class: 'matrix', 'data-level': level }, el('thead', {}, head), el('tbody', {}, rows)));
     return;
   }
@@ -107,11 +118,17 @@ export async function renderComm(container, totalLabel, { level, window, show, s
     ctx.moveTo(LEFT, TOP + first * cell + 0.5); ctx.lineTo(LEFT + side, TOP + first * cell + 0.5);
     ctx.stroke();
   }
-  const info = el('p', { class: 'muted', text: 'hover a cell: sender → receiver' });
-  canvas.addEventListener('mousemove', (e) => {
+  const info = el('p', { class: 'muted', text: 'hover a cell: sender → receiver; click it: its messages on the timeline' });
+  const cellAt = (e) => {
     const rect = canvas.getBoundingClientRect();
-    const c = Math.floor((e.clientX - rect.left - LEFT) / cell);
-    const r = Math.floor((e.clientY - rect.top - TOP) / cell);
+    return [Math.floor((e.clientY - rect.top - TOP) / cell), Math.floor((e.clientX - rect.left - LEFT) / cell)];
+  };
+  canvas.addEventListener('click', (e) => {
+    const [r, c] = cellAt(e);
+    if (r >= 0 && c >= 0 && r < n && c < n) pick(r, c);
+  });
+  canvas.addEventListener('mousemove', (e) => {
+    const [r, c] = cellAt(e);
     if (r < 0 || c < 0 || r >= n || c >= n) return;
     const g = grid[r][c];
     info.textContent = `${m.labels[r]} → ${m.labels[c]}: ${g ? `${bytes(g.b)}, ${g.k} messages` : 'nothing'}`;

@@ -3,6 +3,7 @@
 // node its exclusive value, as in Cube. Values are exclusive in the data (gridscope.cube).
 import { get } from './api.js';
 import { clear, el } from './dom.js';
+import { diffDistribution, distribution } from './distribution.js';
 import { diverging, heat, percent, value } from './format.js';
 
 function childrenIndex(items) {
@@ -213,29 +214,6 @@ export class CubeBrowser {
     else this.onCallpathSelected(this.p.callpaths[this.callpath].path, !this.openCalls.has(this.callpath));
   }
 
-  // Per-rank distribution of the selected metric at the selected call path (Cube's box
-  // plot): min, quartiles, median, max with the ranks that hold the extremes, and the mean.
-  distribution(values, uom) {
-    const ranks = [...values.entries()].sort((a, b) => a[1] - b[1]);
-    if (!ranks.length) return el('div', { id: 'rank-distribution' });
-    const at = (q) => ranks[Math.min(ranks.length - 1, Math.floor(q * (ranks.length - 1) + 0.5))][1];
-    const [lo, q1, med, q3, hi] = [ranks[0][1], at(0.25), at(0.5), at(0.75), ranks[ranks.length - 1][1]];
-    const mean = ranks.reduce((a, r) => a + r[1], 0) / ranks.length;
-    const W = 220, H = 18, span = hi - lo || 1, x = (v) => 4 + (W - 8) * (v - lo) / span;
-    const box = el('canvas', { width: W, height: H, class: 'boxplot' });
-    const ctx = box.getContext('2d');
-    ctx.strokeStyle = '#333';
-    ctx.beginPath(); ctx.moveTo(x(lo), H / 2); ctx.lineTo(x(hi), H / 2); ctx.stroke();
-    ctx.fillStyle = '#dbe9ff';
-    ctx.fillRect(x(q1), 3, Math.max(1, x(q3) - x(q1)), H - 6);
-    ctx.strokeRect(x(q1), 3, Math.max(1, x(q3) - x(q1)), H - 6);
-    ctx.beginPath(); ctx.moveTo(x(med), 2); ctx.lineTo(x(med), H - 2); ctx.stroke();
-    const text = `ranks: min ${value(lo, uom)} (rank ${ranks[0][0]}) · median ${value(med, uom)} · `
-      + `mean ${value(mean, uom)} · max ${value(hi, uom)} (rank ${ranks[ranks.length - 1][0]})`;
-    return el('div', { id: 'rank-distribution', class: 'rank-distribution', 'data-min-rank': ranks[0][0],
-      'data-max-rank': ranks[ranks.length - 1][0] }, box, el('span', { class: 'muted', text }));
-  }
-
   async renderSystem() {
     const ticket = ++this.rankRequest;
     const params = { metric: this.metric, mincl: this.openMetrics.has(this.metric) ? 0 : 1 };
@@ -244,8 +222,12 @@ export class CubeBrowser {
       params.cincl = this.openCalls.has(this.callpath) ? 0 : 1;
     }
     let values;
+    let base = null;  // a difference's BASE per rank, for its base/new/delta distributions
     try {
-      values = new Map((await get('/api/profile/system', params)).values);
+      const [own, before] = await Promise.all([get('/api/profile/system', params),
+        this.base ? get('/api/profile/system', { ...params, of: 'base' }) : null]);
+      values = new Map(own.values);
+      if (before) base = new Map(before.values);
     } catch (err) {
       clear(this.panes.systemPane).append(el('p', { class: 'muted', text: `no values: ${err.message}` }));
       return;
@@ -263,14 +245,17 @@ export class CubeBrowser {
     }
     const total = [...values.values()].reduce((a, b) => a + b, 0);
     const maxAbs = Math.max(1e-300, ...[...values.values()].map(Math.abs));
-    pane.append(this.distribution(values, uom));
+    // a difference without its BASE at hand: the deltas' distribution only
+    pane.append(base ? diffDistribution(values, base, uom) : distribution(values, uom, this.diff ? 'Δ per rank' : 'ranks'));
     const sum = (ranks) => ranks.reduce((a, r) => a + (values.get(r) || 0), 0);
+    // a difference with its BASE: every node also shows its share of base and base → new
+    const baseOf = (ranks) => (base ? ranks.reduce((a, r) => a + (base.get(r) || 0), 0) : undefined);
     for (const [mh, nodes] of groups) {
       const key = `m:${mh}`;
       const open = this.openSystem.has(key);
       const ranks = [...nodes.values()].flat();
       pane.append(this.row({
-        depthKey: key, id: mh, open, hasChildren: true, selected: false, v: sum(ranks), total, maxAbs, uom,
+        depthKey: key, id: mh, open, hasChildren: true, selected: false, v: sum(ranks), base: baseOf(ranks), total, maxAbs, uom,
         label: `${mh} (metahost, ${ranks.length} ranks)`, title: mh,
         onSelect: () => {}, onToggle: () => { open ? this.openSystem.delete(key) : this.openSystem.add(key); this.renderSystem(); },
       }));
@@ -280,13 +265,13 @@ export class CubeBrowser {
         const nkey = `n:${mh}/${node}`;
         const nopen = this.openSystem.has(nkey);
         box.append(this.row({
-          depthKey: nkey, id: node, open: nopen, hasChildren: true, selected: false, v: sum(nodeRanks), total, maxAbs, uom,
+          depthKey: nkey, id: node, open: nopen, hasChildren: true, selected: false, v: sum(nodeRanks), base: baseOf(nodeRanks), total, maxAbs, uom,
           label: node, title: node, onSelect: () => {},
           onToggle: () => { nopen ? this.openSystem.delete(nkey) : this.openSystem.add(nkey); this.renderSystem(); },
         }));
         if (nopen) {
           box.append(el('div', { class: 'children', role: 'group' }, nodeRanks.map((r) => this.row({
-            depthKey: `r:${r}`, id: r, open: false, hasChildren: false, selected: false, v: values.get(r) || 0, total, maxAbs, uom,
+            depthKey: `r:${r}`, id: r, open: false, hasChildren: false, selected: false, v: values.get(r) || 0, base: baseOf([r]), total, maxAbs, uom,
             label: `Rank ${r}`, title: `MPI rank ${r}`, onSelect: () => {}, onToggle: () => {},
           }))));
         }

@@ -5,7 +5,10 @@ import { CubeBrowser } from './cube.js';
 import { clear, el, table } from './dom.js';
 import { ns, percent, seconds } from './format.js';
 import { patternColour, patternOfMetric, patternsInSubtree } from './patterns.js';
-import { CATEGORY_COLOURS, PATH_COLOUR, Timeline } from './timeline.js';
+import { FunctionFilter } from './function-filter.js';
+import { renderLegend } from './legend.js';
+import { PairHighlight } from './pair-highlight.js';
+import { Timeline } from './timeline.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { meta: null, timeline: null, cube: null, window: null, selected: [] };
@@ -22,18 +25,6 @@ function setupTabs() {
       for (const s of document.querySelectorAll('.tab')) s.hidden = s.id !== `tab-${button.dataset.tab}`;
       if (button.dataset.tab === 'comm') updateComm();
     });
-  }
-}
-
-function legend() {
-  const box = clear($('legend'));
-  state.meta.categories.forEach((name, i) => {
-    if (CATEGORY_COLOURS[i]) box.append(el('span', {}, el('i', { style: { background: CATEGORY_COLOURS[i] } }), name));
-  });
-  box.append(el('span', {}, el('i', { style: { background: '#141414', height: '2px' } }), 'message'));
-  box.append(el('span', {}, el('i', { style: { background: '#1f6feb', height: '3px' } }), 'message between metahosts'));
-  if (state.meta.critical_path_count) {
-    box.append(el('span', {}, el('i', { style: { background: PATH_COLOUR, height: '3px' } }), 'critical path (dashed: delay → wait)'));
   }
 }
 
@@ -174,9 +165,10 @@ async function windowSummary(t0, t1) {
   box.dataset.t1 = String(w.t1);
   const busiest = [...w.processes].sort((a, b) => b.mpi_s - a.mpi_s).slice(0, 10);
   box.append(
-    el('div', { class: 'window-part' }, el('h3', { text: 'Functions in the window (exclusive time, all ranks)' }),
+    el('div', { class: 'window-part' }, el('h3', { text: 'Functions in the window (exclusive time, all ranks; click: filter the timeline)' }),
       table(['time', '%', { label: 'region', text: true }, { label: 'kind', text: true }],
-        w.functions.map((f) => [seconds(f.seconds), percent(f.seconds, w.total_s), f.name, f.mpi ? 'MPI' : 'computation']))),
+        w.functions.map((f) => [seconds(f.seconds), percent(f.seconds, w.total_s), f.name, f.mpi ? 'MPI' : 'computation']),
+        { onRowClick: (i) => state.functions && state.functions.add(w.functions[i].name) })),
     el('div', { class: 'window-part' }, el('h3', { text: 'Processes: most MPI time in the window' }),
       table([{ label: 'rank', text: true }, { label: 'metahost', text: true }, 'MPI', '% of busy'],
         busiest.map((p) => [p.label, p.metahost, seconds(p.mpi_s), percent(p.mpi_s, p.busy_s)]))),
@@ -192,7 +184,7 @@ async function updateComm() {
   try {
     await renderComm($('comm-view'), $('comm-total'), {
       level: $('comm-level').value, show: $('comm-value').value, scale: $('comm-scale').value, kind: $('comm-kind').value,
-      window: $('comm-window').checked ? state.window : null,
+      window: $('comm-window').checked ? state.window : null, onCell: (cell) => state.pairs && state.pairs.show(cell),
     });
   } catch (err) { status(`communication matrix: ${err.message}`, true); }
 }
@@ -208,7 +200,7 @@ async function boot() {
   $('diff-badge').hidden = !meta.diff;
   const downloads = clear($('downloads'));
   for (const f of meta.downloads) downloads.append(el('a', { href: `/files/${encodeURIComponent(f)}`, download: f, text: f }));
-  legend();
+  renderLegend($('legend'), meta);
   patternChips();
   renderSummary();
   renderP2pTable($('p2p-table'), (meta.summary || {}).p2p, (meta.story || {}).links);
@@ -217,6 +209,7 @@ async function boot() {
   if (meta.has_trace) {
     state.timeline = new Timeline({
       canvas: $('timeline'), wrap: $('timeline-wrap'), tooltip: $('tooltip'), meta,
+      onPairDrawn: (count) => state.pairs.drawn(count),
       onWindow: (a, b) => {
         state.window = [a, b];
         $('window-label').textContent = `${ns(a)} – ${ns(b)} (${ns(b - a)} shown)`;
@@ -235,6 +228,21 @@ async function boot() {
     $('rank-filter').addEventListener('change', (e) => {
       const problem = state.timeline.setRankFilter(e.target.value);
       if (problem) status(problem, true);
+    });
+    state.functions = new FunctionFilter({
+      input: $('function-filter'), datalist: $('function-names'), chips: $('function-filter-chips'),
+      clearButton: $('function-filter-clear'), hideBox: $('function-filter-hide'),
+      names: Object.values(meta.regions).map((r) => r.name),
+      onError: (text) => status(text, true),
+      onChange: (names, hide) => {
+        state.timeline.setFunctionFilter(names, hide);
+        if ($('status').textContent.startsWith('functions:')) status(state.idleStatus || '');
+      },
+    });
+    state.pairs = new PairHighlight({
+      timeline: state.timeline, rows: meta.rows, caption: $('pair-caption'), text: $('pair-text'),
+      clearButton: $('pair-clear'), wrap: $('timeline-wrap'),
+      showTimeline: () => document.querySelector('#tabs button[data-tab="analysis"]').click(),
     });
     $('path-toggle-label').hidden = !meta.critical_path_count;
     $('path-toggle').addEventListener('change', () => state.timeline.setShowPath($('path-toggle').checked));
@@ -270,8 +278,9 @@ async function boot() {
     $('panes').hidden = true;
   }
   const lead = ((meta.story || {}).shape || []).slice(0, 2).join(' · ');
-  status([lead, meta.has_trace ? `${meta.events.toLocaleString('en')} events, ${meta.rows.length} locations; wheel or +/− to zoom, drag or ←/→ to pan, double-click or 0 for the whole run`
-    : (meta.trace_problem || '')].filter(Boolean).join(' · '));
+  state.idleStatus = [lead, meta.has_trace ? `${meta.events.toLocaleString('en')} events, ${meta.rows.length} locations; wheel or +/− to zoom, drag or ←/→ to pan, double-click or 0 for the whole run`
+    : (meta.trace_problem || '')].filter(Boolean).join(' · ');
+  status(state.idleStatus);
   document.body.dataset.ready = '1';
 }
 

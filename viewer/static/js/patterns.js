@@ -31,7 +31,6 @@ export function patternsInSubtree(metricId, metrics, childrenOf, patterns) {
   return out.filter((h) => h.klass === null || !whole.has(h.pattern));
 }
 
-const PALETTE = ['#e6194b', '#f58231', '#911eb4', '#46f0f0', '#f032e6', '#bcf60c', '#008080',
-  '#9a6324', '#800000', '#000075', '#808000', '#4363d8'];
-export function patternColour(index) { return PALETTE[index % PALETTE.length]; }
+// the wait states' colours live with the timeline's other colours
+export { patternColour } from './colours.js';
 

@@ -1,38 +1,41 @@
-// Vampir-like timeline on a canvas: one row per location grouped by metahost, MPI time
-// coloured, messages as lines (cross-metahost ones blue and thicker), wait states as
-// bands coloured by pattern; a highlighted pattern is drawn full height in yellow.
+// Vampir-like timeline on a canvas: one row per location grouped by metahost (a collapsed
+// group is one aggregated row), colours by family (colours.js), messages as lines, wait
+// states as bands coloured by pattern; a highlighted pattern is drawn full height in yellow,
+// a matrix cell's messages in yellow too; the function filter greys the other functions.
 // The server sends a level-of-detail summary of the visible window only (/api/timeline).
 import { get } from './api.js';
-import { bytes, ns } from './format.js';
-import { patternColour } from './patterns.js';
+import { ns } from './format.js';
+import { describeGroupRow, drawGroupRow } from './group-row.js';
+import { describeMessage, drawMessages, messageAt } from './timeline-messages.js';
+import { CATEGORY_COLOURS, FILTERED_OUT, HIGHLIGHT, PATH_COLOUR, patternColour } from './colours.js';
 
-export const CATEGORY_COLOURS = [null, '#74c476', '#e31a1c', '#fd8d3c', '#99000d', '#f768a1', '#807dba', '#6baed6'];
-const HIGHLIGHT = '#ffd400';
 const GUTTER = 150;
 const GROUP_HEADER = 16;
 const AXIS = 20;  // time ruler at the top
-const MSG_LOCAL = 'rgba(20,20,20,0.65)';
-const MSG_GRID = '#1f6feb';
-export const PATH_COLOUR = '#d0208e';  // the critical path and its cause -> wait links
 
 export class Timeline {
-  constructor({ canvas, wrap, tooltip, meta, onWindow }) {
+  constructor({ canvas, wrap, tooltip, meta, onWindow, onPairDrawn }) {
     this.canvas = canvas;
     this.wrap = wrap;
     this.tooltip = tooltip;
     this.meta = meta;
     this.onWindow = onWindow || (() => {});
+    this.onPairDrawn = onPairDrawn || (() => {});  // how many highlighted messages are drawn
+    this.pair = null;  // messages highlighted from the matrix: { from: Set of rows, to: Set of rows }
     this.full = [meta.start_ns, Math.max(meta.duration_ns, meta.start_ns + 1)];
     [this.t0, this.t1] = this.full;
     this.highlight = [];
     this.vzoom = 1;  // vertical zoom: row height x this (rows + / rows −)
-    this.collapsed = new Set();  // metahost groups shown as their header only (click it)
+    this.collapsed = new Set();  // metahost groups shown as one aggregated row (click to toggle)
     this.rankFilter = null;      // a Set of ranks to show (null: all)
     this.showPath = true;
+    this.functions = null;        // function filter: a Set of region names in colour (null: all)
+    this.hideFiltered = false;    // ... and the others hidden instead of greyed
     this.data = null;
     this.seq = 0;
     this.layoutRows();
     this.names = this.callpathNames();
+    this.regionOfCp = this.meta.callpaths.region.map((r) => (this.meta.regions[String(r)] || {}).name);
     this.bindEvents();
     new ResizeObserver(() => this.refresh()).observe(this.wrap);
   }
@@ -56,11 +59,17 @@ export class Timeline {
       g.y = y;
       y += GROUP_HEADER;
       g.collapsed = this.collapsed.has(g.metahost);
+      if (g.collapsed) {  // one aggregated row for the whole group
+        g.aggY = y;
+        g.aggH = Math.max(14, this.rowH);
+        y += g.aggH;
+      }
       for (let i = g.first; i <= g.last; i += 1) {
-        // a collapsed group's (or a filtered-out) row sits on its header line: messages
-        // still reach the group
+        // a collapsed group's rows sit on its aggregated row, a filtered-out row on its
+        // header line: messages still reach the group
         const hidden = g.collapsed || (this.rankFilter !== null && !this.rankFilter.has(rows[i].rank));
-        this.rowY[i] = hidden ? g.y + GROUP_HEADER / 2 - this.rowH / 2 : y;
+        const parked = g.collapsed ? g.aggY + g.aggH / 2 : g.y + GROUP_HEADER / 2;
+        this.rowY[i] = hidden ? parked - this.rowH / 2 : y;
         this.hiddenRow[i] = hidden;
         if (!hidden) y += this.rowH;
       }
@@ -179,6 +188,27 @@ export class Timeline {
     this.draw();
   }
 
+  // Highlight the messages from one set of rows to another (a matrix cell); null: none.
+  setPairHighlight(pair) {
+    this.pair = pair;
+    this.draw();
+  }
+
+  // Function filter: only these region names in colour (null: all); the rest greyed or hidden.
+  setFunctionFilter(names, hide) {
+    this.functions = names;
+    this.hideFiltered = hide;
+    this.canvas.dataset.functionFilter = names ? [...names].join(',') : '';
+    this.canvas.dataset.functionFilterHide = String(Boolean(names && hide));
+    this.draw();
+  }
+
+  // the colour a bar of call path cp gets under the function filter (null: not drawn)
+  filtered(cp, colour) {
+    if (!colour || !this.functions || this.functions.has(this.regionOfCp[cp])) return colour;
+    return this.hideFiltered ? null : FILTERED_OUT;
+  }
+
   setShowPath(on) {
     this.showPath = on;
     this.draw();
@@ -198,14 +228,22 @@ export class Timeline {
   }
 
   async fetch() {
+    // hidden (another tab): nothing to size the rows and pixels by; the ResizeObserver
+    // refreshes once the timeline is shown again
+    if (this.wrap.offsetParent === null) return;
     const ticket = ++this.seq;
     this.canvas.dataset.ready = '0';
     const [r0, r1] = this.visibleRows();
     const width = Math.round(this.plotWidth());
+    const collapsed = this.groups.filter((g) => g.collapsed);
+    const view = { t0: this.t0, t1: this.t1, width };
     try {
-      const data = await get('/api/timeline', { t0: this.t0, t1: this.t1, width, r0, r1 });
+      const [data, ...groups] = await Promise.all([get('/api/timeline', { ...view, r0, r1 }),
+        ...collapsed.map((g) => get('/api/timeline/group', { ...view, metahost: g.metahost })
+          .catch((err) => { this.canvas.dataset.error = err.message; return null; }))]);
       if (ticket !== this.seq) return;
       this.data = data;
+      this.groupData = new Map(collapsed.map((g, i) => [g.metahost, groups[i]]));
       this.draw();
     } catch (err) {
       this.canvas.dataset.error = err.message;
@@ -231,6 +269,8 @@ export class Timeline {
     this.drawAxis(ctx, width);
     let highlighted = 0;
     let path = [0, 0];
+    let pairCount = 0;
+    let aggregated = [];
     if (this.data && this.data.t0 === this.t0 && this.data.t1 === this.t1) {
       ctx.save();
       ctx.beginPath();
@@ -238,7 +278,8 @@ export class Timeline {
       ctx.clip();
       this.drawRows(ctx);
       highlighted = this.drawWaits(ctx);
-      this.drawMessages(ctx);
+      pairCount = drawMessages(ctx, this);
+      aggregated = this.drawGroupRows(ctx);  // over the messages, which end inside it
       if (this.showPath) path = this.drawPath(ctx);
       ctx.restore();
     }
@@ -246,6 +287,9 @@ export class Timeline {
     this.canvas.dataset.highlighted = String(highlighted);
     this.canvas.dataset.critical = String(path[0]);
     this.canvas.dataset.links = String(path[1]);
+    this.canvas.dataset.pairMessages = String(pairCount);
+    this.canvas.dataset.aggregated = aggregated.join(',');
+    if (this.pair && current) this.onPairDrawn(pairCount);
     this.canvas.dataset.ready = current ? '1' : '0';
     this.canvas.dataset.window = `${this.t0},${this.t1}`;
   }
@@ -258,8 +302,11 @@ export class Timeline {
       ctx.fillRect(0, g.y, width, GROUP_HEADER);
       ctx.fillStyle = '#1d1d1f';
       ctx.font = 'bold 11px system-ui, sans-serif';
-      ctx.fillText(this.fit(ctx, `${g.collapsed ? '▸' : '▾'} ${g.metahost}  (${g.last - g.first + 1}${g.collapsed ? ' ranks, collapsed: click to open' : ''})`, width - 8), 4, g.y + GROUP_HEADER / 2);
+      ctx.fillText(this.fit(ctx, `${g.collapsed ? '▸' : '▾'} ${g.metahost}  (${g.last - g.first + 1}${g.collapsed ? ' ranks in one row: click to open' : ''})`, width - 8), 4, g.y + GROUP_HEADER / 2);
       ctx.font = '11px system-ui, sans-serif';
+    }
+    for (const g of this.groups) {
+      if (g.collapsed) ctx.fillText(this.fit(ctx, `all ${g.last - g.first + 1}, stacked`, GUTTER - 14), 6, g.aggY + g.aggH / 2);
     }
     // rank labels at any density: every row when rows are >= 9 px, else every step-th row of
     // each metahost group (labels stay 11 px apart), with a tick; hover names any row
@@ -331,14 +378,14 @@ export class Timeline {
       const y = this.rowY[row.row];
       if (row.exact) {
         for (let i = 0; i < row.cp.length; i += 1) {
-          const colour = this.colourOfCp(row.cp[i]);
+          const colour = this.filtered(row.cp[i], this.colourOfCp(row.cp[i]));
           if (!colour) continue;
           const x0 = this.xOf(row.start[i]);
           const x1 = this.xOf(row.end[i]);
           ctx.globalAlpha = faded(row.cp[i]) ? 0.18 : 1;
           ctx.fillStyle = colour;
           ctx.fillRect(x0, y, Math.max(x1 - x0, 0.6), h);
-          if (h >= 10 && x1 - x0 > 24) named.push([x0, x1, y, row.cp[i]]);
+          if (h >= 10 && x1 - x0 > 24 && colour !== FILTERED_OUT) named.push([x0, x1, y, row.cp[i]]);
         }
       } else {
         for (let i = 0; i < row.cp.length; i += 1) {
@@ -350,6 +397,7 @@ export class Timeline {
           if (mpi >= 0.5) colour = isMpi ? CATEGORY_COLOURS[cat] : CATEGORY_COLOURS[2];
           else if (cp >= 0) colour = isMpi ? CATEGORY_COLOURS[1] : CATEGORY_COLOURS[cat];
           else if (mpi > 0) colour = CATEGORY_COLOURS[2];
+          if (cp >= 0) colour = this.filtered(cp, colour);
           if (!colour) continue;
           ctx.globalAlpha = faded(cp) ? 0.18 : 1;
           ctx.fillStyle = colour;
@@ -373,18 +421,49 @@ export class Timeline {
     this.canvas.dataset.namesInBars = String(shown);
   }
 
+  // collapsed groups: one aggregated row each (group-row.js); returns their metahosts
+  drawGroupRows(ctx) {
+    const drawn = [];
+    for (const g of this.groups) {
+      const d = g.collapsed && this.groupData && this.groupData.get(g.metahost);
+      if (!d || d.t0 !== this.t0 || d.t1 !== this.t1) continue;
+      drawGroupRow(ctx, this, g, d);
+      drawn.push(g.metahost);
+    }
+    return drawn;
+  }
+
+  groupRowAt(y) { return this.groups.find((g) => g.collapsed && y >= g.aggY && y < g.aggY + g.aggH) || null; }
+
+  // The call path a row's data shows at time t (-1: none or not sent).
+  cpAt(detail, t) {
+    if (!detail || !detail.cp.length) return -1;
+    if (!detail.exact) return detail.cp[Math.min(detail.cp.length - 1, Math.max(0, Math.floor(((t - this.t0) / (this.t1 - this.t0)) * detail.cp.length)))];
+    let lo = 0, hi = detail.start.length - 1;
+    while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (detail.start[mid] <= t) lo = mid; else hi = mid - 1; }
+    return detail.start[lo] <= t && t < detail.end[lo] ? detail.cp[lo] : -1;
+  }
+
   drawWaits(ctx) {
     const w = this.data.waits;
     const active = this.highlight.length > 0;
     let count = 0;
     const later = [];
+    // under the function filter, a wait band on a filtered-out function fades (or hides) with it
+    const detailOf = this.functions ? new Map(this.data.rows.map((d) => [d.row, d])) : null;
+    const outside = (i) => {
+      const cp = detailOf ? this.cpAt(detailOf.get(w.row[i]), (w.start[i] + w.end[i]) / 2) : -1;
+      return cp >= 0 && !this.functions.has(this.regionOfCp[cp]);
+    };
     for (let i = 0; i < w.row.length; i += 1) {
       const y = this.rowY[w.row[i]];
       if (y === undefined || this.hiddenRow[w.row[i]]) continue;
       const x0 = this.xOf(w.start[i]);
       const x1 = Math.max(this.xOf(w.end[i]), x0 + 2);
       if (active && this.isHighlighted(w.pattern[i], w.klass[i])) { later.push([x0, x1, y]); count += w.count[i]; continue; }
-      ctx.fillStyle = active ? 'rgba(120,120,120,0.35)' : patternColour(w.pattern[i]);
+      const filtered = outside(i);
+      if (filtered && this.hideFiltered) continue;
+      ctx.fillStyle = active || filtered ? 'rgba(120,120,120,0.35)' : patternColour(w.pattern[i]);
       const band = Math.max(2, Math.round(this.rowH * 0.45));
       ctx.fillRect(x0, y + this.rowH - band - 1, x1 - x0, band);
     }
@@ -398,22 +477,6 @@ export class Timeline {
       }
     }
     return count;
-  }
-
-  drawMessages(ctx) {
-    const m = this.data.messages;
-    const crowded = m.from.length > 400;  // many lines: lighter, so the rows stay readable
-    for (let i = 0; i < m.from.length; i += 1) {
-      const ya = this.rowY[m.from[i]];
-      const yb = this.rowY[m.to[i]];
-      if (ya === undefined || yb === undefined) continue;
-      ctx.strokeStyle = m.grid[i] ? (crowded ? 'rgba(31,111,235,0.35)' : MSG_GRID) : (crowded ? 'rgba(20,20,20,0.25)' : MSG_LOCAL);
-      ctx.lineWidth = m.grid[i] && !crowded ? 2 : 1;
-      ctx.beginPath();
-      ctx.moveTo(this.xOf(m.ts[i]), ya + this.rowH / 2);
-      ctx.lineTo(this.xOf(m.tr[i]), yb + this.rowH / 2);
-      ctx.stroke();
-    }
   }
 
   // The critical path: a bar along the top of each row it runs on, and a dashed arrow where it
@@ -472,39 +535,15 @@ export class Timeline {
   }
 
   // ------------------------------------------------------------- interaction
-  // The message line nearest to (x, y) within 4 px, as an index into data.messages (-1: none).
-  messageAt(x, y) {
-    const m = this.data && this.data.messages;
-    if (!m) return -1;
-    let best = -1, bestD = 4;
-    for (let i = 0; i < m.from.length; i += 1) {
-      const ya = this.rowY[m.from[i]], yb = this.rowY[m.to[i]];
-      if (ya === undefined || yb === undefined) continue;
-      const x1 = this.xOf(m.ts[i]), y1 = ya + this.rowH / 2, x2 = this.xOf(m.tr[i]), y2 = yb + this.rowH / 2;
-      const dx = x2 - x1, dy = y2 - y1, len2 = dx * dx + dy * dy;
-      const k = len2 ? Math.max(0, Math.min(1, ((x - x1) * dx + (y - y1) * dy) / len2)) : 0;
-      const d = Math.hypot(x - (x1 + k * dx), y - (y1 + k * dy));
-      if (d < bestD) { bestD = d; best = i; }
-    }
-    return best;
-  }
-
-  describeMessage(i) {
-    const m = this.data.messages;
-    const from = this.meta.rows[m.from[i]], to = this.meta.rows[m.to[i]];
-    const lines = [`message ${from.label} (${from.metahost}) → ${to.label} (${to.metahost})${m.grid[i] ? ', across metahosts' : ''}`,
-      `${bytes(m.bytes[i])}${m.tag && m.tag[i] !== null && m.tag[i] !== undefined ? `, tag ${m.tag[i]}` : ''}`
-        + `${m.count[i] > 1 ? ` (one of ${m.count[i]} drawn as this line)` : ''}`,
-      `sent ${ns(m.ts[i])}, received ${ns(m.tr[i])}: ${ns(m.tr[i] - m.ts[i])}`];
-    return lines.join('\n');
-  }
-
   describe(x, y) {
-    const msg = this.messageAt(x, y);
+    const msg = messageAt(this, x, y);
     if (msg >= 0) {
       this.canvas.dataset.hoverMessage = String(msg);
-      return this.describeMessage(msg);
+      return describeMessage(this, msg);
     }
+    const group = this.groupRowAt(y);
+    const gd = group && this.groupData && this.groupData.get(group.metahost);
+    if (gd && x >= GUTTER) return describeGroupRow(this, group, gd, this.tOf(x)).join('\n');
     const row = this.rowAt(y);
     if (row < 0 || x < GUTTER || !this.data) return null;
     const r = this.meta.rows[row];
@@ -547,12 +586,14 @@ export class Timeline {
       this.zoom(e.deltaY < 0 ? 0.8 : 1.25, x > GUTTER ? this.tOf(x) : undefined);
     }, { passive: false });
     let drag = null;
-    c.addEventListener('mousedown', (e) => { drag = { x: e.clientX, t0: this.t0, t1: this.t1 }; });
+    let downX = null;  // a click that ended a drag (pan) toggles nothing
+    c.addEventListener('mousedown', (e) => { drag = { x: e.clientX, t0: this.t0, t1: this.t1 }; downX = e.clientX; });
     window.addEventListener('mouseup', () => { drag = null; });
     c.addEventListener('dblclick', () => this.reset());
     c.addEventListener('click', (e) => {  // a metahost header opens or collapses its group
       const rect = c.getBoundingClientRect();
-      const g = this.groupAt(e.clientY - rect.top);
+      if (downX !== null && Math.abs(e.clientX - downX) > 2) return;
+      const g = this.groupAt(e.clientY - rect.top) || this.groupRowAt(e.clientY - rect.top);  // or its aggregated row
       if (g) this.toggleGroup(g.metahost);
     });
     c.addEventListener('mousemove', (e) => {
