@@ -177,6 +177,19 @@ try {
     await page.click('#tabs button[data-tab="comm"]');
     await page.waitForSelector('#comm-view table.matrix', { timeout: 10000 });
     report.matrix_cells = await page.$$eval('#comm-view table.matrix tbody td', (tds) => tds.map((td) => td.textContent));
+  } else if (mode === 'largest') {
+    // a fresh view: open the way to the pattern ARG (the run's largest) and click it, as a user
+    // does; where it is shows in the call and system trees
+    await revealMetric(page, arg);
+    await page.click(`#metric-tree .node[data-key="${arg}"] .label`);
+    await page.waitForFunction((k) => (document.getElementById('timeline').dataset.highlight || '').includes(k), arg, { timeout: 10000 });
+    await timelineSettled(page);
+    report.selected = await page.getAttribute(`#metric-tree .node[data-key="${arg}"]`, 'aria-selected');
+    report.call_values = await page.$$eval('#call-tree .node', (els) => els.map((e) => [e.dataset.key,
+      e.querySelector('.value').textContent, e.querySelector('.pct').textContent]));
+    report.system_values = await page.$$eval('#system-tree .node', (els) => els.map((e) => [e.dataset.key,
+      e.querySelector('.value').textContent, e.querySelector('.pct').textContent]));
+    report.rows = await page.evaluate(() => window.__gridscope.timeline.meta.rows.length);
   } else if (mode === 'matrix') {
     // a run of many ranks: the rank matrix on a canvas with axes, a legend and a caption;
     // the smallest non-empty cell is coloured on a log scale, near white on a linear one
@@ -190,7 +203,7 @@ try {
       }, scale, { timeout: 10000 });
       return page.evaluate(async () => {
         const m = await (await fetch('/api/comm?level=rank')).json();
-        const smallest = m.cells.reduce((a, x) => (x[2] < a[2] ? x : a));
+        const smallest = m.cells.row.map((r, i) => [r, m.cells.col[i], m.cells.bytes[i], m.cells.count[i]]).reduce((a, x) => (x[2] < a[2] ? x : a));
         const canvas = document.querySelector('#comm-view canvas[data-level="rank"]');
         const cell = Number(canvas.dataset.cell);
         const x = 110 + smallest[1] * cell + cell / 2, y = 22 + smallest[0] * cell + cell / 2;
@@ -375,7 +388,7 @@ try {
     // click a rank matrix cell (table or canvas): that pair's messages light up on the timeline
     const cell = await page.evaluate(async () => {
       const m = await (await fetch('/api/comm?level=rank')).json();
-      const c = m.cells.find(([r, col, , k]) => r !== col && k > 0 && m.ranks[r] !== 0);
+      const c = m.cells.row.map((r, i) => [r, m.cells.col[i], m.cells.bytes[i], m.cells.count[i]]).find(([r, col, , k]) => r !== col && k > 0 && m.ranks[r] !== 0);
       return { r: c[0], c: c[1], k: c[3], from: m.ranks[c[0]], to: m.ranks[c[1]], n: m.labels.length };
     });
     report.cell = cell;
@@ -426,7 +439,7 @@ try {
     await timelineSettled(page);
     report.metahost_cell = await page.evaluate(async () => {
       const m = await (await fetch('/api/comm?level=metahost')).json();
-      const c = m.cells.find(([r, col, , k]) => r !== col && k > 0);
+      const c = m.cells.row.map((r, i) => [r, m.cells.col[i], m.cells.bytes[i], m.cells.count[i]]).find(([r, col, , k]) => r !== col && k > 0);
       return { r: c[0], c: c[1], k: c[3], from: m.labels[c[0]], to: m.labels[c[1]] };
     });
     await page.click('#tabs button[data-tab="comm"]');
@@ -515,7 +528,8 @@ try {
       const m = await (await fetch('/api/comm?level=rank')).json();
       const groups = m.groups || [];
       const last = groups[groups.length - 1];
-      return m.cells.find(([r, c]) => r !== c && (!last || (r < last[1] && c >= last[1]))) || m.cells[0];
+      const cells = m.cells.row.map((r, i) => [r, m.cells.col[i], m.cells.bytes[i], m.cells.count[i]]);
+      return cells.find(([r, c]) => r !== c && (!last || (r < last[1] && c >= last[1]))) || cells[0];
     });
     const canvas = await page.$('#comm-view canvas[data-level="rank"]');
     const size = Number(await canvas.getAttribute('data-cell'));

@@ -19,6 +19,7 @@ from viewer_shared import run_gridscope
 from viewer_fixtures import synth_trace
 
 from gridscope.analysis.waitstates import read_waitstates
+from gridscope.viewer.comm import cell_list
 from gridscope.viewer.run import RunFolder
 from gridscope.viewer.server import ViewerData
 from gridscope.viewer.trace import Trace, dump
@@ -101,7 +102,7 @@ def test_matrix_bytes_match_the_metric_trees_bytes_sent(analysed):
     assert every["total_bytes"] == pytest.approx(every["profile_bytes_sent"], rel=1e-9)
     coll = data.comm_matrix("rank", None, None, "collective")
     rows = np.zeros(len(coll["labels"]))
-    for r, _, b, _ in coll["cells"]:
+    for r, _, b, _ in cell_list(coll["cells"]):
         rows[r] += b
     in_collectives = sent[sent["callpath"].str.endswith("MPI_Allreduce")].groupby("rank")["value"].sum()
     assert len(in_collectives) == len(coll["ranks"]) and in_collectives.sum() > 0

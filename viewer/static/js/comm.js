@@ -6,14 +6,24 @@ import { get } from './api.js';
 import { clear, el, table } from './dom.js';
 import { bytes, heat } from './format.js';
 
+// /api/comm's cells come as columns (row, col, bytes, count); one [r, c, bytes, count] per cell
+export function cellList(cols) {
+  return cols.row.map((r, i) => [r, cols.col[i], cols.bytes[i], cols.count[i]]);
+}
+
 let ticket = 0;
 const LOG_RANGE = 100;  // auto: log scale once the non-empty cells span more than this factor
 const LEFT = 110, TOP = 22;  // canvas margins for the axes' labels, px
 
 // value -> [0, 1] on the chosen scale (a non-empty cell is never white on a log scale)
 function scaler(values, scale) {
-  const max = Math.max(1, ...values);
-  const min = Math.max(1, Math.min(...values.filter((v) => v > 0), max));
+  // (a loop, not Math.max(...values): a million cells would overflow the call stack)
+  let max = 1, smallest = Infinity;
+  for (const v of values) {
+    if (v > max) max = v;
+    if (v > 0 && v < smallest) smallest = v;
+  }
+  const min = Math.max(1, Math.min(smallest, max));
   const log = scale === 'log' || (scale === 'auto' && max / min > LOG_RANGE);
   const f = log ? (v) => (v > 0 ? 0.05 + 0.95 * Math.log(v / min + 1) / Math.log(max / min + 1) : 0) : (v) => v / max;
   return { f, log, min, max };
@@ -61,9 +71,10 @@ export async function renderComm(container, totalLabel, { level, window, show, s
   totalLabel.textContent = `${bytes(m.total_bytes)} in ${m.total_messages} messages`;
   const n = m.labels.length;
   const grid = Array.from({ length: n }, () => new Array(n).fill(null));
-  for (const [r, c, b, k] of m.cells) grid[r][c] = { b, k };
+  const cells = cellList(m.cells);
+  for (const [r, c, b, k] of cells) grid[r][c] = { b, k };
   const valueOf = (cell) => (cell ? (show === 'bytes' ? cell.b : cell.k) : 0);
-  const s = scaler(m.cells.map(([, , b, k]) => (show === 'bytes' ? b : k)), scale);
+  const s = scaler(cells.map(([, , b, k]) => (show === 'bytes' ? b : k)), scale);
   const text = (cell) => (cell ? (show === 'bytes' ? bytes(cell.b) : String(cell.k)) : '');
   const keyOf = (i) => (level === 'rank' ? m.ranks[i] : m.labels[i]);
   const pick = (r, c) => onCell && grid[r][c] && onCell({ level, from: keyOf(r), to: keyOf(c), fromLabel: m.labels[r], toLabel: m.labels[c] });
@@ -89,7 +100,7 @@ export async function renderComm(container, totalLabel, { level, window, show, s
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = '#fff';
   ctx.fillRect(0, 0, LEFT + side, TOP + side);
-  for (const [r, c, b, k] of m.cells) {
+  for (const [r, c, b, k] of cells) {
     ctx.fillStyle = heat(s.f(show === 'bytes' ? b : k));
     ctx.fillRect(LEFT + c * cell, TOP + r * cell, cell, cell);
   }

@@ -51,7 +51,9 @@ export class Timeline {
     this.groups = groups;
     const avail = Math.max(120, this.wrap.clientHeight - groups.length * GROUP_HEADER - AXIS - 4);
     const fit = Math.floor(avail / Math.max(rows.length, 1));
-    this.rowH = Math.max(3, Math.min(22 * Math.max(1, this.vzoom), Math.round(Math.min(22, fit) * this.vzoom)));
+    // rows that fit (at least 3 px: more ranks than pixels scroll), times the vertical zoom
+    const base = Math.max(3, Math.min(22, fit));
+    this.rowH = Math.max(3, Math.min(22 * Math.max(1, this.vzoom), Math.round(base * this.vzoom)));
     this.rowY = new Array(rows.length);
     this.hiddenRow = new Array(rows.length).fill(false);
     let y = AXIS;
