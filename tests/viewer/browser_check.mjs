@@ -589,6 +589,16 @@ try {
     await page.click('#tabs button[data-tab="summary"]');
     report.summary_text = await page.textContent('#summary-view');
     report.findings = await page.$$eval('#findings li strong', (els) => els.map((e) => e.textContent));
+  } else if (mode === 'values') {
+    // Cube's value modes: absolute (value and share) and percent of the run (share alone)
+    const cells = (tree) => page.$$eval(`#${tree} .node`, (els) => els.map((e) => [e.dataset.key,
+      e.querySelector('.value').textContent, e.querySelector('.pct').textContent]));
+    report.absolute = await cells('metric-tree');
+    await page.selectOption('#value-mode', 'percent');
+    report.percent_metrics = await cells('metric-tree');
+    report.percent_calls = await cells('call-tree');
+    await page.selectOption('#value-mode', 'absolute');
+    report.back = await cells('metric-tree');
   } else if (mode === 'zero') {
     // metrics that are zero everywhere: hidden at first, shown on request
     const rows = () => page.$$eval('#metric-tree .node', (els) => els.map((e) => e.dataset.key));

@@ -227,3 +227,15 @@ def test_window_summaries_follow_the_zoom(node_project, demo_run):
     assert any("MPI_Recv" in row for row in report["functions_whole"])
     assert report["t1_zoomed"] < report["t1_whole"]
     assert 0 < report["processes"] <= 10
+
+
+def test_value_modes_absolute_and_percent(node_project, demo_run):
+    """Issue 27: Cube's value modes. Absolute: seconds with the share of the run; percent of
+    the run: the share alone, Time at 100 %; back to absolute restores the seconds."""
+    report = viewed(node_project, demo_run, "values")
+    time_abs = dict((k, (v, p)) for k, v, p in report["absolute"])["time"]
+    assert time_abs[0].endswith((" s", " ms", " µs")) and time_abs[1] == "100.0 %"
+    time_pct = dict((k, (v, p)) for k, v, p in report["percent_metrics"])["time"]
+    assert time_pct == ("100.0 %", "")
+    assert report["percent_calls"] and all(v.endswith(" %") or v == "–" for _, v, _ in report["percent_calls"])
+    assert report["back"] == report["absolute"]

@@ -120,8 +120,9 @@ export class CubeBrowser {
     },
     el('span', { class: 'toggle', text: hasChildren ? (open ? '▾' : '▸') : '', onclick: (e) => { e.stopPropagation(); if (hasChildren) onToggle(); } }),
     this.swatch(v, total, maxAbs),
-    el('span', { class: 'value', text: value(v, uom) }),
-    el('span', { class: 'pct', text: d ? d.pct : percent(v, total) }),
+    // percent mode (Cube's "own root percent"): the share takes the value's place
+    el('span', { class: 'value', text: this.percentMode && !d ? percent(v, total) || '–' : value(v, uom) }),
+    el('span', { class: 'pct', text: d ? d.pct : this.percentMode ? '' : percent(v, total) }),
     d ? d.basenew : null,
     el('span', { class: 'label', text: label }),
     extra || null);
@@ -173,6 +174,11 @@ export class CubeBrowser {
     const keep = new Set();
     for (const i of match) for (let x = i; x >= 0 && !keep.has(x); x = items[x].parent) keep.add(x);
     return { keep, match };
+  }
+
+  setValueMode(mode) {
+    this.percentMode = mode === 'percent';
+    this.render();
   }
 
   setShowZero(on) {

@@ -272,6 +272,7 @@ async function boot() {
       // inclusive value, so a pattern clicked before it is opened shows where all of it is
       state.cube.mount($('metric-tree'), $('call-tree'), $('system-tree'));
       $('show-zero-metrics').addEventListener('change', (e) => state.cube.setShowZero(e.target.checked));
+      $('value-mode').addEventListener('change', (e) => state.cube.setValueMode(e.target.value));
       $('tree-search').addEventListener('input', (e) => state.cube.setFilter(e.target.value));
     } catch (err) { status(`cannot load the profile: ${err.message}`, true); }
   } else {
