@@ -10,7 +10,7 @@ import pytest
 
 from gridscope.viewer.server import make_server
 from test_browser import node_project, viewed  # noqa: F401  (the fixture is used by name)
-from test_server import request
+from test_server import get_json, request
 from viewer_fixtures import synth_trace
 from viewer_shared import run_gridscope, static_env
 
@@ -40,12 +40,6 @@ def servers(diff_runs):
     for srv in out.values():
         srv.shutdown()
         srv.server_close()
-
-
-def get_json(srv, path):
-    resp, body = request(srv, path)
-    assert resp.status == 200, body
-    return json.loads(body)
 
 
 def per_rank(srv, metric_uniq, callpath=None, of=""):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gridscope.viewer.server import make_server
-from test_server import request
+from test_server import get_json, request
 from viewer_shared import static_env
 
 
@@ -25,12 +25,6 @@ def server(demo_run):
     yield srv
     srv.shutdown()
     srv.server_close()
-
-
-def get_json(srv, path):
-    resp, body = request(srv, path)
-    assert resp.status == 200, body
-    return json.loads(body)
 
 
 @pytest.mark.parametrize("metahost", ["jsc", "brs"])
