@@ -84,16 +84,25 @@ class ViewerData:
             dur = c["msg_recv_time"] - c["msg_send_time"] if len(c["msg_send_time"]) else np.zeros(0)
             self.max_msg_ns = int(dur.max()) if len(dur) else 0
         self.waits = run.waitstates
-        ranks = self.waits.rank
-        self.wait_rows = np.asarray([self.row_of_rank.get(int(r), -1) for r in ranks], dtype=np.int32)
-        self.max_wait_ns = int((self.waits.end_ns - self.waits.start_ns).max()) if len(self.waits) else 0
+        self.wait_rows = self._rows_of(self.waits.rank)
+        self.max_wait_ns = self.waits.max_duration_ns
         self.path = run.critical_path
         self.path_rows = self._rows_of(self.path.rank)
         self.link_rows = (self._rows_of(self.path.link_cause_rank), self._rows_of(self.path.link_waiting_rank))
 
     def _rows_of(self, ranks: np.ndarray) -> np.ndarray:
         """Timeline row of each rank (its first location), -1 for a rank without one."""
-        return np.asarray([self.row_of_rank.get(int(r), -1) for r in ranks], dtype=np.int32)
+        ranks = np.asarray(ranks)
+        if not self.row_of_rank or len(ranks) == 0:
+            return np.full(len(ranks), -1, dtype=np.int32)
+        lo, hi = min(self.row_of_rank), max(self.row_of_rank)
+        table = np.full(hi - lo + 1, -1, dtype=np.int32)
+        for rank, row in self.row_of_rank.items():
+            table[rank - lo] = row
+        if int(ranks.min()) >= lo and int(ranks.max()) <= hi:  # the usual case: one gather
+            return table[ranks - lo] if lo else table[ranks]
+        inside = (ranks >= lo) & (ranks <= hi)
+        return np.where(inside, table[np.clip(ranks - lo, 0, hi - lo)], -1).astype(np.int32)
 
     def _metahost_order(self) -> dict[str, int]:
         names = list(self.run.summary.get("metahosts", {}) or {})
