@@ -71,3 +71,35 @@ def test_thin_never_exceeds_the_limit_and_keeps_the_total():
     assert len(pos) <= 300
     assert int(count.sum()) == n
     assert np.all(np.diff(pos) > 0)
+
+
+def test_in_window_splits_items_running_at_t0_from_those_starting_inside():
+    start = np.array([0, 10, 20, 30, 40])
+    end = np.array([5, 50, 21, 31, 45])
+    head, mid, hi = lod.in_window(start, end, longest=40, t0=22, t1=35)
+    assert head.tolist() == [1]        # 10-50 still runs at 22; 0-5 and 20-21 are over
+    assert (mid, hi) == (3, 4)         # 30-31 starts inside; 40 is after t1
+
+
+def test_even_sample_positions_and_what_each_stands_for():
+    pos, weight = lod.even_sample(10, 4)
+    assert pos.tolist() == [0, 2, 5, 7] and weight.tolist() == [2, 3, 2, 3]
+    pos, weight = lod.even_sample(3, 4)
+    assert pos.tolist() == [0, 1, 2] and weight.tolist() == [1, 1, 1]
+
+
+def test_sample_items_over_head_and_range():
+    idx, weight = lod.sample_items(np.array([1, 4]), 10, 14, m=3)  # items 1, 4, 10, 11, 12, 13
+    assert idx.tolist() == [1, 10, 12] and weight.tolist() == [2, 2, 2]
+    idx, weight = lod.sample_items(np.zeros(0, np.int64), 5, 7, m=3)
+    assert idx.tolist() == [5, 6] and weight.tolist() == [1, 1]
+
+
+def test_thin_with_weights_sums_them():
+    a = np.array([0, 0, 0, 1])
+    b = np.array([1, 1, 1, 0])
+    t = np.array([0, 1, 99, 2])
+    pos, count = lod.thin(a, b, t, 0, 100, width=2, limit=3, weights=np.array([5, 1, 2, 7]))
+    assert pos.tolist() == [0, 2, 3] and count.tolist() == [6, 2, 7]
+    pos, count = lod.thin(a, b, t, 0, 100, width=2, limit=10, weights=np.array([5, 1, 2, 7]))
+    assert pos.tolist() == [0, 1, 2, 3] and count.tolist() == [5, 1, 2, 7]

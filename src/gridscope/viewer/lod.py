@@ -80,18 +80,54 @@ def window_messages(send_time: np.ndarray, recv_time: np.ndarray, max_duration: 
     return idx[recv_time[lo:hi] >= t0]
 
 
+def in_window(start: np.ndarray, end: np.ndarray, longest: int, t0: int, t1: int) -> tuple[np.ndarray, int, int]:
+    """Items sorted by `start` whose [start, end] overlaps [t0, t1], without looking at those
+    that start inside the window: the indices of the ones that start before t0 and still
+    run at t0, and the range [mid, hi) of those that start in [t0, t1]."""
+    lo = int(np.searchsorted(start, t0 - longest, side="left"))
+    mid = int(np.searchsorted(start, t0, side="left"))
+    hi = max(int(np.searchsorted(start, t1, side="right")), mid)
+    head = np.arange(lo, mid, dtype=np.int64)
+    return head[np.asarray(end[lo:mid]) >= t0], mid, hi
+
+
+def even_sample(n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Positions 0..n-1 when n <= m, else m positions spread evenly over them; and how many
+    positions each one stands for (itself and those before the next one)."""
+    if n <= m:
+        return np.arange(n, dtype=np.int64), np.ones(n, dtype=np.int64)
+    pos = (np.arange(m, dtype=np.int64) * n) // m
+    return pos, np.diff(np.append(pos, n))
+
+
+def sample_items(head: np.ndarray, mid: int, hi: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """even_sample over the items `head` followed by mid..hi-1 (in_window's answer): their
+    indices and how many items each stands for. Costs O(m), whatever the number of items."""
+    pos, weight = even_sample(len(head) + hi - mid, m)
+    in_head = pos < len(head)
+    idx = mid + pos - len(head)
+    if len(head):
+        idx = np.where(in_head, head[np.minimum(pos, len(head) - 1)], idx)
+    return idx, weight
+
+
 def thin(keys_a: np.ndarray, keys_b: np.ndarray, times: np.ndarray, t0: int, t1: int,
-         width: int, limit: int) -> tuple[np.ndarray, np.ndarray]:
+         width: int, limit: int, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Keep one item per (a, b, pixel of time) when there are more than `limit`.
 
-    Returns the kept positions and how many items each one stands for.
+    Returns the kept positions and how many items each one stands for (with `weights`:
+    the sum of the weights of the items it stands for, e.g. an even_sample's).
     """
     n = len(times)
     if n <= limit:
-        return np.arange(n), np.ones(n, dtype=np.int64)
+        return np.arange(n), (np.ones(n, dtype=np.int64) if weights is None else np.asarray(weights, np.int64))
     pixel = np.clip(((times - t0) * width) // max(t1 - t0, 1), 0, width - 1).astype(np.int64)
     key = (keys_a.astype(np.int64) * (int(keys_b.max(initial=0)) + 1) + keys_b) * width + pixel
-    _, first, counts = np.unique(key, return_index=True, return_counts=True)
+    if weights is None:
+        _, first, counts = np.unique(key, return_index=True, return_counts=True)
+    else:
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        counts = np.bincount(inverse, weights=weights).astype(np.int64)
     order = np.argsort(first, kind="stable")
     first, counts = first[order], counts[order]
     if len(first) > limit:  # still too many: an even sample, each standing for its stride

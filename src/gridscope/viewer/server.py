@@ -37,6 +37,7 @@ MESSAGE_LIMIT = 5000
 WAIT_LIMIT = 20000
 PATH_LIMIT = 20000        # critical-path stretches per answer
 LINK_LIMIT = 5000         # critical-path links (cause -> wait) per answer
+SAMPLE = 8                # more than SAMPLE x a limit in the window: thin an even sample of that many
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
@@ -86,6 +87,8 @@ class ViewerData:
         self.waits = run.waitstates
         self.wait_rows = self._rows_of(self.waits.rank)
         self.max_wait_ns = self.waits.max_duration_ns
+        rows = self.wait_rows
+        self.wait_row_range = (int(rows.min()), int(rows.max())) if len(rows) else (0, -1)
         self.path = run.critical_path
         self.path_rows = self._rows_of(self.path.rank)
         self.link_rows = (self._rows_of(self.path.link_cause_rank), self._rows_of(self.path.link_waiting_rank))
@@ -211,13 +214,19 @@ class ViewerData:
 
     def _messages(self, t0, t1, width, r0, r1) -> dict:
         c = self.trace.columns
-        idx = lod.window_messages(c["msg_send_time"], c["msg_recv_time"], self.max_msg_ns, t0, t1)
+        head, mid, hi = lod.in_window(c["msg_send_time"], c["msg_recv_time"], self.max_msg_ns, t0, t1)
+        if r0 <= 0 and r1 >= len(self.rows):  # every message touches a row asked for
+            idx, weight = lod.sample_items(head, mid, hi, SAMPLE * MESSAGE_LIMIT)
+        else:
+            idx = np.concatenate([head, np.arange(mid, hi, dtype=np.int64)])
+            src, dst = self.row_of_loc[c["msg_send_loc"][idx]], self.row_of_loc[c["msg_recv_loc"][idx]]
+            idx = idx[((src >= r0) & (src < r1)) | ((dst >= r0) & (dst < r1))]
+            pos, weight = lod.even_sample(len(idx), SAMPLE * MESSAGE_LIMIT)
+            idx = idx[pos]
         src = self.row_of_loc[c["msg_send_loc"][idx]] if len(idx) else np.zeros(0, np.int32)
         dst = self.row_of_loc[c["msg_recv_loc"][idx]] if len(idx) else np.zeros(0, np.int32)
-        keep = ((src >= r0) & (src < r1)) | ((dst >= r0) & (dst < r1))
-        idx, src, dst = idx[keep], src[keep], dst[keep]
         ts = c["msg_send_time"][idx].astype(np.int64)
-        pos, count = lod.thin(src, dst, ts, t0, t1, width, MESSAGE_LIMIT)
+        pos, count = lod.thin(src, dst, ts, t0, t1, width, MESSAGE_LIMIT, weight)
         idx, src, dst = idx[pos], src[pos], dst[pos]
         mh = [l.metahost for l in self.rows]
         grid = [mh[a] != mh[b] for a, b in zip(src.tolist(), dst.tolist())]
@@ -230,14 +239,17 @@ class ViewerData:
         w = self.waits
         if len(w) == 0:
             return {"row": [], "start": [], "end": [], "pattern": [], "klass": [], "count": []}
-        lo = int(np.searchsorted(w.start_ns, t0 - self.max_wait_ns, side="left"))
-        hi = int(np.searchsorted(w.start_ns, t1, side="right"))
-        idx = np.arange(lo, hi)
-        rows = self.wait_rows[lo:hi]
-        keep = (w.end_ns[lo:hi] >= t0) & (rows >= r0) & (rows < r1)
-        idx = idx[keep]
+        head, mid, hi = lod.in_window(w.start_ns, w.end_ns, self.max_wait_ns, t0, t1)
+        if r0 <= self.wait_row_range[0] and r1 > self.wait_row_range[1]:  # all on rows asked for
+            idx, weight = lod.sample_items(head, mid, hi, SAMPLE * WAIT_LIMIT)
+        else:
+            idx = np.concatenate([head, np.arange(mid, hi, dtype=np.int64)])
+            rows = self.wait_rows[idx]
+            idx = idx[(rows >= r0) & (rows < r1)]
+            pos, weight = lod.even_sample(len(idx), SAMPLE * WAIT_LIMIT)
+            idx = idx[pos]
         pos, count = lod.thin(self.wait_rows[idx], w.pattern[idx].astype(np.int64) * 4 + w.klass[idx],
-                              w.start_ns[idx], t0, t1, width, WAIT_LIMIT)
+                              w.start_ns[idx], t0, t1, width, WAIT_LIMIT, weight)
         idx = idx[pos]
         return {"row": self.wait_rows[idx].tolist(), "start": w.start_ns[idx].tolist(),
                 "end": w.end_ns[idx].tolist(), "pattern": w.pattern[idx].tolist(),
