@@ -9,7 +9,6 @@ keeps any injected markup from running even if a name slipped past the escaping.
 
 from __future__ import annotations
 
-import json
 import math
 import mimetypes
 import os
@@ -25,7 +24,7 @@ import numpy as np
 
 from gridscope.analysis import names as N
 from gridscope.errors import GridscopeError
-from gridscope.viewer import comm, lod
+from gridscope.viewer import comm, fastjson, lod
 from gridscope.viewer.run import DOWNLOADABLE, RunFolder
 from gridscope.viewer.trace import CATEGORY_NAMES, Trace, open_trace
 
@@ -165,16 +164,17 @@ class ViewerData:
         if (r1 - r0) * width > MAX_CELLS:
             raise BadRequest("window too large: ask for fewer rows or pixels")
         rows = []
-        for row in range(r0, r1):
-            loc = self.rows[row].index
-            seg_time, seg_cp, seg_mpicum = t.segments(loc)
-            d = lod.row_detail(seg_time, seg_cp, seg_mpicum, t.cp_is_mpi, t0, t1, width)
-            item = {"row": row, "exact": d.exact, "cp": d.cp.tolist()}
+        offsets = t.seg_offsets
+        spans = [(int(offsets[self.rows[row].index]), int(offsets[self.rows[row].index + 1])) for row in range(r0, r1)]
+        c = t.columns
+        details = lod.rows_detail(c["seg_time"], c["seg_cp"], c["seg_mpicum"], spans, t.cp_is_mpi, t0, t1, width)
+        for row, d in zip(range(r0, r1), details):
             if d.exact:
-                item["start"] = d.start.tolist()
-                item["end"] = d.end.tolist()
-            else:
-                item["mpi"] = np.rint(d.mpi_fraction * 1000).astype(np.int32).tolist()
+                item = {"row": row, "exact": True, "cp": d.cp.tolist(), "start": d.start.tolist(),
+                        "end": d.end.tolist()}
+            else:  # numpy arrays: the answer's bulk, written by fastjson
+                item = {"row": row, "exact": False, "cp": d.cp,
+                        "mpi": np.rint(d.mpi_fraction * 1000).astype(np.int32)}
             rows.append(item)
         return {"t0": t0, "t1": t1, "width": width, "r0": r0, "r1": r1, "rows": rows,
                 "messages": self._messages(t0, t1, width, r0, r1),
@@ -434,7 +434,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def _json(self, obj, status=HTTPStatus.OK):
-        body = json.dumps(obj, separators=(",", ":"), allow_nan=False, default=_json_default).encode()
+        body = fastjson.dumps(obj)
         self._headers(status, "application/json; charset=utf-8", len(body))
         if self.command != "HEAD":
             self.wfile.write(body)
@@ -487,12 +487,6 @@ def _finite(obj):
     if isinstance(obj, list):
         return [_finite(v) for v in obj]
     return obj
-
-
-def _json_default(obj):
-    if isinstance(obj, np.generic):
-        return obj.item()
-    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
