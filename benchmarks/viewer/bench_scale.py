@@ -9,7 +9,9 @@ profile, wait states, critical path) once under --workdir, then measures in the 
   body[data-ready], its first timeline picture and its window summary; cold (no
   .gridscope-cache) and warm;
 - the latency of what the page asks for on zoom and pan: /api/timeline with all rows at
-  --width px and /api/window, for the whole run, 1/10, 1/100, 1/1000 of it, and pans.
+  --width px and /api/window, for the whole run, 1/10, 1/100, 1/1000 of it, and pans;
+  beside each latency the server process's CPU time for the request (/proc, 10 ms steps),
+  which a loaded machine inflates less than the wall-clock latency.
 
 Figures are medians of --repeat runs (min and max beside them).
 
@@ -116,8 +118,16 @@ def ready(browser: Browser, run: Path, cold: bool) -> dict:
             "timeline": listening + page["timeline_ms"] / 1e3, "all": total, "requests": page["requests"]}
 
 
-def get(port: int, path: str) -> tuple[float, int]:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process PID so far (Linux /proc, clock ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def get(port: int, path: str, pid: int) -> tuple[float, int, float]:
+    """Latency (s), answer size (bytes) and the server's CPU time for it (s, 10 ms steps)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    cpu = cpu_seconds(pid)
     t = time.perf_counter()
     conn.request("GET", path)
     resp = conn.getresponse()
@@ -126,7 +136,12 @@ def get(port: int, path: str) -> tuple[float, int]:
     conn.close()
     if resp.status != 200:
         raise SystemExit(f"{path}: HTTP {resp.status} {body[:200]!r}")
-    return dt, len(body)
+    return dt, len(body), cpu_seconds(pid) - cpu
+
+
+def row(name: str, lat: list[tuple[float, int, float]]) -> str:
+    return (f"{name:<34} {stats([a for a, _, _ in lat]):>28} {lat[0][1] / 1e6:7.2f} "
+            f"{stats([c for _, _, c in lat]):>24}")
 
 
 def main() -> None:
@@ -195,22 +210,26 @@ def main() -> None:
         meta = json.loads(conn.getresponse().read())
         nrows, dur = len(meta["rows"]), int(meta["duration_ns"])
         print(f"\nrequests ({nrows} rows at {args.width} px; warm server; window centred, pans by half a window)")
-        print(f"{'request':<34} {'latency s':>28} {'MB':>7}")
+        print(f"{'request':<34} {'latency s':>28} {'MB':>7} {'server CPU s':>24}")
         for name in ("/api/meta", "/api/profile"):
-            lat = [get(port, name) for _ in range(rep)]
-            print(f"{name:<34} {stats([a for a, _ in lat]):>28} {lat[0][1] / 1e6:7.2f}")
+            lat = [get(port, name, proc.pid) for _ in range(rep)]
+            print(row(name, lat))
         for label, frac in (("whole run", 1.0), ("1/10", 0.1), ("1/100", 0.01), ("1/1000", 0.001)):
             span = max(int(dur * frac), 1000)
             t0 = (dur - span) // 2
             for api, extra in (("timeline", f"&width={args.width}&r0=0&r1={nrows}"), ("window", "")):
-                lat = [get(port, f"/api/{api}?t0={t0}&t1={t0 + span}{extra}") for _ in range(rep)]
-                print(f"{'/api/' + api + ' ' + label:<34} {stats([a for a, _ in lat]):>28} {lat[0][1] / 1e6:7.2f}")
+                lat = [get(port, f"/api/{api}?t0={t0}&t1={t0 + span}{extra}", proc.pid) for _ in range(rep)]
+                print(row(f"/api/{api} {label}", lat))
+            if frac == 1:  # taller rows (rows +) or a rank filter: the page asks for some rows only
+                sub = f"/api/timeline?t0={t0}&t1={t0 + span}&width={args.width}&r0={nrows // 2}&r1={nrows // 2 + 64}"
+                print(row(f"/api/timeline {label}, 64 rows", [get(port, sub, proc.pid) for _ in range(rep)]))
             if frac < 1:
                 lat = []
                 for k in range(1, rep + 1):  # each pan a window never asked before
                     a = t0 + k * span // 2
-                    lat.append(get(port, f"/api/timeline?t0={a}&t1={a + span}&width={args.width}&r0=0&r1={nrows}"))
-                print(f"{'/api/timeline ' + label + ' pan':<34} {stats([a for a, _ in lat]):>28} {lat[0][1] / 1e6:7.2f}")
+                    lat.append(get(port, f"/api/timeline?t0={a}&t1={a + span}&width={args.width}&r0=0&r1={nrows}",
+                                   proc.pid))
+                print(row(f"/api/timeline {label} pan", lat))
     finally:
         stop(proc)
     print(f"\nload average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
