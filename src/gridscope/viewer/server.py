@@ -492,6 +492,28 @@ def _finite(obj):
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
+def _in_background(work):
+    """Start WORK in a thread; the returned function waits for it and re-raises its error."""
+    box = {}
+
+    def run():
+        try:
+            box["value"] = work()
+        except BaseException as err:  # handed to the caller
+            box["error"] = err
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+
+    def result():
+        thread.join()
+        if "error" in box:
+            raise box["error"]
+        return box.get("value")
+
+    return result
+
+
 def make_server(run_folder: str | os.PathLike, host: str = "127.0.0.1", port: int = 0,
                 verbose: bool = False) -> ThreadingHTTPServer:
     """Load the run (dumping its trace once) and bind the server; call serve_forever()."""
@@ -499,7 +521,12 @@ def make_server(run_folder: str | os.PathLike, host: str = "127.0.0.1", port: in
     if (path / "summary.json").is_file() or not (path.suffix == ".otf2" or (path / "traces.otf2").is_file()):
         run = RunFolder(run_folder)
         anchor = run.trace_anchor
+        # the run's own files load while the native helper dumps the trace (the other core)
+        loads = [_in_background(lambda name=name: getattr(run, name))
+                 for name in ("waitstates", "critical_path", "experiment")]
         trace = open_trace(anchor, run.folder) if anchor is not None else None
+        for done in loads:
+            done()
     else:  # a bare trace: its dump goes to the user's cache, never beside the trace
         from gridscope.viewer.trace import find_anchor
 
