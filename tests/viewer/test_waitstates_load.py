@@ -56,3 +56,19 @@ def test_empty_file(tmp_path):
     write_waitstates(table().slice(0, 0), tmp_path / "waitstates.feather")
     w = load_waitstates(tmp_path)
     assert len(w) == 0 and w.patterns == [] and w.max_duration_ns == 0
+
+
+def test_background_load_hands_back_value_and_error(tmp_path):
+    import pytest
+
+    from gridscope.errors import GridscopeError
+    from gridscope.viewer.run import RunFolder
+    from gridscope.viewer.server import _in_background
+
+    assert _in_background(lambda: 42)() == 42
+    (tmp_path / "summary.json").write_text("{}")
+    (tmp_path / "waitstates.feather").write_bytes(b"garbage")
+    run = RunFolder(tmp_path)
+    done = _in_background(lambda: run.waitstates)
+    with pytest.raises(GridscopeError, match="waitstates.feather: cannot read wait states"):
+        done()
