@@ -55,6 +55,21 @@ def waitstates_file(folder: str | Path) -> Path | None:
     return None
 
 
+def read_waitstate_table(path: Path, columns: list[str] | tuple[str, ...] | None = None):
+    """The wait-state file PATH as a pyarrow Table (memory-mapped, not decoded); one that
+    cannot be read or lacks a column of COLUMNS (default: all) raises GridscopeError."""
+    import pyarrow as pa
+
+    try:
+        table = _read_table(path)
+    except (OSError, ValueError, pa.ArrowException) as err:
+        raise GridscopeError(path, f"cannot read wait states: {err}") from None
+    missing = [c for c in (N.WAITSTATE_COLUMNS if columns is None else columns) if c not in table.column_names]
+    if missing:
+        raise GridscopeError(path, f"missing columns: {', '.join(missing)}")
+    return table
+
+
 def _read_table(path: Path):
     import pyarrow as pa
 
@@ -77,13 +92,7 @@ def read_waitstates(folder: str | Path, columns: list[str] | tuple[str, ...] | N
     path = waitstates_file(folder)
     if path is None:
         return None
-    try:
-        table = _read_table(path)
-    except (OSError, ValueError, pa.ArrowException) as err:
-        raise GridscopeError(path, f"cannot read wait states: {err}") from None
-    missing = [c for c in (N.WAITSTATE_COLUMNS if columns is None else columns) if c not in table.column_names]
-    if missing:
-        raise GridscopeError(path, f"missing columns: {', '.join(missing)}")
+    table = read_waitstate_table(path, columns)
     try:  # a damaged dictionary or string column shows only when it is decoded
         return (table if columns is None else table.select(list(columns))).to_pandas()
     except (ValueError, pa.ArrowException) as err:

@@ -69,6 +69,54 @@ def row_detail(seg_time: np.ndarray, seg_cp: np.ndarray, seg_mpicum: np.ndarray,
     return RowDetail(False, edges[:-1], edges[1:], cps, frac)
 
 
+def rows_detail(seg_time: np.ndarray, seg_cp: np.ndarray, seg_mpicum: np.ndarray, offsets: list[tuple[int, int]],
+                cp_is_mpi: np.ndarray, t0: int, t1: int, width: int) -> list[RowDetail]:
+    """row_detail of many locations at once (same answers): OFFSETS are the [a, b) of each
+    location in the flat columns. Per location only the binary searches run in Python; the
+    per-pixel call paths and MPI shares of all binned locations are one numpy pass."""
+    out: list[RowDetail | None] = [None] * len(offsets)
+    seg_time, seg_cp, seg_mpicum = np.asarray(seg_time), np.asarray(seg_cp), np.asarray(seg_mpicum)
+    if t1 <= t0:
+        return [row_detail(seg_time[a:b], seg_cp[a:b], seg_mpicum[a:b], cp_is_mpi, t0, t1, width)
+                for a, b in offsets]
+    edges = (t0 + (np.arange(width + 1, dtype=np.float64) * ((t1 - t0) / width))).astype(np.int64)
+    centres = (edges[:-1] + edges[1:]) // 2
+    query = np.empty(2 * width + 1, dtype=np.int64)  # edge, centre, edge, ..., edge: ascending
+    query[0::2], query[1::2] = edges, centres
+    binned, local = [], []
+    for k, (a, b) in enumerate(offsets):
+        times = seg_time[a:b]
+        n = b - a
+        if n == 0:
+            out[k] = row_detail(times, seg_cp[a:b], seg_mpicum[a:b], cp_is_mpi, t0, t1, width)
+            continue
+        i0 = max(int(np.searchsorted(times, t0, side="right")) - 1, 0)
+        i1 = min(int(np.searchsorted(times, t1, side="left")), n - 1)
+        if i1 - i0 <= width:
+            out[k] = row_detail(times, seg_cp[a:b], seg_mpicum[a:b], cp_is_mpi, t0, t1, width)
+            continue
+        binned.append(k)
+        local.append(np.searchsorted(times, query, side="right") - 1)
+    if not binned:
+        return out
+    local = np.asarray(local)                                   # rows x (2 width + 1)
+    first = np.asarray([offsets[k][0] for k in binned], dtype=np.int64)[:, None]
+    count = np.asarray([offsets[k][1] - offsets[k][0] for k in binned], dtype=np.int64)[:, None]
+    where = first + np.clip(local, 0, count - 1)                # index into the flat columns
+    cp_at = seg_cp[where]
+    jc, cc = local[:, 1::2], cp_at[:, 1::2]                     # at the pixels' centres
+    cps = np.where((jc >= 0) & (jc < count - 1), cc, -1).astype(np.int32)
+    je, ce, we = local[:, 0::2], cp_at[:, 0::2], where[:, 0::2]  # at the pixels' edges
+    is_mpi = cp_is_mpi[np.clip(ce, 0, None)] if len(cp_is_mpi) else np.zeros(ce.shape, bool)
+    in_mpi = (ce >= 0) & is_mpi
+    cum = seg_mpicum[we] + np.where(in_mpi, edges[None, :] - seg_time[we], 0)
+    cum = np.where(je < 0, 0, cum)
+    frac = np.clip(np.diff(cum, axis=1) / np.maximum(np.diff(edges), 1)[None, :], 0.0, 1.0)
+    for r, k in enumerate(binned):
+        out[k] = RowDetail(False, edges[:-1], edges[1:], cps[r], frac[r])
+    return out
+
+
 def window_messages(send_time: np.ndarray, recv_time: np.ndarray, max_duration: int,
                     t0: int, t1: int) -> np.ndarray:
     """Indices of messages (sorted by send time) whose flight overlaps [t0, t1]."""
@@ -80,18 +128,54 @@ def window_messages(send_time: np.ndarray, recv_time: np.ndarray, max_duration: 
     return idx[recv_time[lo:hi] >= t0]
 
 
+def in_window(start: np.ndarray, end: np.ndarray, longest: int, t0: int, t1: int) -> tuple[np.ndarray, int, int]:
+    """Items sorted by `start` whose [start, end] overlaps [t0, t1], without looking at those
+    that start inside the window: the indices of the ones that start before t0 and still
+    run at t0, and the range [mid, hi) of those that start in [t0, t1]."""
+    lo = int(np.searchsorted(start, t0 - longest, side="left"))
+    mid = int(np.searchsorted(start, t0, side="left"))
+    hi = max(int(np.searchsorted(start, t1, side="right")), mid)
+    head = np.arange(lo, mid, dtype=np.int64)
+    return head[np.asarray(end[lo:mid]) >= t0], mid, hi
+
+
+def even_sample(n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Positions 0..n-1 when n <= m, else m positions spread evenly over them; and how many
+    positions each one stands for (itself and those before the next one)."""
+    if n <= m:
+        return np.arange(n, dtype=np.int64), np.ones(n, dtype=np.int64)
+    pos = (np.arange(m, dtype=np.int64) * n) // m
+    return pos, np.diff(np.append(pos, n))
+
+
+def sample_items(head: np.ndarray, mid: int, hi: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """even_sample over the items `head` followed by mid..hi-1 (in_window's answer): their
+    indices and how many items each stands for. Costs O(m), whatever the number of items."""
+    pos, weight = even_sample(len(head) + hi - mid, m)
+    in_head = pos < len(head)
+    idx = mid + pos - len(head)
+    if len(head):
+        idx = np.where(in_head, head[np.minimum(pos, len(head) - 1)], idx)
+    return idx, weight
+
+
 def thin(keys_a: np.ndarray, keys_b: np.ndarray, times: np.ndarray, t0: int, t1: int,
-         width: int, limit: int) -> tuple[np.ndarray, np.ndarray]:
+         width: int, limit: int, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Keep one item per (a, b, pixel of time) when there are more than `limit`.
 
-    Returns the kept positions and how many items each one stands for.
+    Returns the kept positions and how many items each one stands for (with `weights`:
+    the sum of the weights of the items it stands for, e.g. an even_sample's).
     """
     n = len(times)
     if n <= limit:
-        return np.arange(n), np.ones(n, dtype=np.int64)
+        return np.arange(n), (np.ones(n, dtype=np.int64) if weights is None else np.asarray(weights, np.int64))
     pixel = np.clip(((times - t0) * width) // max(t1 - t0, 1), 0, width - 1).astype(np.int64)
     key = (keys_a.astype(np.int64) * (int(keys_b.max(initial=0)) + 1) + keys_b) * width + pixel
-    _, first, counts = np.unique(key, return_index=True, return_counts=True)
+    if weights is None:
+        _, first, counts = np.unique(key, return_index=True, return_counts=True)
+    else:
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        counts = np.bincount(inverse, weights=weights).astype(np.int64)
     order = np.argsort(first, kind="stable")
     first, counts = first[order], counts[order]
     if len(first) > limit:  # still too many: an even sample, each standing for its stride

@@ -19,6 +19,7 @@ import pandas as pd
 
 from gridscope.analysis.names import CRITICAL_PATH_FILE, LEGACY_WAITSTATES_FILE, WAITSTATES_FILE
 from gridscope.errors import GridscopeError
+from gridscope.viewer.waitstates import WaitStates, load_waitstates
 
 SUMMARY = "summary.json"
 PROFILE = "profile.cubex"
@@ -58,48 +59,6 @@ class CriticalPath:
         return cls(path["rank"].to_numpy(np.int32), ns(path["start_s"]), ns(path["end_s"]),
                    moves["cause_rank"].to_numpy(np.int32), ns(moves["cause_s"]),
                    moves["waiting_rank"].to_numpy(np.int32), ns(moves["waiting_s"]))
-
-
-@dataclass
-class WaitStates:
-    """Wait-state instances as columns; pattern and class as small integer codes."""
-
-    patterns: list[str]
-    classes: list[str]
-    pattern: np.ndarray   # int16 code into patterns
-    klass: np.ndarray     # int8 code into classes
-    rank: np.ndarray      # int32
-    start_ns: np.ndarray  # int64, sorted ascending
-    end_ns: np.ndarray
-    severity_s: np.ndarray
-    callpath: list[str]
-
-    def __len__(self) -> int:
-        return len(self.start_ns)
-
-    @classmethod
-    def empty(cls) -> "WaitStates":
-        z = np.zeros(0)
-        return cls([], [], z.astype(np.int16), z.astype(np.int8), z.astype(np.int32),
-                   z.astype(np.int64), z.astype(np.int64), z, [])
-
-    @classmethod
-    def from_frame(cls, frame: pd.DataFrame) -> "WaitStates":
-        """From the table of gridscope.analysis.waitstates.read_waitstates (sorted by start here)."""
-        frame = frame.sort_values("start_s", kind="stable")
-        pat = pd.Categorical(frame["pattern"].astype(str))
-        kls = pd.Categorical(frame["class"].astype(str))
-        return cls(
-            patterns=[str(c) for c in pat.categories],
-            classes=[str(c) for c in kls.categories],
-            pattern=np.asarray(pat.codes, dtype=np.int16),
-            klass=np.asarray(kls.codes, dtype=np.int8),
-            rank=frame["rank"].to_numpy(dtype=np.int32),
-            start_ns=np.rint(frame["start_s"].to_numpy(dtype=np.float64) * 1e9).astype(np.int64),
-            end_ns=np.rint(frame["end_s"].to_numpy(dtype=np.float64) * 1e9).astype(np.int64),
-            severity_s=frame["severity_s"].to_numpy(dtype=np.float64),
-            callpath=frame["callpath"].astype(str).tolist(),
-        )
 
 
 class RunFolder:
@@ -168,10 +127,7 @@ class RunFolder:
 
     @cached_property
     def waitstates(self) -> WaitStates:
-        from gridscope.analysis.waitstates import read_waitstates
-
-        frame = None if self.bare_trace else read_waitstates(self.folder)
-        return WaitStates.empty() if frame is None else WaitStates.from_frame(frame)
+        return WaitStates.empty() if self.bare_trace else load_waitstates(self.folder)
 
     @cached_property
     def critical_path(self) -> CriticalPath:

@@ -9,7 +9,6 @@ keeps any injected markup from running even if a name slipped past the escaping.
 
 from __future__ import annotations
 
-import json
 import math
 import mimetypes
 import os
@@ -25,7 +24,7 @@ import numpy as np
 
 from gridscope.analysis import names as N
 from gridscope.errors import GridscopeError
-from gridscope.viewer import comm, lod
+from gridscope.viewer import comm, fastjson, lod
 from gridscope.viewer.run import DOWNLOADABLE, RunFolder
 from gridscope.viewer.trace import CATEGORY_NAMES, Trace, open_trace
 
@@ -37,6 +36,7 @@ MESSAGE_LIMIT = 5000
 WAIT_LIMIT = 20000
 PATH_LIMIT = 20000        # critical-path stretches per answer
 LINK_LIMIT = 5000         # critical-path links (cause -> wait) per answer
+SAMPLE = 8                # more than SAMPLE x a limit in the window: thin an even sample of that many
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
@@ -84,16 +84,27 @@ class ViewerData:
             dur = c["msg_recv_time"] - c["msg_send_time"] if len(c["msg_send_time"]) else np.zeros(0)
             self.max_msg_ns = int(dur.max()) if len(dur) else 0
         self.waits = run.waitstates
-        ranks = self.waits.rank
-        self.wait_rows = np.asarray([self.row_of_rank.get(int(r), -1) for r in ranks], dtype=np.int32)
-        self.max_wait_ns = int((self.waits.end_ns - self.waits.start_ns).max()) if len(self.waits) else 0
+        self.wait_rows = self._rows_of(self.waits.rank)
+        self.max_wait_ns = self.waits.max_duration_ns
+        rows = self.wait_rows
+        self.wait_row_range = (int(rows.min()), int(rows.max())) if len(rows) else (0, -1)
         self.path = run.critical_path
         self.path_rows = self._rows_of(self.path.rank)
         self.link_rows = (self._rows_of(self.path.link_cause_rank), self._rows_of(self.path.link_waiting_rank))
 
     def _rows_of(self, ranks: np.ndarray) -> np.ndarray:
         """Timeline row of each rank (its first location), -1 for a rank without one."""
-        return np.asarray([self.row_of_rank.get(int(r), -1) for r in ranks], dtype=np.int32)
+        ranks = np.asarray(ranks)
+        if not self.row_of_rank or len(ranks) == 0:
+            return np.full(len(ranks), -1, dtype=np.int32)
+        lo, hi = min(self.row_of_rank), max(self.row_of_rank)
+        table = np.full(hi - lo + 1, -1, dtype=np.int32)
+        for rank, row in self.row_of_rank.items():
+            table[rank - lo] = row
+        if int(ranks.min()) >= lo and int(ranks.max()) <= hi:  # the usual case: one gather
+            return table[ranks - lo] if lo else table[ranks]
+        inside = (ranks >= lo) & (ranks <= hi)
+        return np.where(inside, table[np.clip(ranks - lo, 0, hi - lo)], -1).astype(np.int32)
 
     def _metahost_order(self) -> dict[str, int]:
         names = list(self.run.summary.get("metahosts", {}) or {})
@@ -153,16 +164,17 @@ class ViewerData:
         if (r1 - r0) * width > MAX_CELLS:
             raise BadRequest("window too large: ask for fewer rows or pixels")
         rows = []
-        for row in range(r0, r1):
-            loc = self.rows[row].index
-            seg_time, seg_cp, seg_mpicum = t.segments(loc)
-            d = lod.row_detail(seg_time, seg_cp, seg_mpicum, t.cp_is_mpi, t0, t1, width)
-            item = {"row": row, "exact": d.exact, "cp": d.cp.tolist()}
+        offsets = t.seg_offsets
+        spans = [(int(offsets[self.rows[row].index]), int(offsets[self.rows[row].index + 1])) for row in range(r0, r1)]
+        c = t.columns
+        details = lod.rows_detail(c["seg_time"], c["seg_cp"], c["seg_mpicum"], spans, t.cp_is_mpi, t0, t1, width)
+        for row, d in zip(range(r0, r1), details):
             if d.exact:
-                item["start"] = d.start.tolist()
-                item["end"] = d.end.tolist()
-            else:
-                item["mpi"] = np.rint(d.mpi_fraction * 1000).astype(np.int32).tolist()
+                item = {"row": row, "exact": True, "cp": d.cp.tolist(), "start": d.start.tolist(),
+                        "end": d.end.tolist()}
+            else:  # numpy arrays: the answer's bulk, written by fastjson
+                item = {"row": row, "exact": False, "cp": d.cp,
+                        "mpi": np.rint(d.mpi_fraction * 1000).astype(np.int32)}
             rows.append(item)
         return {"t0": t0, "t1": t1, "width": width, "r0": r0, "r1": r1, "rows": rows,
                 "messages": self._messages(t0, t1, width, r0, r1),
@@ -202,13 +214,19 @@ class ViewerData:
 
     def _messages(self, t0, t1, width, r0, r1) -> dict:
         c = self.trace.columns
-        idx = lod.window_messages(c["msg_send_time"], c["msg_recv_time"], self.max_msg_ns, t0, t1)
+        head, mid, hi = lod.in_window(c["msg_send_time"], c["msg_recv_time"], self.max_msg_ns, t0, t1)
+        if r0 <= 0 and r1 >= len(self.rows):  # every message touches a row asked for
+            idx, weight = lod.sample_items(head, mid, hi, SAMPLE * MESSAGE_LIMIT)
+        else:
+            idx = np.concatenate([head, np.arange(mid, hi, dtype=np.int64)])
+            src, dst = self.row_of_loc[c["msg_send_loc"][idx]], self.row_of_loc[c["msg_recv_loc"][idx]]
+            idx = idx[((src >= r0) & (src < r1)) | ((dst >= r0) & (dst < r1))]
+            pos, weight = lod.even_sample(len(idx), SAMPLE * MESSAGE_LIMIT)
+            idx = idx[pos]
         src = self.row_of_loc[c["msg_send_loc"][idx]] if len(idx) else np.zeros(0, np.int32)
         dst = self.row_of_loc[c["msg_recv_loc"][idx]] if len(idx) else np.zeros(0, np.int32)
-        keep = ((src >= r0) & (src < r1)) | ((dst >= r0) & (dst < r1))
-        idx, src, dst = idx[keep], src[keep], dst[keep]
         ts = c["msg_send_time"][idx].astype(np.int64)
-        pos, count = lod.thin(src, dst, ts, t0, t1, width, MESSAGE_LIMIT)
+        pos, count = lod.thin(src, dst, ts, t0, t1, width, MESSAGE_LIMIT, weight)
         idx, src, dst = idx[pos], src[pos], dst[pos]
         mh = [l.metahost for l in self.rows]
         grid = [mh[a] != mh[b] for a, b in zip(src.tolist(), dst.tolist())]
@@ -221,14 +239,17 @@ class ViewerData:
         w = self.waits
         if len(w) == 0:
             return {"row": [], "start": [], "end": [], "pattern": [], "klass": [], "count": []}
-        lo = int(np.searchsorted(w.start_ns, t0 - self.max_wait_ns, side="left"))
-        hi = int(np.searchsorted(w.start_ns, t1, side="right"))
-        idx = np.arange(lo, hi)
-        rows = self.wait_rows[lo:hi]
-        keep = (w.end_ns[lo:hi] >= t0) & (rows >= r0) & (rows < r1)
-        idx = idx[keep]
+        head, mid, hi = lod.in_window(w.start_ns, w.end_ns, self.max_wait_ns, t0, t1)
+        if r0 <= self.wait_row_range[0] and r1 > self.wait_row_range[1]:  # all on rows asked for
+            idx, weight = lod.sample_items(head, mid, hi, SAMPLE * WAIT_LIMIT)
+        else:
+            idx = np.concatenate([head, np.arange(mid, hi, dtype=np.int64)])
+            rows = self.wait_rows[idx]
+            idx = idx[(rows >= r0) & (rows < r1)]
+            pos, weight = lod.even_sample(len(idx), SAMPLE * WAIT_LIMIT)
+            idx = idx[pos]
         pos, count = lod.thin(self.wait_rows[idx], w.pattern[idx].astype(np.int64) * 4 + w.klass[idx],
-                              w.start_ns[idx], t0, t1, width, WAIT_LIMIT)
+                              w.start_ns[idx], t0, t1, width, WAIT_LIMIT, weight)
         idx = idx[pos]
         return {"row": self.wait_rows[idx].tolist(), "start": w.start_ns[idx].tolist(),
                 "end": w.end_ns[idx].tolist(), "pattern": w.pattern[idx].tolist(),
@@ -462,7 +483,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def _json(self, obj, status=HTTPStatus.OK):
-        body = json.dumps(obj, separators=(",", ":"), allow_nan=False, default=_json_default).encode()
+        body = fastjson.dumps(obj)
         self._headers(status, "application/json; charset=utf-8", len(body))
         if self.command != "HEAD":
             self.wfile.write(body)
@@ -517,13 +538,29 @@ def _finite(obj):
     return obj
 
 
-def _json_default(obj):
-    if isinstance(obj, np.generic):
-        return obj.item()
-    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
-
-
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def _in_background(work):
+    """Start WORK in a thread; the returned function waits for it and re-raises its error."""
+    box = {}
+
+    def run():
+        try:
+            box["value"] = work()
+        except BaseException as err:  # handed to the caller
+            box["error"] = err
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+
+    def result():
+        thread.join()
+        if "error" in box:
+            raise box["error"]
+        return box.get("value")
+
+    return result
 
 
 def make_server(run_folder: str | os.PathLike, host: str = "127.0.0.1", port: int = 0,
@@ -533,7 +570,12 @@ def make_server(run_folder: str | os.PathLike, host: str = "127.0.0.1", port: in
     if (path / "summary.json").is_file() or not (path.suffix == ".otf2" or (path / "traces.otf2").is_file()):
         run = RunFolder(run_folder)
         anchor = run.trace_anchor
+        # the run's own files load while the native helper dumps the trace (the other core)
+        loads = [_in_background(lambda name=name: getattr(run, name))
+                 for name in ("waitstates", "critical_path", "experiment")]
         trace = open_trace(anchor, run.folder) if anchor is not None else None
+        for done in loads:
+            done()
     else:  # a bare trace: its dump goes to the user's cache, never beside the trace
         from gridscope.viewer.trace import find_anchor
 

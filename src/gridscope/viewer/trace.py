@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -101,7 +102,7 @@ def _writable_cache_root(run: Path | None) -> Path:
     for c in candidates:
         try:
             c.mkdir(parents=True, exist_ok=True)
-            probe = c / ".probe"
+            probe = c / f".probe-{os.getpid()}-{threading.get_ident()}"  # threads may probe at once
             probe.write_text("")
             probe.unlink()
             return c

@@ -5,6 +5,9 @@ next segment's start)."""
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import numpy as np
 
 TOP_FUNCTIONS = 15
@@ -26,20 +29,76 @@ def clipped_segments(seg_time: np.ndarray, seg_cp: np.ndarray, t0: int, t1: int)
     return cp[keep], (end - start)[keep]
 
 
-def window_summary(trace, rows, t0: int, t1: int) -> dict:
-    """Functions by exclusive time in the window (the top ones) and, per timeline row, its
-    MPI and busy time there; times in s (the trace's ticks are ns)."""
+EDGE = 1 << 62  # before and after every trace time
+
+
+def totals(trace, locations, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Time (ns) inside [t0, t1] per call path over LOCATIONS, and each one's MPI and busy time."""
     ncp = len(trace.cp_paths)
     per_cp = np.zeros(ncp)
-    processes = []
-    for row in rows:
-        seg_time, seg_cp, _ = trace.segments(row.index)
+    mpi = np.zeros(len(locations), dtype=np.int64)
+    busy = np.zeros(len(locations), dtype=np.int64)
+    for k, loc in enumerate(locations):
+        seg_time, seg_cp, _ = trace.segments(loc)
         cp, dt = clipped_segments(seg_time, seg_cp, t0, t1)
         if len(cp):
             per_cp += np.bincount(cp, weights=dt, minlength=ncp)[:ncp]
-        mpi = float(dt[trace.cp_is_mpi[cp]].sum()) if len(cp) else 0.0
-        processes.append({"rank": row.rank, "label": row.label, "metahost": row.metahost,
-                          "mpi_s": mpi / 1e9, "busy_s": float(dt.sum()) / 1e9})
+            mpi[k] = int(dt[trace.cp_is_mpi[cp]].sum())
+            busy[k] = int(dt.sum())
+    return per_cp, mpi, busy
+
+
+def whole_run(trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """totals() of the whole run over every location, made once and kept in the dump's folder."""
+    whole = getattr(trace, "_whole_run", None)
+    if whole is not None:
+        return whole
+    path = trace.folder / "window-whole.npz"
+    try:
+        with np.load(path) as f:
+            whole = f["per_cp"], f["mpi"], f["busy"]
+    except (OSError, KeyError, ValueError):
+        whole = totals(trace, range(len(trace.defs["locations"])), -EDGE, EDGE)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".window-whole-", suffix=".npz", dir=trace.folder)
+            with os.fdopen(fd, "wb") as f:
+                np.savez(f, per_cp=whole[0], mpi=whole[1], busy=whole[2])
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only cache: made again next time
+    trace._whole_run = whole
+    return whole
+
+
+def segments_inside(trace, locations, t0: int, t1: int) -> tuple[int, int]:
+    """How many segment starts of LOCATIONS lie in (t0, t1), and how many entries they have in all."""
+    inside = total = 0
+    for loc in locations:
+        seg_time, _, _ = trace.segments(loc)
+        inside += int(np.searchsorted(seg_time, t1, side="left")) - int(np.searchsorted(seg_time, t0, side="right"))
+        total += len(seg_time)
+    return inside, total
+
+
+def window_summary(trace, rows, t0: int, t1: int) -> dict:
+    """Functions by exclusive time in the window (the top ones) and, per timeline row, its
+    MPI and busy time there; times in s (the trace's ticks are ns).
+
+    A window holding most of the run's segments is summed as the whole run (whole_run)
+    minus what lies before t0 and after t1: the same integers, from the smaller part."""
+    locs = [row.index for row in rows]
+    inside, total = segments_inside(trace, locs, t0, t1)
+    if t1 > t0 and 2 * inside > total:
+        w_cp, w_mpi, w_busy = whole_run(trace)
+        b_cp, b_mpi, b_busy = totals(trace, locs, -EDGE, t0)
+        a_cp, a_mpi, a_busy = totals(trace, locs, t1, EDGE)
+        per_cp = w_cp - b_cp - a_cp
+        mpi_ns, busy_ns = w_mpi[locs] - b_mpi - a_mpi, w_busy[locs] - b_busy - a_busy
+    else:
+        per_cp, mpi_ns, busy_ns = totals(trace, locs, t0, t1)
+    processes = [{"rank": row.rank, "label": row.label, "metahost": row.metahost,
+                  "mpi_s": float(m) / 1e9, "busy_s": float(b) / 1e9}
+                 for row, m, b in zip(rows, mpi_ns.tolist(), busy_ns.tolist())]
     order = np.argsort(-per_cp, kind="stable")[:TOP_FUNCTIONS]
     paths = trace.cp_paths
     functions = [{"name": paths[i].rsplit("/", 1)[-1], "path": paths[i], "seconds": float(per_cp[i]) / 1e9,
