@@ -6,13 +6,13 @@ Allreduce per iteration)."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from test_browser import node_project, viewed  # noqa: F401  (the fixture is used by name)
 from viewer_fixtures import synth_trace
+from viewer_shared import run_gridscope
 
 RANKS = 1024
 
@@ -22,8 +22,7 @@ def thousand_run(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("viewer-1024")
     anchor = synth_trace(base / "trace", ranks=RANKS, metahosts=4, iterations=2)
     run = base / "run"
-    subprocess.run(["gridscope", "analyze", str(anchor), "-o", str(run), "-q", "--no-gains"], check=True,
-                   capture_output=True)
+    run_gridscope("analyze", anchor, "-o", run, "-q", "--no-gains")
     return run
 
 
