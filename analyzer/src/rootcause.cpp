@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <sys/resource.h>
 #include <map>
 #include <queue>
 #include <tuple>
@@ -32,9 +33,13 @@ RootCauseResult Analysis::run() {
   auto lap = [&](const char* what) {
     if (!timing) return;
     auto now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "root causes [%d] %s: %.3f s\n", me_, what, std::chrono::duration<double>(now - t0).count());
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    std::fprintf(stderr, "root causes [%d] %s: %.3f s, peak RSS %ld MB\n", me_, what,
+                 std::chrono::duration<double>(now - t0).count(), ru.ru_maxrss / 1024);
     t0 = now;
   };
+  lap("start");
   if (timing)
     std::fprintf(stderr, "root causes [%d] calls %zu seg %zu waits %zu\n", me_, tl_.calls.size(), tl_.seg.size(),
                  fwd_.rc_waits.size());
@@ -194,7 +199,10 @@ void Analysis::synchronisations() {
   for (auto& [key, list] : peer_calls_) std::sort(list.begin(), list.end());
   group_calls_.resize(mine_.size());  // per rank: its barriers, N-to-N groups, MPI_Init and MPI_Finalize
   for (uint32_t c = 0; c < calls.size(); ++c)
-    if (group_comm_[c] != kNone) group_calls_[slot_of(calls[c].rank)].push_back(c);
+    if (group_comm_[c] != kNone) group_calls_[slot_of(calls[c].rank)].push_back({c, group_comm_[c], call_completion_[c]});
+  // all the intervals need of them is in peer_calls_ and group_calls_ now
+  std::vector<uint32_t>().swap(group_comm_);
+  std::vector<int64_t>().swap(call_completion_);
 }
 
 }  // namespace gs::rootcause_detail

@@ -36,10 +36,11 @@ void Analysis::interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<st
       start = from + 1;
     }
   }
-  const std::vector<uint32_t>& groups = group_calls_[slot_of(rank)];  // or a group call holding it, later
-  for (auto it = std::lower_bound(groups.begin(), groups.end(), b); it != groups.begin() && *(it - 1) >= start;) {
-    const uint32_t c = *--it;
-    if (group_holds(c, other)) { start = c + 1; from = c; completion = call_completion_[c]; break; }
+  const std::vector<GroupCall>& groups = group_calls_[slot_of(rank)];  // or a group call holding it, later
+  auto it = std::lower_bound(groups.begin(), groups.end(), b, [](const GroupCall& g, uint32_t c) { return g.call < c; });
+  while (it != groups.begin() && (it - 1)->call >= start) {
+    const GroupCall& g = *--it;
+    if (group_holds(g.comm, other)) { start = g.call + 1; from = g.call; completion = g.completion; break; }
   }
   if (from != kNone && completion > 0) map.add(calls[from].cp, false, completion);
   for (uint32_t c = start;; ++c) {
@@ -170,6 +171,12 @@ void Analysis::delays() {
     else
       replies_[pr.idx] = reply;
   }
+  // the intervals are done: what located their starts goes before the next steps allocate
+  decltype(peer_calls_)().swap(peer_calls_);
+  decltype(group_calls_)().swap(group_calls_);
+  decltype(reqs)().swap(reqs);
+  decltype(remote)().swap(remote);
+  decltype(keys)().swap(keys);
   Bytes in = t_.exchange(back);
   for (Cursor c(in); !c.done();) {
     Indirect m = c.get<Indirect>();
@@ -205,6 +212,7 @@ void Analysis::classes() {
     if (best == kNone || w.ticks > waits[best].ticks) best = uint32_t(i);
   }
   flush_jump();
+  std::vector<double>().swap(prop_max_);  // read here only
   jumps_in_ = t_.exchange(jumps);
 }
 

@@ -183,8 +183,10 @@ class Analysis {
     synchronised(sp, q, ref == REF_COLL ? call_completion_[sp] : std::max<int64_t>(0, tl_.calls[sp].leave - wait_leave));
     return sp;
   }
-  bool group_holds(uint32_t c, uint32_t other) const {
-    const uint32_t comm = group_comm_[c];
+  // A call that synchronised a group as a whole, with what an interval starting in it needs
+  // (kept together: the interval search reads them without touching per-call arrays).
+  struct GroupCall { uint32_t call, comm; int64_t completion; };
+  bool group_holds(uint32_t comm, uint32_t other) const {
     if (comm == kAllRanks) return true;
     if (comm == kNone) return false;
     if (comm & kSyncSetFlag) {
@@ -249,9 +251,11 @@ class Analysis {
   std::vector<RankCount> ranks_;  // every rank's
   // (rank << 32 | peer) -> its calls that synchronised with peer, with their completion times
   std::unordered_map<uint64_t, std::vector<std::pair<uint32_t, int64_t>>> peer_calls_;
-  std::vector<std::vector<uint32_t>> group_calls_;  // per owned rank: barriers, N-to-N groups, Init, Finalize
-  std::vector<uint32_t> group_comm_;                // per call: the communicator it synchronised as a whole (kNone)
-  std::vector<int64_t> call_completion_;            // per call: its completion time as a collective or MPI_Init
+  std::vector<std::vector<GroupCall>> group_calls_;  // per owned rank: barriers, N-to-N groups, Init, Finalize
+  // per call, while the synchronisations are collected: the communicator it synchronised
+  // as a whole (kNone) and its completion time as a collective or MPI_Init
+  std::vector<uint32_t> group_comm_;
+  std::vector<int64_t> call_completion_;
   std::vector<int64_t> call_wait_;
   std::vector<int64_t> call_wan_;  // per call: its WAN excess (empty: no call has one)
   std::vector<uint32_t> call_wan_from_;  // per call: the metahost its largest WAN excess came from
