@@ -196,7 +196,8 @@ void Analysis::synchronisations() {
     const int64_t leave = calls[b.call].leave;
     synchronised(b.call, b.p, b.leave == INT64_MAX ? 0 : std::max<int64_t>(0, leave - b.leave));
   }
-  for (auto& [key, list] : peer_calls_) std::sort(list.begin(), list.end());
+  for (auto& [key, peer] : peer_calls_) std::sort(peer.list.begin(), peer.list.end());
+  group_hint_.assign(mine_.size(), 0);
   group_calls_.resize(mine_.size());  // per rank: its barriers, N-to-N groups, MPI_Init and MPI_Finalize
   for (uint32_t c = 0; c < calls.size(); ++c)
     if (group_comm_[c] != kNone) group_calls_[slot_of(calls[c].rank)].push_back({c, group_comm_[c], call_completion_[c]});

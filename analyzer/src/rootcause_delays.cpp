@@ -19,7 +19,7 @@ namespace gs::rootcause_detail {
 // Rank's synchronisation interval before call b with respect to `other` into `map`; the
 // waiting calls inside go to `waits` (docs/root-causes.md). It starts inside the latest
 // call that synchronised with `other`: that call's completion time counts.
-void Analysis::interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) const {
+void Analysis::interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) {
   const auto& calls = tl_.calls;
   const uint32_t rank = calls[b].rank;
   uint32_t start = tl_.rank_first[slot_of(rank)];
@@ -27,8 +27,8 @@ void Analysis::interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<st
   int64_t completion = 0;
   auto peer = peer_calls_.find(uint64_t(rank) << 32 | other);  // the latest call before b that synchronised with it
   if (peer != peer_calls_.end()) {
-    const auto& list = peer->second;
-    auto it = std::lower_bound(list.begin(), list.end(), std::pair<uint32_t, int64_t>{b, INT64_MIN});
+    const auto& list = peer->second.list;
+    auto it = list.begin() + lower_bound_near(list, b, peer->second.hint, [](const auto& x) { return x.first; });
     if (it != list.begin()) {
       from = (it - 1)->first;
       // several synchronisations of one call with the same rank: the largest completion
@@ -37,7 +37,7 @@ void Analysis::interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<st
     }
   }
   const std::vector<GroupCall>& groups = group_calls_[slot_of(rank)];  // or a group call holding it, later
-  auto it = std::lower_bound(groups.begin(), groups.end(), b, [](const GroupCall& g, uint32_t c) { return g.call < c; });
+  auto it = groups.begin() + lower_bound_near(groups, b, group_hint_[slot_of(rank)], [](const GroupCall& g) { return g.call; });
   while (it != groups.begin() && (it - 1)->call >= start) {
     const GroupCall& g = *--it;
     if (group_holds(g.comm, other)) { start = g.call + 1; from = g.call; completion = g.completion; break; }

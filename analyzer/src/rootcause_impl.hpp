@@ -109,6 +109,28 @@ struct CauseKeyHash {
   }
 };
 
+// std::lower_bound by `key` over the sorted `v`, searched outward from `hint` (then set to
+// the result): a rank's successive intervals start near each other, so most searches read
+// a few neighbouring entries instead of log2(n) scattered ones.
+template <class T, class Key>
+size_t lower_bound_near(const std::vector<T>& v, uint32_t k, uint32_t& hint, Key key) {
+  const size_t n = v.size();
+  size_t h = std::min<size_t>(hint, n), lo, hi, step = 1;
+  if (h < n && key(v[h]) < k) {  // past h: gallop up; everything before lo is < k
+    lo = h + 1;
+    while (lo + step - 1 < n && key(v[lo + step - 1]) < k) lo += step, step *= 2;
+    hi = std::min(n, lo + step - 1);
+  } else {  // at or before h: gallop down; v[hi] >= k (or hi == n)
+    hi = h;
+    while (hi >= step && key(v[hi - step]) >= k) hi -= step, step *= 2;
+    lo = hi >= step ? hi - step + 1 : 0;
+  }
+  const size_t at = size_t(std::lower_bound(v.begin() + lo, v.begin() + hi, k,
+                                            [&](const T& x, uint32_t c) { return key(x) < c; }) - v.begin());
+  hint = uint32_t(at);
+  return at;
+}
+
 // A time map over call paths (and their WAN parts), dense by process-local call path.
 class TimeMap {
  public:
@@ -174,7 +196,7 @@ class Analysis {
 
   void synchronisations();
   void synchronised(uint32_t call, uint32_t peer, int64_t completion) {
-    peer_calls_[uint64_t(tl_.calls[call].rank) << 32 | peer].push_back({call, completion});
+    peer_calls_[uint64_t(tl_.calls[call].rank) << 32 | peer].list.push_back({call, completion});
   }
   // the delayer's call (kNone: none), registered as synchronised with q
   uint32_t add_delayer_sync(uint8_t ref, uint32_t index, uint32_t p, uint32_t q, int64_t wait_leave) {
@@ -196,7 +218,7 @@ class Analysis {
     return d_.comms[comm].position.count(other) > 0;
   }
 
-  void interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) const;
+  void interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits);
 
   uint32_t delayer_call(uint8_t ref, uint32_t index) const {
     const std::vector<uint32_t>* v = ref == REF_SEND        ? &tl_.send_call
@@ -250,8 +272,10 @@ class Analysis {
   std::vector<uint64_t> gbase_;
   std::vector<RankCount> ranks_;  // every rank's
   // (rank << 32 | peer) -> its calls that synchronised with peer, with their completion times
-  std::unordered_map<uint64_t, std::vector<std::pair<uint32_t, int64_t>>> peer_calls_;
+  struct PeerCalls { std::vector<std::pair<uint32_t, int64_t>> list; uint32_t hint = 0; };
+  std::unordered_map<uint64_t, PeerCalls> peer_calls_;
   std::vector<std::vector<GroupCall>> group_calls_;  // per owned rank: barriers, N-to-N groups, Init, Finalize
+  std::vector<uint32_t> group_hint_;                 // per owned rank: where its last interval search ended
   // per call, while the synchronisations are collected: the communicator it synchronised
   // as a whole (kNone) and its completion time as a collective or MPI_Init
   std::vector<uint32_t> group_comm_;
