@@ -120,7 +120,7 @@ void Analysis::setup() {
 void Analysis::wan_sources() {
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, int64_t> sums;
   for (size_t c = 0; c < call_wan_.size(); ++c)
-    if (call_wan_[c] > 0) sums[{tl_.calls[c].cp, tl_.calls[c].rank, call_wan_from_[c]}] += call_wan_[c];
+    if (call_wan_[c] > 0) sums[{tl_.calls[c].cp, rank_of(uint32_t(c)), call_wan_from_[c]}] += call_wan_[c];
   for (const auto& [k, v] : sums)
     out_.wan_sources.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), 0, double(v) / res_});
 }
@@ -167,7 +167,7 @@ void Analysis::synchronisations() {
 
   std::vector<Bytes> out(P_);
   for (const RcWait& w : fwd_.rc_waits) {
-    const uint32_t q = calls[w.call].rank;
+    const uint32_t q = rank_of(w.call);
     if (w.delayer == kNone || w.delayer == q) continue;
     const bool p2p_late_sender = w.ref == REF_SEND;
     if (w.ref == REF_COLL) synchronised(w.call, w.delayer, call_completion_[w.call]);
@@ -200,7 +200,7 @@ void Analysis::synchronisations() {
   group_hint_.assign(mine_.size(), 0);
   group_calls_.resize(mine_.size());  // per rank: its barriers, N-to-N groups, MPI_Init and MPI_Finalize
   for (uint32_t c = 0; c < calls.size(); ++c)
-    if (group_comm_[c] != kNone) group_calls_[slot_of(calls[c].rank)].push_back({c, group_comm_[c], call_completion_[c]});
+    if (group_comm_[c] != kNone) group_calls_[slot_of(rank_of(c))].push_back({c, group_comm_[c], call_completion_[c]});
   // all the intervals need of them is in peer_calls_ and group_calls_ now
   std::vector<uint32_t>().swap(group_comm_);
   std::vector<int64_t>().swap(call_completion_);

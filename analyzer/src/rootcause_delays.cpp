@@ -21,7 +21,7 @@ namespace gs::rootcause_detail {
 // call that synchronised with `other`: that call's completion time counts.
 void Analysis::interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) {
   const auto& calls = tl_.calls;
-  const uint32_t rank = calls[b].rank;
+  const uint32_t rank = rank_of(b);
   uint32_t start = tl_.rank_first[slot_of(rank)];
   uint32_t from = kNone;  // the call that starts it
   int64_t completion = 0;
@@ -66,7 +66,7 @@ void Analysis::delays() {
   std::vector<Pending> reqs;
   for (size_t i = 0; i < waits.size(); ++i) {
     const RcWait& w = waits[i];
-    const uint32_t q = tl_.calls[w.call].rank;
+    const uint32_t q = rank_of(w.call);
     const uint32_t ordinal = next_ordinal[slot_of(q)]++;
     if (w.delayer == kNone || w.delayer == q) continue;
     const uint32_t owner = owner_of(w.delayer, N, P_);
@@ -109,12 +109,12 @@ void Analysis::delays() {
       rq = remote[pr.idx & ~kRemote];
     } else {
       const RcWait& w = waits[pr.idx];
-      const uint32_t q = tl_.calls[w.call].rank;
+      const uint32_t q = rank_of(w.call);
       rq = Request{pr.gid, q, w.delayer, w.delayer_index, pr.ordinal, pr.idx, d_.rank_metahost[q], 0,
                    w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(call_wait_[w.call])};
     }
     const uint32_t sp = delayer_call(rq.ref, rq.index);
-    if (sp == kNone || sp >= tl_.calls.size() || tl_.calls[sp].rank != rq.p) continue;
+    if (sp == kNone || !call_of(sp, rq.p)) continue;
     ++with_delayer_;
     tp_.clear();
     wl.clear();
@@ -200,13 +200,14 @@ void Analysis::classes() {
   for (size_t i = 0; i < waits.size(); ++i) {
     const RcWait& w = waits[i];
     const SyncCall& call = tl_.calls[w.call];
+    const uint32_t rank = rank_of(w.call);
     const int g = group_of(w.metric);
     const double ind = std::min(replies_[i].indirect, double(w.ticks));
-    add_sev(class_metric(DIRECT, g), w.cls, call.cp, call.rank, (double(w.ticks) - ind) / res_);
-    add_sev(class_metric(INDIRECT, g), w.cls, call.cp, call.rank, ind / res_);
+    add_sev(class_metric(DIRECT, g), w.cls, call.cp, rank, (double(w.ticks) - ind) / res_);
+    add_sev(class_metric(INDIRECT, g), w.cls, call.cp, rank, ind / res_);
     const double prop = std::min(prop_max_[w.call], 1.0) * double(w.ticks);
-    add_sev(class_metric(PROPAGATING, g), w.cls, call.cp, call.rank, prop / res_);
-    add_sev(class_metric(TERMINAL, g), w.cls, call.cp, call.rank, (double(w.ticks) - prop) / res_);
+    add_sev(class_metric(PROPAGATING, g), w.cls, call.cp, rank, prop / res_);
+    add_sev(class_metric(TERMINAL, g), w.cls, call.cp, rank, (double(w.ticks) - prop) / res_);
     if (replies_[i].target == UINT64_MAX) continue;
     if (best != kNone && waits[best].call != w.call) flush_jump();
     if (best == kNone || w.ticks > waits[best].ticks) best = uint32_t(i);

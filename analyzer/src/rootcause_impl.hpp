@@ -180,8 +180,16 @@ class Analysis {
   uint32_t rank_end(size_t slot) const {
     return slot + 1 < mine_.size() ? tl_.rank_first[slot + 1] : uint32_t(tl_.calls.size());
   }
+  // The owned rank of call c: the calls lie rank after rank (rank_first, ascending).
+  uint32_t rank_of(uint32_t c) const {
+    return mine_[0] + uint32_t(std::upper_bound(tl_.rank_first.begin(), tl_.rank_first.end(), c) - tl_.rank_first.begin()) - 1;
+  }
+  bool call_of(uint32_t c, uint32_t rank) const {  // c is a call of `rank` (an owned rank or not)
+    const size_t s = size_t(rank) - mine_[0];
+    return rank >= mine_[0] && s < mine_.size() && c >= tl_.rank_first[s] && c < rank_end(s);
+  }
   uint64_t gid_of(uint32_t c) const {
-    uint32_t r = tl_.calls[c].rank;
+    const uint32_t r = rank_of(c);
     return gbase_[r] + (c - tl_.rank_first[slot_of(r)]);
   }
   uint32_t rank_of_gid(uint64_t gid) const {
@@ -196,12 +204,12 @@ class Analysis {
 
   void synchronisations();
   void synchronised(uint32_t call, uint32_t peer, int64_t completion) {
-    peer_calls_[uint64_t(tl_.calls[call].rank) << 32 | peer].list.push_back({call, completion});
+    peer_calls_[uint64_t(rank_of(call)) << 32 | peer].list.push_back({call, completion});
   }
   // the delayer's call (kNone: none), registered as synchronised with q
   uint32_t add_delayer_sync(uint8_t ref, uint32_t index, uint32_t p, uint32_t q, int64_t wait_leave) {
     const uint32_t sp = delayer_call(ref, index);
-    if (sp == kNone || sp >= tl_.calls.size() || tl_.calls[sp].rank != p) return kNone;
+    if (sp == kNone || !call_of(sp, p)) return kNone;
     synchronised(sp, q, ref == REF_COLL ? call_completion_[sp] : std::max<int64_t>(0, tl_.calls[sp].leave - wait_leave));
     return sp;
   }

@@ -56,7 +56,7 @@ void Analysis::graph_and_path() {
     std::stable_sort(costs.begin(), costs.end(), [](const WaitCost& a, const WaitCost& b) { return a.wrec < b.wrec; });
     for (const WaitCost& m : costs) {
       const WRec& w = wrecs_[m.wrec];
-      const uint32_t p = tl_.calls[w.sp].rank;
+      const uint32_t p = rank_of(w.sp);
       double total = 0;
       for (double v : m.c) total += v;
       if (!(total > 0) || !(w.D > 0)) continue;
@@ -72,7 +72,7 @@ void Analysis::graph_and_path() {
   for (Cursor c(cover_in); !c.done();) {
     CoverMsg m = c.get<CoverMsg>();
     const uint32_t hi = local_of(m.hi);
-    const uint32_t rank = tl_.calls[hi].rank;
+    const uint32_t rank = rank_of(hi);
     const uint32_t lo = m.lo_ticks < 0 ? kNone : local_of(m.lo);
     for (uint32_t x = lo == kNone ? tl_.rank_first[slot_of(rank)] : lo + 1;; ++x) {
       const SyncCall& call = tl_.calls[x];

@@ -248,7 +248,7 @@ class RecordBuilder {
     if (f.sync == kNone) {
       f.sync = uint32_t(tl_.calls.size());
       SyncCall c{};
-      c.enter = f.enter; c.leave = f.enter; c.rank = rank_; c.cp = f.cp;
+      c.enter = f.enter; c.leave = f.enter; c.cp = f.cp;
       c.seg_begin = seg_start_; c.seg_end = f.seg_mark;
       c.barrier_comm = kNone;
       tl_.calls.push_back(c);
@@ -478,7 +478,7 @@ void RecordBuilder::finish_location(size_t first_recv, size_t first_nbc) {
     if (!started_) tl_.rank_start.push_back(last_);
     segment_flush();
     SyncCall c{};
-    c.enter = c.leave = last_; c.rank = rank_; c.cp = kNone;
+    c.enter = c.leave = last_; c.cp = kNone;
     c.seg_begin = seg_start_; c.seg_end = uint32_t(tl_.seg.size());
     c.barrier_comm = kNone;
     tl_.calls.push_back(c);

@@ -14,15 +14,16 @@ struct SegEntry { uint32_t cp, pad; int64_t ticks; };
 
 // One synchronisation call: an MPI call holding a communication event. The segment before
 // it is seg[seg_begin, seg_end). Each rank's list ends with a pseudo-call (cp = kNone,
-// enter = leave = the rank's last event) whose segment is the rank's tail.
+// enter = leave = the rank's last event) whose segment is the rank's tail. Its rank is
+// where it lies in Timeline::calls (rank_first): 32 bytes a call, not 40.
 struct SyncCall {
   int64_t enter, leave;
-  uint32_t rank, cp;
+  uint32_t cp;
   uint32_t seg_begin, seg_end;
   uint32_t barrier_comm;  // the communicator of its MPI_Barrier (kNone: not a barrier; kAllRanks:
                           // MPI_Init, MPI_Init_thread or MPI_Finalize, which synchronise every rank)
-  uint32_t pad;
 };
+static_assert(sizeof(SyncCall) == 32, "a timeline call stays at 32 bytes");
 constexpr uint32_t kAllRanks = UINT32_MAX - 1;
 
 struct Timeline {
