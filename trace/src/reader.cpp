@@ -230,7 +230,7 @@ class RecordBuilder {
     for (uint32_t cp : touched_) {
       const int64_t v = seg_acc_[cp];
       if (v) {
-        tl_.seg.push_back({cp, 0, v});
+        tl_.seg.push_back({cp, v});
         prefault_.seg.after_push(tl_.seg);
       }
       seg_acc_[cp] = 0;
