@@ -19,8 +19,7 @@ namespace gs::rootcause_detail {
 // Rank's synchronisation interval before call b with respect to `other` into `map`; the
 // waiting calls inside go to `waits` (docs/root-causes.md). It starts inside the latest
 // call that synchronised with `other`: that call's completion time counts.
-void Analysis::interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) {
-  const auto& calls = tl_.calls;
+Analysis::IntervalStart Analysis::interval_start(uint32_t b, uint32_t other) {
   const uint32_t rank = rank_of(b);
   uint32_t start = tl_.rank_first[slot_of(rank)];
   uint32_t from = kNone;  // the call that starts it
@@ -42,6 +41,14 @@ void Analysis::interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<st
     const GroupCall& g = *--it;
     if (group_holds(g.comm, other)) { start = g.call + 1; from = g.call; completion = g.completion; break; }
   }
+  return {start, from, completion};
+}
+
+void Analysis::interval_fill(uint32_t b, const IntervalStart& s, TimeMap& map,
+                             std::vector<std::pair<uint32_t, int64_t>>* waits) const {
+  const auto& calls = tl_.calls;
+  const uint32_t start = s.start, from = s.from;
+  const int64_t completion = s.completion;
   if (from != kNone && completion > 0) map.add(calls[from].cp, false, completion);
   for (uint32_t c = start;; ++c) {
     for (uint32_t e = calls[c].seg_begin; e < calls[c].seg_end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
@@ -98,6 +105,27 @@ void Analysis::delays() {
   std::sort(reqs.begin(), reqs.end(),
             [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
 
+  auto delayer_of = [&](const Pending& pr) {  // the delayer's call, if it is one of the delayer rank's
+    uint8_t ref;
+    uint32_t index, p;
+    if (pr.idx & kRemote) {
+      const Request& r = remote[pr.idx & ~kRemote];
+      ref = r.ref, index = r.index, p = r.p;
+    } else {
+      const RcWait& w = waits[pr.idx];
+      ref = w.ref, index = w.delayer_index, p = w.delayer;
+    }
+    const uint32_t sp = delayer_call(ref, index);
+    return sp != kNone && call_of(sp, p) ? sp : kNone;
+  };
+  // per delayer call: its requests left (kMany: too many to count down) and whether `shared`
+  // holds its interval
+  constexpr uint8_t kStored = 0x80, kMany = 0x7f;
+  std::vector<uint8_t> left(tl_.calls.size(), 0);
+  for (const Pending& pr : reqs)
+    if (const uint32_t sp = delayer_of(pr); sp != kNone && left[sp] < kMany) ++left[sp];
+  std::unordered_map<uint32_t, SharedInterval> shared;
+
   replies_.assign(waits.size(), Reply{kNone, 0, 0.0, UINT64_MAX, 0});
   std::vector<Bytes> back(P_), graph(P_);
   std::vector<std::pair<uint32_t, int64_t>> wl;
@@ -113,12 +141,31 @@ void Analysis::delays() {
       rq = Request{pr.gid, q, w.delayer, w.delayer_index, pr.ordinal, pr.idx, d_.rank_metahost[q], 0,
                    w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(call_wait_[w.call])};
     }
-    const uint32_t sp = delayer_call(rq.ref, rq.index);
-    if (sp == kNone || !call_of(sp, rq.p)) continue;
+    const uint32_t sp = delayer_of(pr);
+    if (sp == kNone) continue;
     ++with_delayer_;
-    tp_.clear();
-    wl.clear();
-    interval(sp, rq.q, tp_, &wl);
+    uint8_t& n = left[sp];
+    const IntervalStart st = interval_start(sp, rq.q);
+    auto sh = n & kStored ? shared.find(sp) : shared.end();
+    if (sh != shared.end() && sh->second.start == st) {
+      tp_.restore(sh->second.map);
+      wl = sh->second.waits;
+    } else {
+      tp_.clear();
+      wl.clear();
+      interval_fill(sp, st, tp_, &wl);
+      if ((n & kMany) > 1 && !(n & kStored)) {
+        SharedInterval& s = shared[sp];
+        s.start = st;
+        tp_.save(s.map);
+        s.waits = wl;
+        n |= kStored;
+      }
+    }
+    if ((n & kMany) != kMany && (--n & kMany) == 0 && (n & kStored)) {
+      shared.erase(sp);
+      n = 0;
+    }
     tq_.clear();  // the waiting side's map, by our call paths
     if (!is_remote) {
       interval(waits[pr.idx].call, rq.p, tq_, nullptr);

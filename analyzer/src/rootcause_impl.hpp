@@ -145,6 +145,16 @@ class TimeMap {
     touched_.clear();
   }
   const std::vector<uint32_t>& touched() const { return touched_; }
+  // The whole state (values and first-touch order), to replay a map computed before.
+  struct Entry { uint32_t cp; int64_t plain, wan; };
+  void save(std::vector<Entry>& out) const {
+    out.clear();
+    for (uint32_t cp : touched_) out.push_back({cp, plain_[cp], wan_[cp]});
+  }
+  void restore(const std::vector<Entry>& in) {
+    clear();
+    for (const Entry& e : in) { seen_[e.cp] = 1; touched_.push_back(e.cp); plain_[e.cp] = e.plain; wan_[e.cp] = e.wan; }
+  }
   int64_t at(uint32_t cp, bool wan) const { return (wan ? wan_ : plain_)[cp]; }
 
  private:
@@ -226,7 +236,25 @@ class Analysis {
     return d_.comms[comm].position.count(other) > 0;
   }
 
-  void interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits);
+  // Where an interval starts: at call `start`, inside call `from` (kNone: the rank's start),
+  // whose completion time it keeps.
+  struct IntervalStart {
+    uint32_t start, from;
+    int64_t completion;
+    bool operator==(const IntervalStart& o) const { return start == o.start && from == o.from && completion == o.completion; }
+  };
+  IntervalStart interval_start(uint32_t b, uint32_t other);
+  void interval_fill(uint32_t b, const IntervalStart& s, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) const;
+  void interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) {
+    interval_fill(b, interval_start(b, other), map, waits);
+  }
+  // A delayer's interval that several wait states share (a collective's latecomer against
+  // each member it delayed): computed once, replayed until its last request.
+  struct SharedInterval {
+    IntervalStart start;
+    std::vector<TimeMap::Entry> map;
+    std::vector<std::pair<uint32_t, int64_t>> waits;
+  };
 
   uint32_t delayer_call(uint8_t ref, uint32_t index) const {
     const std::vector<uint32_t>* v = ref == REF_SEND        ? &tl_.send_call
