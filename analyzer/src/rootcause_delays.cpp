@@ -255,12 +255,19 @@ void Analysis::classes() {
     const double prop = std::min(prop_max_[w.call], 1.0) * double(w.ticks);
     add_sev(class_metric(PROPAGATING, g), w.cls, call.cp, rank, prop / res_);
     add_sev(class_metric(TERMINAL, g), w.cls, call.cp, rank, (double(w.ticks) - prop) / res_);
+  }
+  std::vector<double>().swap(prop_max_);  // read above only: gone before the jumps are built
+  // the jumps in one buffer sized beforehand: no regrowth, whose copies would double its peak
+  size_t with_target = 0;
+  for (const Reply& r : replies_) with_target += r.target != UINT64_MAX;
+  jumps[0].reserve(with_target * sizeof(JumpMsg));
+  for (size_t i = 0; i < waits.size(); ++i) {
     if (replies_[i].target == UINT64_MAX) continue;
+    const RcWait& w = waits[i];
     if (best != kNone && waits[best].call != w.call) flush_jump();
     if (best == kNone || w.ticks > waits[best].ticks) best = uint32_t(i);
   }
   flush_jump();
-  std::vector<double>().swap(prop_max_);  // read here only
   jumps_in_ = t_.exchange(jumps);
 }
 
