@@ -183,7 +183,7 @@ void Analysis::delays() {
     for (uint32_t cp : tp_.touched())
       for (int wan = 0; wan < 2; ++wan) {
         int64_t dv = tp_.at(cp, wan) - tq_.at(cp, wan);
-        if (dv > 0) { dents_.push_back({cp, uint8_t(wan), dv}); dsum += double(dv); }
+        if (dv > 0) { dents_.push_back({cp, uint32_t(wan), dv}); dsum += double(dv); }
       }
     double wsum = 0;
     for (auto& [c, w] : wl) wsum += double(w);
@@ -210,7 +210,7 @@ void Analysis::delays() {
       edges_ += wl.size();
     }
     const uint32_t wrec = uint32_t(wrecs_.size());
-    if (dents_.size() > d_begin) wrecs_.push_back({d_begin, uint32_t(dents_.size()), D, sp, rq.wait_metahost, rq.metric, rq.cls});
+    if (dents_.size() > d_begin) wrecs_.push_back({d_begin, sp, D, rq.wait_metahost, rq.metric, rq.cls});
     const Reply reply{dents_.size() > d_begin ? wrec : kNone, uint32_t(me_), scale * wsum, gid_of(sp), tl_.calls[sp].enter};
     if (is_remote)
       append(back[owner_of(rq.q, N, P_)], Indirect{rq.w_local, reply.wrec, reply.src, 0, reply.indirect, reply.target,

@@ -163,15 +163,23 @@ class TimeMap {
   std::vector<uint32_t> touched_;
 };
 
-struct DEntry { uint32_t cp; uint8_t wan; int64_t d; };
-// What a delayer owner keeps of a wait state until its inherited costs come back.
+// A delay entry: 12 bytes (packed, the WAN flag in the call path's top bit), millions of
+// them are kept until the long-term costs come back.
+#pragma pack(push, 4)
+struct DEntry { uint32_t cp : 31, wan : 1; int64_t d; };
+#pragma pack(pop)
+static_assert(sizeof(DEntry) == 12, "a delay entry stays at 12 bytes");
+// What a delayer owner keeps of a wait state until its inherited costs come back; its delay
+// entries run from d_begin to the next record's (dents_end).
 struct WRec {
-  uint32_t d_begin, d_end;  // its delay entries
+  uint32_t d_begin;
+  uint32_t sp;  // the delayer's call
   double D;
-  uint32_t sp, wait_metahost;  // the delayer's call; the waiting rank's metahost
+  uint32_t wait_metahost;  // the waiting rank's metahost
   uint16_t metric;
   uint8_t cls;
 };
+static_assert(sizeof(WRec) == 24, "a wait record stays at 24 bytes");
 
 class Analysis {
  public:
@@ -322,6 +330,7 @@ class Analysis {
   std::vector<double> prop_max_;  // per call on some wait list: the largest scale (else 0)
   std::vector<Reply> replies_;  // per rc_waits entry
   std::vector<DEntry> dents_;
+  size_t dents_end(size_t wrec) const { return wrec + 1 < wrecs_.size() ? wrecs_[wrec + 1].d_begin : dents_.size(); }
   std::vector<WRec> wrecs_;
   std::unordered_map<CauseKey, std::pair<double, double>, CauseKeyHash> causes_;
   Bytes graph_in_, jumps_in_;

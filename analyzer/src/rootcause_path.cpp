@@ -60,7 +60,7 @@ void Analysis::graph_and_path() {
       double total = 0;
       for (double v : m.c) total += v;
       if (!(total > 0) || !(w.D > 0)) continue;
-      for (size_t k = w.d_begin; k < w.d_end; ++k) {
+      for (size_t k = w.d_begin, end = dents_end(m.wrec); k < end; ++k) {
         const DEntry& e = dents_[k];
         cause(w.metric, w.cls, e, p, w.wait_metahost).second += total / w.D * double(e.d) / res_;
         for (int j = 0; j < kCosts; ++j)
