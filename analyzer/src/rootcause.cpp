@@ -99,17 +99,18 @@ void Analysis::setup() {
 
   call_wait_.assign(calls.size(), 0);
   for (const RcWait& w : fwd_.rc_waits) call_wait_[w.call] += w.ticks;
-  for (size_t k = 0; k < fwd_.recv_transfer.size(); ++k) {
-    if (fwd_.recv_transfer[k] < 0) continue;
-    const uint32_t c = tl_.recv_call[k];
-    const int64_t lm = local_min[d_.rank_metahost[data_.recvs[k].dst]];
-    const int64_t excess = std::min(fwd_.recv_transfer[k] - (lm == INT64_MAX ? 0 : lm),
+  std::vector<ReplayResult::Transfer> transfers(fwd_.recv_transfer);  // in receive order, as the records
+  std::sort(transfers.begin(), transfers.end(), [](const auto& a, const auto& b) { return a.recv < b.recv; });
+  for (const ReplayResult::Transfer& x : transfers) {
+    const uint32_t c = tl_.recv_call[x.recv];
+    const int64_t lm = local_min[d_.rank_metahost[x.dst]];
+    const int64_t excess = std::min(x.ticks - (lm == INT64_MAX ? 0 : lm),
                                     calls[c].leave - calls[c].enter - call_wait_[c]);
     if (excess > 0) {
       if (call_wan_.empty()) call_wan_.assign(calls.size(), 0), call_wan_from_.assign(calls.size(), 0);
       if (excess > call_wan_[c]) {
         call_wan_[c] = excess;
-        call_wan_from_[c] = d_.rank_metahost[data_.recvs[k].src];
+        call_wan_from_[c] = d_.rank_metahost[x.src];
       }
     }
   }
