@@ -57,7 +57,6 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
   // charged: a later receive may still turn one into Messages in Wrong Order.
   struct Instance { uint32_t dst, src, cp, recv, send; Thread thread; int64_t start, value, send_enter; };
   const bool rc = data.timeline.enabled;
-  if (rc) res.recv_transfer.assign(data.recvs.size(), -1);
   std::deque<Instance> pending;
   int64_t pending_max = INT64_MIN;  // latest send start in the window: skips the scan when none qualifies
   auto recompute_max = [&]() {
@@ -104,7 +103,7 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
       pr.messages++;
       int64_t dur = r.evt - s.evt;
       if (rc && d.rank_metahost[r.src] != d.rank_metahost[r.dst])
-        res.recv_transfer[k] = std::max<int64_t>(0, r.evt - std::max(s.evt, r.enter));
+        res.recv_transfer.push_back({uint32_t(k), r.src, r.dst, 0, std::max<int64_t>(0, r.evt - std::max(s.evt, r.enter))});
       if (dur > 0) {
         double sec = double(dur) / d.resolution;
         pr.max_rate = std::max(pr.max_rate, bytes / sec);

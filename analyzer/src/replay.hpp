@@ -86,11 +86,13 @@ struct ReplayResult {
   WaitWriter* waits = nullptr;
   std::vector<PairRow> pairs;  // metahost x metahost
   Counters counters;
-  // Root causes only (LocalData::timeline.enabled): the wait states in scope, each
-  // receive's transfer time inside its completing call when the message crossed metahosts
-  // (-1 otherwise), and the synchronisation call of each collective record position.
+  // Root causes only (LocalData::timeline.enabled): the wait states in scope, the transfer
+  // time inside its completing call of each receive whose message crossed metahosts (with
+  // its receive index and ranks: the pass needs no message record), and the
+  // synchronisation call of each collective record position.
   std::vector<RcWait> rc_waits;
-  std::vector<int64_t> recv_transfer;
+  struct Transfer { uint32_t recv, src, dst, pad; int64_t ticks; };
+  std::vector<Transfer> recv_transfer;
   std::vector<uint32_t> coll_position_call;
   // per collective record position: its completion time as a synchronisation point (-1: not
   // one) and the communicator when it synchronised with every member (kNone: not so; scout's rules)

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <sys/resource.h>
 #include <map>
 #include <queue>
 #include <tuple>
@@ -32,9 +33,13 @@ RootCauseResult Analysis::run() {
   auto lap = [&](const char* what) {
     if (!timing) return;
     auto now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "root causes [%d] %s: %.3f s\n", me_, what, std::chrono::duration<double>(now - t0).count());
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    std::fprintf(stderr, "root causes [%d] %s: %.3f s, peak RSS %ld MB\n", me_, what,
+                 std::chrono::duration<double>(now - t0).count(), ru.ru_maxrss / 1024);
     t0 = now;
   };
+  lap("start");
   if (timing)
     std::fprintf(stderr, "root causes [%d] calls %zu seg %zu waits %zu\n", me_, tl_.calls.size(), tl_.seg.size(),
                  fwd_.rc_waits.size());
@@ -94,17 +99,18 @@ void Analysis::setup() {
 
   call_wait_.assign(calls.size(), 0);
   for (const RcWait& w : fwd_.rc_waits) call_wait_[w.call] += w.ticks;
-  for (size_t k = 0; k < fwd_.recv_transfer.size(); ++k) {
-    if (fwd_.recv_transfer[k] < 0) continue;
-    const uint32_t c = tl_.recv_call[k];
-    const int64_t lm = local_min[d_.rank_metahost[data_.recvs[k].dst]];
-    const int64_t excess = std::min(fwd_.recv_transfer[k] - (lm == INT64_MAX ? 0 : lm),
+  std::vector<ReplayResult::Transfer> transfers(fwd_.recv_transfer);  // in receive order, as the records
+  std::sort(transfers.begin(), transfers.end(), [](const auto& a, const auto& b) { return a.recv < b.recv; });
+  for (const ReplayResult::Transfer& x : transfers) {
+    const uint32_t c = tl_.recv_call[x.recv];
+    const int64_t lm = local_min[d_.rank_metahost[x.dst]];
+    const int64_t excess = std::min(x.ticks - (lm == INT64_MAX ? 0 : lm),
                                     calls[c].leave - calls[c].enter - call_wait_[c]);
     if (excess > 0) {
       if (call_wan_.empty()) call_wan_.assign(calls.size(), 0), call_wan_from_.assign(calls.size(), 0);
       if (excess > call_wan_[c]) {
         call_wan_[c] = excess;
-        call_wan_from_[c] = d_.rank_metahost[data_.recvs[k].src];
+        call_wan_from_[c] = d_.rank_metahost[x.src];
       }
     }
   }
@@ -115,7 +121,7 @@ void Analysis::setup() {
 void Analysis::wan_sources() {
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, int64_t> sums;
   for (size_t c = 0; c < call_wan_.size(); ++c)
-    if (call_wan_[c] > 0) sums[{tl_.calls[c].cp, tl_.calls[c].rank, call_wan_from_[c]}] += call_wan_[c];
+    if (call_wan_[c] > 0) sums[{tl_.calls[c].cp, rank_of(uint32_t(c)), call_wan_from_[c]}] += call_wan_[c];
   for (const auto& [k, v] : sums)
     out_.wan_sources.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), 0, double(v) / res_});
 }
@@ -162,7 +168,7 @@ void Analysis::synchronisations() {
 
   std::vector<Bytes> out(P_);
   for (const RcWait& w : fwd_.rc_waits) {
-    const uint32_t q = calls[w.call].rank;
+    const uint32_t q = rank_of(w.call);
     if (w.delayer == kNone || w.delayer == q) continue;
     const bool answered = needs_delayer_leave(w.ref);
     if (w.ref == REF_COLL) synchronised(w.call, w.delayer, call_completion_[w.call]);
@@ -191,10 +197,14 @@ void Analysis::synchronisations() {
     const int64_t leave = calls[b.call].leave;
     synchronised(b.call, b.p, b.leave == INT64_MAX ? 0 : waiting_completion(b.ref, leave, b.leave));
   }
-  for (auto& [key, list] : peer_calls_) std::sort(list.begin(), list.end());
+  for (auto& [key, peer] : peer_calls_) std::sort(peer.list.begin(), peer.list.end());
+  group_hint_.assign(mine_.size(), 0);
   group_calls_.resize(mine_.size());  // per rank: its barriers, N-to-N groups, MPI_Init and MPI_Finalize
   for (uint32_t c = 0; c < calls.size(); ++c)
-    if (group_comm_[c] != kNone) group_calls_[slot_of(calls[c].rank)].push_back(c);
+    if (group_comm_[c] != kNone) group_calls_[slot_of(rank_of(c))].push_back({c, group_comm_[c], call_completion_[c]});
+  // all the intervals need of them is in peer_calls_ and group_calls_ now
+  std::vector<uint32_t>().swap(group_comm_);
+  std::vector<int64_t>().swap(call_completion_);
 }
 
 }  // namespace gs::rootcause_detail

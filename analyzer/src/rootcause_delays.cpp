@@ -19,16 +19,15 @@ namespace gs::rootcause_detail {
 // Rank's synchronisation interval before call b with respect to `other` into `map`; the
 // waiting calls inside go to `waits` (docs/root-causes.md). It starts inside the latest
 // call that synchronised with `other`: that call's completion time counts.
-void Analysis::interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) const {
-  const auto& calls = tl_.calls;
-  const uint32_t rank = calls[b].rank;
+Analysis::IntervalStart Analysis::interval_start(uint32_t b, uint32_t other) {
+  const uint32_t rank = rank_of(b);
   uint32_t start = tl_.rank_first[slot_of(rank)];
   uint32_t from = kNone;  // the call that starts it
   int64_t completion = 0;
   auto peer = peer_calls_.find(uint64_t(rank) << 32 | other);  // the latest call before b that synchronised with it
   if (peer != peer_calls_.end()) {
-    const auto& list = peer->second;
-    auto it = std::lower_bound(list.begin(), list.end(), std::pair<uint32_t, int64_t>{b, INT64_MIN});
+    const auto& list = peer->second.list;
+    auto it = list.begin() + lower_bound_near(list, b, peer->second.hint, [](const auto& x) { return x.first; });
     if (it != list.begin()) {
       from = (it - 1)->first;
       // several synchronisations of one call with the same rank: the largest completion (a
@@ -38,12 +37,20 @@ void Analysis::interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<st
       start = from + 1;
     }
   }
-  const std::vector<uint32_t>& groups = group_calls_[slot_of(rank)];  // or a group call holding it, later
-  for (auto it = std::lower_bound(groups.begin(), groups.end(), b); it != groups.begin() && *(it - 1) >= start;) {
-    const uint32_t c = *--it;
-    if (group_holds(c, other)) { start = c + 1; from = c; completion = call_completion_[c]; break; }
+  const std::vector<GroupCall>& groups = group_calls_[slot_of(rank)];  // or a group call holding it, later
+  auto it = groups.begin() + lower_bound_near(groups, b, group_hint_[slot_of(rank)], [](const GroupCall& g) { return g.call; });
+  while (it != groups.begin() && (it - 1)->call >= start) {
+    const GroupCall& g = *--it;
+    if (group_holds(g.comm, other)) { start = g.call + 1; from = g.call; completion = g.completion; break; }
   }
-  if (from != kNone) map.add(calls[from].cp, false, completion);
+  return {start, from, completion};
+}
+
+void Analysis::interval_fill(uint32_t b, const IntervalStart& s, TimeMap& map,
+                             std::vector<std::pair<uint32_t, int64_t>>* waits) const {
+  const auto& calls = tl_.calls;
+  const uint32_t start = s.start, from = s.from;
+  if (from != kNone) map.add(calls[from].cp, false, s.completion);  // (TimeMap ignores 0)
   for (uint32_t c = start;; ++c) {
     for (uint32_t e = calls[c].seg_begin; e < calls[c].seg_end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
     if (c == b) break;
@@ -67,7 +74,7 @@ void Analysis::delays() {
   std::vector<Pending> reqs;
   for (size_t i = 0; i < waits.size(); ++i) {
     const RcWait& w = waits[i];
-    const uint32_t q = tl_.calls[w.call].rank;
+    const uint32_t q = rank_of(w.call);
     const uint32_t ordinal = next_ordinal[slot_of(q)]++;
     if (w.delayer == kNone || w.delayer == q) continue;
     const uint32_t owner = owner_of(w.delayer, N, P_);
@@ -99,6 +106,27 @@ void Analysis::delays() {
   std::sort(reqs.begin(), reqs.end(),
             [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
 
+  auto delayer_of = [&](const Pending& pr) {  // the delayer's call, if it is one of the delayer rank's
+    uint8_t ref;
+    uint32_t index, p;
+    if (pr.idx & kRemote) {
+      const Request& r = remote[pr.idx & ~kRemote];
+      ref = r.ref, index = r.index, p = r.p;
+    } else {
+      const RcWait& w = waits[pr.idx];
+      ref = w.ref, index = w.delayer_index, p = w.delayer;
+    }
+    const uint32_t sp = delayer_call(ref, index);
+    return sp != kNone && call_of(sp, p) ? sp : kNone;
+  };
+  // per delayer call: its requests left (kMany: too many to count down) and whether `shared`
+  // holds its interval
+  constexpr uint8_t kStored = 0x80, kMany = 0x7f;
+  std::vector<uint8_t> left(tl_.calls.size(), 0);
+  for (const Pending& pr : reqs)
+    if (const uint32_t sp = delayer_of(pr); sp != kNone && left[sp] < kMany) ++left[sp];
+  std::unordered_map<uint32_t, SharedInterval> shared;
+
   replies_.assign(waits.size(), Reply{kNone, 0, 0.0, UINT64_MAX, 0});
   std::vector<Bytes> back(P_), graph(P_);
   std::vector<std::pair<uint32_t, int64_t>> wl;
@@ -110,16 +138,35 @@ void Analysis::delays() {
       rq = remote[pr.idx & ~kRemote];
     } else {
       const RcWait& w = waits[pr.idx];
-      const uint32_t q = tl_.calls[w.call].rank;
+      const uint32_t q = rank_of(w.call);
       rq = Request{pr.gid, q, w.delayer, w.delayer_index, pr.ordinal, pr.idx, d_.rank_metahost[q], 0,
                    w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(call_wait_[w.call])};
     }
-    const uint32_t sp = delayer_call(rq.ref, rq.index);
-    if (sp == kNone || sp >= tl_.calls.size() || tl_.calls[sp].rank != rq.p) continue;
+    const uint32_t sp = delayer_of(pr);
+    if (sp == kNone) continue;
     ++with_delayer_;
-    tp_.clear();
-    wl.clear();
-    interval(sp, rq.q, tp_, &wl);
+    uint8_t& n = left[sp];
+    const IntervalStart st = interval_start(sp, rq.q);
+    auto sh = n & kStored ? shared.find(sp) : shared.end();
+    if (sh != shared.end() && sh->second.start == st) {
+      tp_.restore(sh->second.map);
+      wl = sh->second.waits;
+    } else {
+      tp_.clear();
+      wl.clear();
+      interval_fill(sp, st, tp_, &wl);
+      if ((n & kMany) > 1 && !(n & kStored)) {
+        SharedInterval& s = shared[sp];
+        s.start = st;
+        tp_.save(s.map);
+        s.waits = wl;
+        n |= kStored;
+      }
+    }
+    if ((n & kMany) != kMany && (--n & kMany) == 0 && (n & kStored)) {
+      shared.erase(sp);
+      n = 0;
+    }
     tq_.clear();  // the waiting side's map, by our call paths
     if (!is_remote) {
       interval(waits[pr.idx].call, rq.p, tq_, nullptr);
@@ -137,7 +184,7 @@ void Analysis::delays() {
     for (uint32_t cp : tp_.touched())
       for (int wan = 0; wan < 2; ++wan) {
         int64_t dv = tp_.at(cp, wan) - tq_.at(cp, wan);
-        if (dv > 0) { dents_.push_back({cp, uint8_t(wan), dv}); dsum += double(dv); }
+        if (dv > 0) { dents_.push_back({cp, uint32_t(wan), dv}); dsum += double(dv); }
       }
     double wsum = 0;
     for (auto& [c, w] : wl) wsum += double(w);
@@ -168,7 +215,7 @@ void Analysis::delays() {
       edges_ += wl.size();
     }
     const uint32_t wrec = uint32_t(wrecs_.size());
-    if (dents_.size() > d_begin) wrecs_.push_back({d_begin, uint32_t(dents_.size()), D, sp, rq.wait_metahost, rq.metric, rq.cls});
+    if (dents_.size() > d_begin) wrecs_.push_back({d_begin, sp, D, rq.wait_metahost, rq.metric, rq.cls});
     const Reply reply{dents_.size() > d_begin ? wrec : kNone, uint32_t(me_), scale * wsum, gid_of(sp), tl_.calls[sp].enter};
     if (is_remote)
       append(back[owner_of(rq.q, N, P_)], Indirect{rq.w_local, reply.wrec, reply.src, 0, reply.indirect, reply.target,
@@ -176,6 +223,12 @@ void Analysis::delays() {
     else
       replies_[pr.idx] = reply;
   }
+  // the intervals are done: what located their starts goes before the next steps allocate
+  decltype(peer_calls_)().swap(peer_calls_);
+  decltype(group_calls_)().swap(group_calls_);
+  decltype(reqs)().swap(reqs);
+  decltype(remote)().swap(remote);
+  decltype(keys)().swap(keys);
   Bytes in = t_.exchange(back);
   for (Cursor c(in); !c.done();) {
     Indirect m = c.get<Indirect>();
@@ -199,14 +252,23 @@ void Analysis::classes() {
   for (size_t i = 0; i < waits.size(); ++i) {
     const RcWait& w = waits[i];
     const SyncCall& call = tl_.calls[w.call];
+    const uint32_t rank = rank_of(w.call);
     const int g = group_of(w.metric);
     const double ind = std::min(replies_[i].indirect, double(w.ticks));
-    add_sev(class_metric(DIRECT, g), w.cls, call.cp, call.rank, (double(w.ticks) - ind) / res_);
-    add_sev(class_metric(INDIRECT, g), w.cls, call.cp, call.rank, ind / res_);
+    add_sev(class_metric(DIRECT, g), w.cls, call.cp, rank, (double(w.ticks) - ind) / res_);
+    add_sev(class_metric(INDIRECT, g), w.cls, call.cp, rank, ind / res_);
     const double prop = std::min(prop_max_[w.call], 1.0) * double(w.ticks);
-    add_sev(class_metric(PROPAGATING, g), w.cls, call.cp, call.rank, prop / res_);
-    add_sev(class_metric(TERMINAL, g), w.cls, call.cp, call.rank, (double(w.ticks) - prop) / res_);
+    add_sev(class_metric(PROPAGATING, g), w.cls, call.cp, rank, prop / res_);
+    add_sev(class_metric(TERMINAL, g), w.cls, call.cp, rank, (double(w.ticks) - prop) / res_);
+  }
+  std::vector<double>().swap(prop_max_);  // read above only: gone before the jumps are built
+  // the jumps in one buffer sized beforehand: no regrowth, whose copies would double its peak
+  size_t with_target = 0;
+  for (const Reply& r : replies_) with_target += r.target != UINT64_MAX;
+  jumps[0].reserve(with_target * sizeof(JumpMsg));
+  for (size_t i = 0; i < waits.size(); ++i) {
     if (replies_[i].target == UINT64_MAX) continue;
+    const RcWait& w = waits[i];
     if (best != kNone && waits[best].call != w.call) flush_jump();
     if (best == kNone || w.ticks > waits[best].ticks) best = uint32_t(i);
   }

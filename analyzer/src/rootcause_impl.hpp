@@ -109,6 +109,28 @@ struct CauseKeyHash {
   }
 };
 
+// std::lower_bound by `key` over the sorted `v`, searched outward from `hint` (then set to
+// the result): a rank's successive intervals start near each other, so most searches read
+// a few neighbouring entries instead of log2(n) scattered ones.
+template <class T, class Key>
+size_t lower_bound_near(const std::vector<T>& v, uint32_t k, uint32_t& hint, Key key) {
+  const size_t n = v.size();
+  size_t h = std::min<size_t>(hint, n), lo, hi, step = 1;
+  if (h < n && key(v[h]) < k) {  // past h: gallop up; everything before lo is < k
+    lo = h + 1;
+    while (lo + step - 1 < n && key(v[lo + step - 1]) < k) lo += step, step *= 2;
+    hi = std::min(n, lo + step - 1);
+  } else {  // at or before h: gallop down; v[hi] >= k (or hi == n)
+    hi = h;
+    while (hi >= step && key(v[hi - step]) >= k) hi -= step, step *= 2;
+    lo = hi >= step ? hi - step + 1 : 0;
+  }
+  const size_t at = size_t(std::lower_bound(v.begin() + lo, v.begin() + hi, k,
+                                            [&](const T& x, uint32_t c) { return key(x) < c; }) - v.begin());
+  hint = uint32_t(at);
+  return at;
+}
+
 // A time map over call paths (and their WAN parts), dense by process-local call path.
 class TimeMap {
  public:
@@ -123,6 +145,16 @@ class TimeMap {
     touched_.clear();
   }
   const std::vector<uint32_t>& touched() const { return touched_; }
+  // The whole state (values and first-touch order), to replay a map computed before.
+  struct Entry { uint32_t cp; int64_t plain, wan; };
+  void save(std::vector<Entry>& out) const {
+    out.clear();
+    for (uint32_t cp : touched_) out.push_back({cp, plain_[cp], wan_[cp]});
+  }
+  void restore(const std::vector<Entry>& in) {
+    clear();
+    for (const Entry& e : in) { seen_[e.cp] = 1; touched_.push_back(e.cp); plain_[e.cp] = e.plain; wan_[e.cp] = e.wan; }
+  }
   int64_t at(uint32_t cp, bool wan) const { return (wan ? wan_ : plain_)[cp]; }
 
  private:
@@ -131,15 +163,23 @@ class TimeMap {
   std::vector<uint32_t> touched_;
 };
 
-struct DEntry { uint32_t cp; uint8_t wan; int64_t d; };
-// What a delayer owner keeps of a wait state until its inherited costs come back.
+// A delay entry: 12 bytes (packed, the WAN flag in the call path's top bit), millions of
+// them are kept until the long-term costs come back.
+#pragma pack(push, 4)
+struct DEntry { uint32_t cp : 31, wan : 1; int64_t d; };
+#pragma pack(pop)
+static_assert(sizeof(DEntry) == 12, "a delay entry stays at 12 bytes");
+// What a delayer owner keeps of a wait state until its inherited costs come back; its delay
+// entries run from d_begin to the next record's (dents_end).
 struct WRec {
-  uint32_t d_begin, d_end;  // its delay entries
+  uint32_t d_begin;
+  uint32_t sp;  // the delayer's call
   double D;
-  uint32_t sp, wait_metahost;  // the delayer's call; the waiting rank's metahost
+  uint32_t wait_metahost;  // the waiting rank's metahost
   uint16_t metric;
   uint8_t cls;
 };
+static_assert(sizeof(WRec) == 24, "a wait record stays at 24 bytes");
 
 class Analysis {
  public:
@@ -158,8 +198,16 @@ class Analysis {
   uint32_t rank_end(size_t slot) const {
     return slot + 1 < mine_.size() ? tl_.rank_first[slot + 1] : uint32_t(tl_.calls.size());
   }
+  // The owned rank of call c: the calls lie rank after rank (rank_first, ascending).
+  uint32_t rank_of(uint32_t c) const {
+    return mine_[0] + uint32_t(std::upper_bound(tl_.rank_first.begin(), tl_.rank_first.end(), c) - tl_.rank_first.begin()) - 1;
+  }
+  bool call_of(uint32_t c, uint32_t rank) const {  // c is a call of `rank` (an owned rank or not)
+    const size_t s = size_t(rank) - mine_[0];
+    return rank >= mine_[0] && s < mine_.size() && c >= tl_.rank_first[s] && c < rank_end(s);
+  }
   uint64_t gid_of(uint32_t c) const {
-    uint32_t r = tl_.calls[c].rank;
+    const uint32_t r = rank_of(c);
     return gbase_[r] + (c - tl_.rank_first[slot_of(r)]);
   }
   uint32_t rank_of_gid(uint64_t gid) const {
@@ -186,17 +234,19 @@ class Analysis {
     return ref == REF_SEND || (ref == REF_RECV_POST && fwd_.rules == Rules::Scalasca);
   }
   void synchronised(uint32_t call, uint32_t peer, int64_t completion) {
-    peer_calls_[uint64_t(tl_.calls[call].rank) << 32 | peer].push_back({call, completion});
+    peer_calls_[uint64_t(rank_of(call)) << 32 | peer].list.push_back({call, completion});
   }
   // the delayer's call (kNone: none), registered as synchronised with q
   uint32_t add_delayer_sync(uint8_t ref, uint32_t index, uint32_t p, uint32_t q, int64_t wait_leave) {
     const uint32_t sp = delayer_call(ref, index);
-    if (sp == kNone || sp >= tl_.calls.size() || tl_.calls[sp].rank != p) return kNone;
+    if (sp == kNone || !call_of(sp, p)) return kNone;
     synchronised(sp, q, ref == REF_COLL ? call_completion_[sp] : std::max<int64_t>(0, tl_.calls[sp].leave - wait_leave));
     return sp;
   }
-  bool group_holds(uint32_t c, uint32_t other) const {
-    const uint32_t comm = group_comm_[c];
+  // A call that synchronised a group as a whole, with what an interval starting in it needs
+  // (kept together: the interval search reads them without touching per-call arrays).
+  struct GroupCall { uint32_t call, comm; int64_t completion; };
+  bool group_holds(uint32_t comm, uint32_t other) const {
     if (comm == kAllRanks) return true;
     if (comm == kNone) return false;
     if (comm & kSyncSetFlag) {
@@ -206,7 +256,25 @@ class Analysis {
     return d_.comms[comm].position.count(other) > 0;
   }
 
-  void interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) const;
+  // Where an interval starts: at call `start`, inside call `from` (kNone: the rank's start),
+  // whose completion time it keeps.
+  struct IntervalStart {
+    uint32_t start, from;
+    int64_t completion;
+    bool operator==(const IntervalStart& o) const { return start == o.start && from == o.from && completion == o.completion; }
+  };
+  IntervalStart interval_start(uint32_t b, uint32_t other);
+  void interval_fill(uint32_t b, const IntervalStart& s, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) const;
+  void interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) {
+    interval_fill(b, interval_start(b, other), map, waits);
+  }
+  // A delayer's interval that several wait states share (a collective's latecomer against
+  // each member it delayed): computed once, replayed until its last request.
+  struct SharedInterval {
+    IntervalStart start;
+    std::vector<TimeMap::Entry> map;
+    std::vector<std::pair<uint32_t, int64_t>> waits;
+  };
 
   uint32_t delayer_call(uint8_t ref, uint32_t index) const {
     const std::vector<uint32_t>* v = ref == REF_SEND        ? &tl_.send_call
@@ -260,16 +328,21 @@ class Analysis {
   std::vector<uint64_t> gbase_;
   std::vector<RankCount> ranks_;  // every rank's
   // (rank << 32 | peer) -> its calls that synchronised with peer, with their completion times
-  std::unordered_map<uint64_t, std::vector<std::pair<uint32_t, int64_t>>> peer_calls_;
-  std::vector<std::vector<uint32_t>> group_calls_;  // per owned rank: barriers, N-to-N groups, Init, Finalize
-  std::vector<uint32_t> group_comm_;                // per call: the communicator it synchronised as a whole (kNone)
-  std::vector<int64_t> call_completion_;            // per call: its completion time as a collective or MPI_Init
+  struct PeerCalls { std::vector<std::pair<uint32_t, int64_t>> list; uint32_t hint = 0; };
+  std::unordered_map<uint64_t, PeerCalls> peer_calls_;
+  std::vector<std::vector<GroupCall>> group_calls_;  // per owned rank: barriers, N-to-N groups, Init, Finalize
+  std::vector<uint32_t> group_hint_;                 // per owned rank: where its last interval search ended
+  // per call, while the synchronisations are collected: the communicator it synchronised
+  // as a whole (kNone) and its completion time as a collective or MPI_Init
+  std::vector<uint32_t> group_comm_;
+  std::vector<int64_t> call_completion_;
   std::vector<int64_t> call_wait_;
   std::vector<int64_t> call_wan_;  // per call: its WAN excess (empty: no call has one)
   std::vector<uint32_t> call_wan_from_;  // per call: the metahost its largest WAN excess came from
   std::vector<double> prop_max_;  // per call on some wait list: the largest scale (else 0)
   std::vector<Reply> replies_;  // per rc_waits entry
   std::vector<DEntry> dents_;
+  size_t dents_end(size_t wrec) const { return wrec + 1 < wrecs_.size() ? wrecs_[wrec + 1].d_begin : dents_.size(); }
   std::vector<WRec> wrecs_;
   std::unordered_map<CauseKey, std::pair<double, double>, CauseKeyHash> causes_;
   Bytes graph_in_, jumps_in_;

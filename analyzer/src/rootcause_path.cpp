@@ -18,6 +18,7 @@ namespace gs::rootcause_detail {
 
 // ---- 3. process 0 solves and walks; the results go back
 void Analysis::graph_and_path() {
+  std::vector<int64_t>().swap(call_wait_);  // 8 B per call; a call's waiting is summed from its waits below
   std::vector<Bytes> node_costs(P_), cover(P_);
   if (me_ == 0) {
     solve(node_costs);
@@ -32,18 +33,20 @@ void Analysis::graph_and_path() {
     for (const RcWait& w : waits) first[w.call + 1]++;
     for (size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
     at.resize(waits.size());
-    {
-      std::vector<uint32_t> fill(first.begin(), first.end() - 1);
-      for (uint32_t i = 0; i < waits.size(); ++i) at[fill[waits[i].call]++] = i;
-    }
+    // first[] as the fill cursor (no copy of it): it ends one call ahead, then moves back
+    for (uint32_t i = 0; i < waits.size(); ++i) at[first[waits[i].call]++] = i;
+    for (size_t c = first.size() - 1; c > 0; --c) first[c] = first[c - 1];
+    first[0] = 0;
     for (Cursor c(in); !c.done();) {
       NodeCost nc = c.get<NodeCost>();
       const uint32_t call = local_of(nc.gid);
+      int64_t call_wait = 0;  // as setup() summed it (integers: any order gives the same)
+      for (uint32_t k = first[call]; k < first[call + 1]; ++k) call_wait += waits[at[k]].ticks;
       for (uint32_t k = first[call]; k < first[call + 1]; ++k) {
         const uint32_t i = at[k];
         if (replies_[i].wrec == kNone) continue;
         WaitCost wc{replies_[i].wrec, 0, {}};
-        const double share = double(waits[i].ticks) / double(call_wait_[call]);
+        const double share = double(waits[i].ticks) / double(call_wait);
         for (int j = 0; j < kCosts; ++j) wc.c[j] = nc.c[j] * share;
         append(wait_costs[replies_[i].src], wc);
       }
@@ -56,11 +59,11 @@ void Analysis::graph_and_path() {
     std::stable_sort(costs.begin(), costs.end(), [](const WaitCost& a, const WaitCost& b) { return a.wrec < b.wrec; });
     for (const WaitCost& m : costs) {
       const WRec& w = wrecs_[m.wrec];
-      const uint32_t p = tl_.calls[w.sp].rank;
+      const uint32_t p = rank_of(w.sp);
       double total = 0;
       for (double v : m.c) total += v;
       if (!(total > 0) || !(w.D > 0)) continue;
-      for (size_t k = w.d_begin; k < w.d_end; ++k) {
+      for (size_t k = w.d_begin, end = dents_end(m.wrec); k < end; ++k) {
         const DEntry& e = dents_[k];
         cause(w.metric, w.cls, e, p, w.wait_metahost).second += total / w.D * double(e.d) / res_;
         for (int j = 0; j < kCosts; ++j)
@@ -72,7 +75,7 @@ void Analysis::graph_and_path() {
   for (Cursor c(cover_in); !c.done();) {
     CoverMsg m = c.get<CoverMsg>();
     const uint32_t hi = local_of(m.hi);
-    const uint32_t rank = tl_.calls[hi].rank;
+    const uint32_t rank = rank_of(hi);
     const uint32_t lo = m.lo_ticks < 0 ? kNone : local_of(m.lo);
     for (uint32_t x = lo == kNone ? tl_.rank_first[slot_of(rank)] : lo + 1;; ++x) {
       const SyncCall& call = tl_.calls[x];

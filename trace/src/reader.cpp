@@ -230,7 +230,7 @@ class RecordBuilder {
     for (uint32_t cp : touched_) {
       const int64_t v = seg_acc_[cp];
       if (v) {
-        tl_.seg.push_back({cp, 0, v});
+        tl_.seg.push_back({cp, v});
         prefault_.seg.after_push(tl_.seg);
       }
       seg_acc_[cp] = 0;
@@ -248,7 +248,7 @@ class RecordBuilder {
     if (f.sync == kNone) {
       f.sync = uint32_t(tl_.calls.size());
       SyncCall c{};
-      c.enter = f.enter; c.leave = f.enter; c.rank = rank_; c.cp = f.cp;
+      c.enter = f.enter; c.leave = f.enter; c.cp = f.cp;
       c.seg_begin = seg_start_; c.seg_end = f.seg_mark;
       c.barrier_comm = kNone;
       tl_.calls.push_back(c);
@@ -478,7 +478,7 @@ void RecordBuilder::finish_location(size_t first_recv, size_t first_nbc) {
     if (!started_) tl_.rank_start.push_back(last_);
     segment_flush();
     SyncCall c{};
-    c.enter = c.leave = last_; c.rank = rank_; c.cp = kNone;
+    c.enter = c.leave = last_; c.cp = kNone;
     c.seg_begin = seg_start_; c.seg_end = uint32_t(tl_.seg.size());
     c.barrier_comm = kNone;
     tl_.calls.push_back(c);
