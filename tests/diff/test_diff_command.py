@@ -133,3 +133,28 @@ def test_corrupt_profile(runs, tmp_path):
 
 def test_output_cannot_be_an_input(runs):
     assert "must differ" in _fails("diff", runs["a"], runs["b"], "-o", runs["b"])
+
+
+def _with_rules(folder, rules):
+    summary = json.loads((folder / "summary.json").read_text())
+    summary["rules"] = rules
+    (folder / "summary.json").write_text(json.dumps(summary))
+    return folder
+
+
+def test_runs_analysed_under_different_rules_are_flagged(runs, tmp_path):
+    """docs/root-causes.md, "Rules": a difference between a --rules scalasca and a --rules
+    gridscope analysis is partly the rules'; diff says so (and nothing when they agree, or
+    when a folder predates summary.json's "rules")."""
+    plain = run_gridscope("diff", runs["a"], runs["b"], "-o", tmp_path / "plain")
+    assert "--rules" not in plain.stderr
+    assert json.loads((tmp_path / "plain" / "diff.json").read_text())["warnings"] == []
+    _with_rules(runs["a"], "scalasca")
+    same = run_gridscope("diff", runs["a"], _with_rules(runs["b"], "scalasca"), "-o", tmp_path / "same")
+    assert "--rules" not in same.stderr
+    mixed = run_gridscope("diff", runs["a"], _with_rules(runs["b"], "gridscope"), "-o", tmp_path / "mixed")
+    assert mixed.returncode == 0
+    lines = [l for l in mixed.stderr.splitlines() if "--rules" in l]
+    assert lines == ["gridscope: warning: BASE was analysed with --rules scalasca and NEW with --rules gridscope: "
+                     "the wait states and root causes they charge differently count as changes"]
+    assert json.loads((tmp_path / "mixed" / "diff.json").read_text())["warnings"] == [lines[0].split(": ", 2)[2]]

@@ -38,4 +38,6 @@ def diff(
     with console.status("computing the difference experiment…"):
         result = diff_runs(base, new, target, collapse=collapse_ranks, top=top)
     print_diff(result, console, top=top)
+    for line in result["warnings"]:
+        typer.echo(f"gridscope: warning: {line}", err=True)
     console.print(f"wrote {target}/diff.cubex, diff.json, summary.json")

@@ -29,6 +29,17 @@ def _write_json(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
+def rules_warnings(base_summary: dict, new_summary: dict) -> list[str]:
+    """A line when BASE and NEW were analysed under different --rules (docs/root-causes.md,
+    "Rules"): part of the difference is then the rules', not the runs'. Folders from before
+    summary.json named its rules are not compared."""
+    base_rules, new_rules = base_summary.get("rules"), new_summary.get("rules")
+    if base_rules is None or new_rules is None or base_rules == new_rules:
+        return []
+    return [f"BASE was analysed with --rules {base_rules} and NEW with --rules {new_rules}: "
+            "the wait states and root causes they charge differently count as changes"]
+
+
 def diff_runs(base_folder: str | Path, new_folder: str | Path, out: str | Path, *,
               collapse: bool = False, top: int = 20) -> dict:
     """Compute NEW − BASE into OUT; returns the diff.json contents."""
@@ -61,6 +72,7 @@ def diff_runs(base_folder: str | Path, new_folder: str | Path, out: str | Path, 
         "cube_changes": largest_changes(difference, base_total, top=max(top, 50)),
         "ranks": {"base": n_base, "new": n_new},
         "story": summary["story"],
+        "warnings": rules_warnings(base.summary, new.summary),
     }
     out.mkdir(parents=True, exist_ok=True)
     write_cubex(difference, out / DIFF_CUBE)
