@@ -62,18 +62,12 @@ METRICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("mpi_finalize_wait", ("finalize_wait",)),
     ("bytes_sent+bytes_cout", ("bytes_sent",)),      # ours count collective bytes too,
     ("bytes_rcvd+bytes_cin", ("bytes_received",)),   # as Score-P's profile does
-    ("delay_latesender", ("delay_late_sender_short",)),
-    ("delay_latesender_longterm", ("delay_late_sender_long",)),
-    ("delay_latereceiver", ("delay_late_receiver_short",)),
-    ("delay_latereceiver_longterm", ("delay_late_receiver_long",)),
-    ("delay_barrier", ("delay_barrier_short",)),
-    ("delay_barrier_longterm", ("delay_barrier_long",)),
-    ("delay_n2n", ("delay_nxn_short",)),
-    ("delay_n2n_longterm", ("delay_nxn_long",)),
-    ("delay_12n", ("delay_late_broadcast_short",)),
-    ("delay_12n_longterm", ("delay_late_broadcast_long",)),
-    ("delay_n21", ("delay_early_reduce_short",)),
-    ("delay_n21_longterm", ("delay_early_reduce_long",)),
+    # delay costs: scout's delay_X (short term) and delay_X_longterm against ours
+    *((f"delay_{scout}{term}", (f"delay_{ours}_{mine}",))
+      for scout, ours in (("latesender", "late_sender"), ("latereceiver", "late_receiver"),
+                          ("barrier", "barrier"), ("n2n", "nxn"), ("12n", "late_broadcast"),
+                          ("n21", "early_reduce"))
+      for term, mine in (("", "short"), ("_longterm", "long"))),
     (f"{LS}-mpi_wait_indirect_latesender", ("wait_direct_late_sender",)),
     (f"{LR}-mpi_wait_indirect_latereceiver", ("wait_direct_late_receiver",)),
     ("mpi_wait_indirect_latesender", ("wait_indirect_late_sender",)),

@@ -159,6 +159,18 @@ def sample_items(head: np.ndarray, mid: int, hi: int, m: int) -> tuple[np.ndarra
     return idx, weight
 
 
+def window_sample(head: np.ndarray, mid: int, hi: int, m: int, keep=None) -> tuple[np.ndarray, np.ndarray]:
+    """The items of in_window's answer as an even sample of at most m: their indices and how
+    many items each stands for. `keep(indices) -> mask` restricts them first (to the rows
+    asked for; None: every item counts, and the sample costs O(m))."""
+    if keep is None:
+        return sample_items(head, mid, hi, m)
+    idx = np.concatenate([head, np.arange(mid, hi, dtype=np.int64)])
+    idx = idx[keep(idx)]
+    pos, weight = even_sample(len(idx), m)
+    return idx[pos], weight
+
+
 def thin(keys_a: np.ndarray, keys_b: np.ndarray, times: np.ndarray, t0: int, t1: int,
          width: int, limit: int, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Keep one item per (a, b, pixel of time) when there are more than `limit`.

@@ -215,14 +215,12 @@ class ViewerData:
     def _messages(self, t0, t1, width, r0, r1) -> dict:
         c = self.trace.columns
         head, mid, hi = lod.in_window(c["msg_send_time"], c["msg_recv_time"], self.max_msg_ns, t0, t1)
-        if r0 <= 0 and r1 >= len(self.rows):  # every message touches a row asked for
-            idx, weight = lod.sample_items(head, mid, hi, SAMPLE * MESSAGE_LIMIT)
-        else:
-            idx = np.concatenate([head, np.arange(mid, hi, dtype=np.int64)])
+        def on_rows(idx):
             src, dst = self.row_of_loc[c["msg_send_loc"][idx]], self.row_of_loc[c["msg_recv_loc"][idx]]
-            idx = idx[((src >= r0) & (src < r1)) | ((dst >= r0) & (dst < r1))]
-            pos, weight = lod.even_sample(len(idx), SAMPLE * MESSAGE_LIMIT)
-            idx = idx[pos]
+            return ((src >= r0) & (src < r1)) | ((dst >= r0) & (dst < r1))
+
+        every_row = r0 <= 0 and r1 >= len(self.rows)  # every message touches a row asked for
+        idx, weight = lod.window_sample(head, mid, hi, SAMPLE * MESSAGE_LIMIT, None if every_row else on_rows)
         src = self.row_of_loc[c["msg_send_loc"][idx]] if len(idx) else np.zeros(0, np.int32)
         dst = self.row_of_loc[c["msg_recv_loc"][idx]] if len(idx) else np.zeros(0, np.int32)
         ts = c["msg_send_time"][idx].astype(np.int64)
@@ -240,14 +238,9 @@ class ViewerData:
         if len(w) == 0:
             return {"row": [], "start": [], "end": [], "pattern": [], "klass": [], "count": []}
         head, mid, hi = lod.in_window(w.start_ns, w.end_ns, self.max_wait_ns, t0, t1)
-        if r0 <= self.wait_row_range[0] and r1 > self.wait_row_range[1]:  # all on rows asked for
-            idx, weight = lod.sample_items(head, mid, hi, SAMPLE * WAIT_LIMIT)
-        else:
-            idx = np.concatenate([head, np.arange(mid, hi, dtype=np.int64)])
-            rows = self.wait_rows[idx]
-            idx = idx[(rows >= r0) & (rows < r1)]
-            pos, weight = lod.even_sample(len(idx), SAMPLE * WAIT_LIMIT)
-            idx = idx[pos]
+        every_row = r0 <= self.wait_row_range[0] and r1 > self.wait_row_range[1]  # all on rows asked for
+        idx, weight = lod.window_sample(head, mid, hi, SAMPLE * WAIT_LIMIT,
+                                        None if every_row else lambda i: (self.wait_rows[i] >= r0) & (self.wait_rows[i] < r1))
         pos, count = lod.thin(self.wait_rows[idx], w.pattern[idx].astype(np.int64) * 4 + w.klass[idx],
                               w.start_ns[idx], t0, t1, width, WAIT_LIMIT, weight)
         idx = idx[pos]
@@ -543,24 +536,12 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 def _in_background(work):
     """Start WORK in a thread; the returned function waits for it and re-raises its error."""
-    box = {}
+    from concurrent.futures import ThreadPoolExecutor
 
-    def run():
-        try:
-            box["value"] = work()
-        except BaseException as err:  # handed to the caller
-            box["error"] = err
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-
-    def result():
-        thread.join()
-        if "error" in box:
-            raise box["error"]
-        return box.get("value")
-
-    return result
+    pool = ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(work)
+    pool.shutdown(wait=False)  # the thread ends with WORK
+    return future.result
 
 
 def make_server(run_folder: str | os.PathLike, host: str = "127.0.0.1", port: int = 0,
