@@ -48,7 +48,7 @@ def test_binned_fractions_sum_to_total_mpi_time():
 def test_window_messages_overlap():
     send = np.array([0, 10, 20, 30])
     recv = np.array([5, 50, 21, 31])
-    got = lod.window_messages(send, recv, max_duration=40, t0=22, t1=29)
+    got, _ = lod.window_sample(*lod.in_window(send, recv, 40, 22, 29), m=10)
     assert got.tolist() == [1]  # only the message in flight from 10 to 50
 
 

@@ -117,17 +117,6 @@ def rows_detail(seg_time: np.ndarray, seg_cp: np.ndarray, seg_mpicum: np.ndarray
     return out
 
 
-def window_messages(send_time: np.ndarray, recv_time: np.ndarray, max_duration: int,
-                    t0: int, t1: int) -> np.ndarray:
-    """Indices of messages (sorted by send time) whose flight overlaps [t0, t1]."""
-    if len(send_time) == 0:
-        return np.zeros(0, dtype=np.int64)
-    lo = int(np.searchsorted(send_time, t0 - max_duration, side="left"))
-    hi = int(np.searchsorted(send_time, t1, side="right"))
-    idx = np.arange(lo, hi, dtype=np.int64)
-    return idx[recv_time[lo:hi] >= t0]
-
-
 def in_window(start: np.ndarray, end: np.ndarray, longest: int, t0: int, t1: int) -> tuple[np.ndarray, int, int]:
     """Items sorted by `start` whose [start, end] overlaps [t0, t1], without looking at those
     that start inside the window: the indices of the ones that start before t0 and still
