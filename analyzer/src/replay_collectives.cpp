@@ -1,6 +1,6 @@
 // The forward replay's collective half (docs/analyzer.md): every complete instance of a
-// blocking or non-blocking collective, computed at the owner of its communicator's first
-// rank; its wait states (patterns/patterns.toml, kCollPatterns) and, with root causes, its
+// blocking or non-blocking collective, computed at one process (instance_owner: a
+// communicator's instances are dealt out in turn); its wait states (patterns/patterns.toml, kCollPatterns) and, with root causes, its
 // synchronisation points go back to the members' owners and are charged there in the
 // members' own record order.
 #include <algorithm>
@@ -17,14 +17,21 @@
 namespace gs::replay_detail {
 namespace {
 
+// Which process computes an instance: instances of one communicator are dealt out in turn
+// (a run whose collectives are all on MPI_COMM_WORLD would otherwise be computed by one
+// process while the others wait). Every member's owner derives the same process from the
+// instance alone, so the results do not depend on the number of processes.
+uint32_t instance_owner(uint32_t comm, uint32_t seq, int P) { return uint32_t((uint64_t(comm) + seq) % uint64_t(P)); }
+
 // Orders the gathered records of collective instances by (communicator, instance, member
-// position). The instance numbers count each rank's collectives on a communicator, so they
-// are dense: every record has its slot, communicator after communicator, and one pass
-// places them (a comparison sort of these wide records was 8 % of a collective-heavy
-// replay). Sparse numbers, a position outside the communicator or two records in one slot
-// (a damaged trace) fall back to sorting, which orders them the same way.
+// position). The instance numbers count each rank's collectives on a communicator, so at
+// one of P processes (instance_owner) those of a communicator step by P: every record has
+// its slot (instance / P), communicator after communicator, and one pass places them (a
+// comparison sort of these wide records was 8 % of a collective-heavy replay). Sparse
+// numbers, a position outside the communicator or two records in one slot (a damaged
+// trace) fall back to sorting, which orders them the same way.
 template <class Msgs>
-void order_by_instance(const Defs& d, Msgs& recs) {
+void order_by_instance(const Defs& d, Msgs& recs, int P) {
   using Msg = std::remove_reference_t<decltype(recs[0])>;
   const size_t n = recs.size();
   auto sort = [&] {
@@ -33,10 +40,10 @@ void order_by_instance(const Defs& d, Msgs& recs) {
     });
   };
   std::vector<uint64_t> base(d.comms.size(), 0);  // first slot of each communicator
-  std::vector<int64_t> top(d.comms.size(), -1);   // its largest instance number
+  std::vector<int64_t> top(d.comms.size(), -1);   // its largest instance number / P
   for (const Msg& m : recs) {
     if (m.rec.comm >= d.comms.size() || m.rec.pos >= d.comms[m.rec.comm].members.size()) return sort();
-    top[m.rec.comm] = std::max<int64_t>(top[m.rec.comm], m.rec.seq);
+    top[m.rec.comm] = std::max<int64_t>(top[m.rec.comm], m.rec.seq / P);
   }
   uint64_t slots = 0;
   for (size_t c = 0; c < d.comms.size(); ++c) {
@@ -47,7 +54,7 @@ void order_by_instance(const Defs& d, Msgs& recs) {
   std::vector<uint32_t> at(slots, kNone);
   for (size_t i = 0; i < n; ++i) {
     const auto& r = recs[i].rec;
-    uint32_t& slot = at[base[r.comm] + uint64_t(r.seq) * d.comms[r.comm].members.size() + r.pos];
+    uint32_t& slot = at[base[r.comm] + uint64_t(r.seq / P) * d.comms[r.comm].members.size() + r.pos];
     if (slot != kNone) return sort();
     slot = uint32_t(i);
   }
@@ -76,8 +83,8 @@ void order_by_instance(const Defs& d, Msgs& recs) {
 // collective instances (blocking or non-blocking), in order_by_instance's order; instances
 // that lack members or mix operations are counted incomplete.
 template <class Msgs, class Fn>
-void for_each_complete_instance(const Defs& d, Msgs& recs, ReplayResult& res, Fn fn) {
-  order_by_instance(d, recs);
+void for_each_complete_instance(const Defs& d, Msgs& recs, int P, ReplayResult& res, Fn fn) {
+  order_by_instance(d, recs, P);
   for (size_t i = 0; i < recs.size();) {
     size_t j = i;
     while (j < recs.size() && recs[j].rec.comm == recs[i].rec.comm && recs[j].rec.seq == recs[i].rec.seq) ++j;
@@ -163,7 +170,7 @@ CollSync coll_sync(const std::vector<CollMember>& m, CollClass cls) {
   return r;
 }
 
-// At the owner of the communicator's first rank: the waiting times of every complete
+// At the instance's owner (instance_owner): the waiting times of every complete
 // instance, addressed to each member's owner. RECS is freed on return.
 std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int P, ReplayResult& res, bool rc) {
   const uint32_t N = d.ranks();
@@ -174,7 +181,7 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
   for (const CollMsg& m : recs) count[owner_of(m.rec.rank, N, P)] += rc ? 3 : 2;
   for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(ResMsg));
   std::vector<CollMember> members;
-  for_each_complete_instance(d, recs, res, [&](size_t i, size_t j, const CommDef& comm) {
+  for_each_complete_instance(d, recs, P, res, [&](size_t i, size_t j, const CommDef& comm) {
     members.clear();
     int64_t latest_begin = INT64_MIN;
     for (size_t k = i; k < j; ++k) {
@@ -240,7 +247,7 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
   return out;
 }
 
-// At the owner of the communicator's first rank: the waiting times of every complete
+// At the instance's owner (instance_owner): the waiting times of every complete
 // non-blocking instance (docs/patterns.md), appended to `out` for each member's owner:
 // per member its wait for a late join, then its completion delay (Barrier, N-to-N only).
 // Members that completed it in an MPI_Test* wait for nobody (their join and their leave
@@ -248,7 +255,7 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
 void nonblocking_results(const Defs& d, Records<NbcMsg> recs, int P, ReplayResult& res, std::vector<Bytes>& out) {
   const uint32_t N = d.ranks();
   std::vector<NbcMember> members;
-  for_each_complete_instance(d, recs, res, [&](size_t i, size_t j, const CommDef& comm) {
+  for_each_complete_instance(d, recs, P, res, [&](size_t i, size_t j, const CommDef& comm) {
     members.clear();
     for (size_t k = i; k < j; ++k) {
       const NbcRec& c = recs[k].rec;
@@ -317,7 +324,7 @@ CollOrder collective_order(const LocalData& data) {
 
 }  // namespace
 
-// Collective records go to the owner of the communicator's first rank, which computes the
+// Collective records go to their instance's owner, which computes the
 // instances' waiting times and sends them back to the members' owners. data.colls and
 // data.nbcs are freed once sent (the memory serves the steps after it).
 void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {
@@ -342,18 +349,18 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   }
   std::vector<Bytes> out(P);
   std::vector<size_t> count(P, 0);  // sized exactly first, as in point_to_point
-  for (const CollRec& c : data.colls) count[owner_of(d.comms[c.comm].members[0], N, P)]++;
+  for (const CollRec& c : data.colls) count[instance_owner(c.comm, c.seq, P)]++;
   for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(CollMsg));
   for (size_t k = 0; k < data.colls.size(); ++k) {
     const CollRec& c = data.colls[k];
-    append(out[owner_of(d.comms[c.comm].members[0], N, P)], CollMsg{c, order_of.colls[k], 0});
+    append(out[instance_owner(c.comm, c.seq, P)], CollMsg{c, order_of.colls[k], 0});
   }
   std::vector<CollRec>().swap(data.colls);
   Records<CollMsg> coll_recs = unpack<CollMsg>(t.exchange(out));
   for (int p = 0; p < P; ++p) out[p].clear();
   for (size_t k = 0; k < data.nbcs.size(); ++k) {
     const NbcRec& c = data.nbcs[k];
-    append(out[owner_of(d.comms[c.comm].members[0], N, P)], NbcMsg{c, order_of.nbcs[k], 0});
+    append(out[instance_owner(c.comm, c.seq, P)], NbcMsg{c, order_of.nbcs[k], 0});
   }
   std::vector<NbcRec>().swap(data.nbcs);
   Records<NbcMsg> nbc_recs = unpack<NbcMsg>(t.exchange(out));

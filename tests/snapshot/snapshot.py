@@ -7,7 +7,7 @@ digest line per output file, so a refactoring can show that it changed no output
 
 Run with the build to check on PATH / GRIDSCOPE_NATIVE_DIR. Timings and memory figures in
 summary.json ("analysis") and the cubex members' mtimes differ on every run and are left out; everything else is hashed as
-written. Each trace is analysed with -j 1 and -j 2, and with --time-correct.
+written. Each trace is analysed with -j 1, -j 2 and -j 3, and with --time-correct.
 """
 
 from __future__ import annotations
@@ -70,9 +70,9 @@ def main() -> int:
         trace = work / "traces" / spec.stem
         subprocess.run([tracegen, str(spec), str(trace)], check=True,
                        capture_output=True)
-        cases.append((f"spec/{spec.stem}", trace, [[], ["-j", "2"], ["--time-correct"]]))
+        cases.append((f"spec/{spec.stem}", trace, [[], ["-j", "2"], ["-j", "3"], ["--time-correct"]]))
     for trace in scorep_traces():
-        cases.append((f"scorep/{trace.name}", trace, [[], ["-j", "2"], ["--time-correct"]]))
+        cases.append((f"scorep/{trace.name}", trace, [[], ["-j", "2"], ["-j", "3"], ["--time-correct"]]))
     for name, trace, variants in cases:
         if args.only and args.only not in name:
             continue
