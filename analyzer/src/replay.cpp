@@ -185,39 +185,49 @@ void sender_side(const Defs& d, const LocalData& data, const std::vector<int64_t
     if (kind_of[cp] == 0xff) kind_of[cp] = lr_call(d.regions[data.tree.nodes[cp].region].name);
     return LrCall(kind_of[cp]);
   };
-  // the sends completed by multiple waits, grouped by their call below (a sort of flat
-  // records: a map node per send cost 9 % of a collective-heavy analysis)
-  struct MultiSend { CallKey call; uint32_t k; };
+  // One rank at a time (the sends are grouped by rank): its sends completed by multiple
+  // waits are grouped by their call with a sort of flat records (a map node per send cost
+  // 9 % of a collective-heavy analysis), and the buffers hold one rank's sends, not all.
+  struct MultiSend { int64_t enter; uint32_t k; Thread thread; };
   std::vector<MultiSend> multi;
-  std::vector<int64_t> lr(data.sends.size(), 0);
-  for (size_t k = 0; k < data.sends.size(); ++k) {
-    const SendRec& s = data.sends[k];
-    if (posted[k] == kUnposted || !s.complete || !(s.lr_ok || scalasca)) continue;
-    const LrCall c = kind(s.cp_complete);
-    if (c == LR_NONE) continue;
-    lr[k] = late_receiver(posted[k], s.c_enter, s.c_leave);
-    if (c == LR_MULTI && lr[k] > 0) multi.push_back({{s.src, s.thread, s.c_enter}, uint32_t(k)});
-  }
-  std::sort(multi.begin(), multi.end(), [](const MultiSend& a, const MultiSend& b) {
-    return std::tie(a.call.rank, a.call.thread, a.call.enter, a.k) < std::tie(b.call.rank, b.call.thread, b.call.enter, b.k);
-  });
-  for (size_t i = 0, j; i < multi.size(); i = j) {
-    const CallKey& call = multi[i].call;
-    uint32_t best = multi[i].k;  // the first of the largest
-    for (j = i + 1; j < multi.size() && !(call < multi[j].call); ++j)
-      if (lr[multi[j].k] > lr[best]) best = multi[j].k;
-    const bool candidate = std::binary_search(ls_calls.begin(), ls_calls.end(), call);
-    for (size_t x = i; x < j; ++x)
-      if (candidate || multi[x].k != best) lr[multi[x].k] = 0;
-  }
-  for (size_t k = 0; k < data.sends.size(); ++k) {
-    if (lr[k] <= 0) continue;
-    const SendRec& s = data.sends[k];
-    const bool grid = d.rank_metahost[s.src] != d.rank_metahost[s.dst];
-    acc.add(M_LATE_RECEIVER, grid, s.cp_complete, s.src, s.thread, s.c_enter, lr[k]);
-    if (data.timeline.enabled && data.timeline.send_done_call[k] != kNone)
-      res.rc_waits.push_back({data.timeline.send_done_call[k], M_LATE_RECEIVER, uint8_t(grid ? CLS_GRID : CLS_LOCAL),
-                              REF_RECV_POST, s.dst, post_recv[k], lr[k]});
+  std::vector<int64_t> lr;
+  const auto& sends = data.sends;
+  for (size_t first = 0, end; first < sends.size(); first = end) {
+    const uint32_t rank = sends[first].src;
+    for (end = first; end < sends.size() && sends[end].src == rank; ++end) {}
+    lr.assign(end - first, 0);
+    multi.clear();
+    for (size_t k = first; k < end; ++k) {
+      const SendRec& s = sends[k];
+      if (posted[k] == kUnposted || !s.complete || !(s.lr_ok || scalasca)) continue;
+      const LrCall c = kind(s.cp_complete);
+      if (c == LR_NONE) continue;
+      const int64_t v = late_receiver(posted[k], s.c_enter, s.c_leave);
+      lr[k - first] = v;
+      if (c == LR_MULTI && v > 0) multi.push_back({s.c_enter, uint32_t(k), s.thread});
+    }
+    auto same_call = [](const MultiSend& a, const MultiSend& b) { return a.thread == b.thread && a.enter == b.enter; };
+    std::sort(multi.begin(), multi.end(), [](const MultiSend& a, const MultiSend& b) {
+      return std::tie(a.thread, a.enter, a.k) < std::tie(b.thread, b.enter, b.k);
+    });
+    for (size_t i = 0, j; i < multi.size(); i = j) {
+      uint32_t best = multi[i].k;  // the first of the largest
+      for (j = i + 1; j < multi.size() && same_call(multi[i], multi[j]); ++j)
+        if (lr[multi[j].k - first] > lr[best - first]) best = multi[j].k;
+      const bool candidate = std::binary_search(ls_calls.begin(), ls_calls.end(), CallKey{rank, multi[i].thread, multi[i].enter});
+      for (size_t x = i; x < j; ++x)
+        if (candidate || multi[x].k != best) lr[multi[x].k - first] = 0;
+    }
+    for (size_t k = first; k < end; ++k) {
+      const int64_t v = lr[k - first];
+      if (v <= 0) continue;
+      const SendRec& s = sends[k];
+      const bool grid = d.rank_metahost[s.src] != d.rank_metahost[s.dst];
+      acc.add(M_LATE_RECEIVER, grid, s.cp_complete, s.src, s.thread, s.c_enter, v);
+      if (data.timeline.enabled && data.timeline.send_done_call[k] != kNone)
+        res.rc_waits.push_back({data.timeline.send_done_call[k], M_LATE_RECEIVER, uint8_t(grid ? CLS_GRID : CLS_LOCAL),
+                                REF_RECV_POST, s.dst, post_recv[k], v});
+    }
   }
 }
 

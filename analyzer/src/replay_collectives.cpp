@@ -85,7 +85,9 @@ void order_by_instance(const Defs& d, Msgs& recs, int P) {
 template <class Msgs, class Fn>
 void for_each_complete_instance(const Defs& d, Msgs& recs, int P, ReplayResult& res, Fn fn) {
   order_by_instance(d, recs, P);
+  ReleaseBehind done(recs.begin());  // the records are freed as their results are made
   for (size_t i = 0; i < recs.size();) {
+    done.consumed_until(&recs[i]);
     size_t j = i;
     while (j < recs.size() && recs[j].rec.comm == recs[i].rec.comm && recs[j].rec.seq == recs[i].rec.seq) ++j;
     const CommDef& comm = d.comms[recs[i].rec.comm];
@@ -351,9 +353,11 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   std::vector<size_t> count(P, 0);  // sized exactly first, as in point_to_point
   for (const CollRec& c : data.colls) count[instance_owner(c.comm, c.seq, P)]++;
   for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(CollMsg));
+  ReleaseBehind packed(data.colls.data());  // the records and their messages are never both whole
   for (size_t k = 0; k < data.colls.size(); ++k) {
     const CollRec& c = data.colls[k];
     append(out[instance_owner(c.comm, c.seq, P)], CollMsg{c, order_of.colls[k], 0});
+    packed.consumed_until(&c);
   }
   std::vector<CollRec>().swap(data.colls);
   Records<CollMsg> coll_recs = unpack<CollMsg>(t.exchange(out));

@@ -511,6 +511,7 @@ void read_locations(Archive& archive, const std::vector<uint32_t>& ranks, LocalD
   // copies of repeated growth; a message costs at least 3 events (Enter, MpiSend, Leave).
   out.sends.reserve(announced / 6);
   out.recvs.reserve(announced / 6);
+  out.colls.reserve(announced / 4);  // Enter, CollectiveBegin, CollectiveEnd, Leave
   if (out.timeline.enabled) {  // a synchronisation call takes at least 3 events, a segment entry 2
     out.timeline.calls.reserve(announced / 3 + ranks.size());
     out.timeline.seg.reserve(announced / 2);
