@@ -66,21 +66,22 @@ ForwardFigures figures_of(const ForwardReplay& f, const Layout& lay) {
 }
 
 template <class T>
-void append_all(Bytes& b, const std::vector<T>& v) {
+void append_all(Bytes& b, const T& v) {
   uint64_t n = v.size();
   append(b, n);
   const char* p = reinterpret_cast<const char*>(v.data());
-  b.insert(b.end(), p, p + n * sizeof(T));
+  b.insert(b.end(), p, p + n * sizeof(typename T::value_type));
 }
 template <class T>
-void take_all(const Bytes& b, size_t& at, std::vector<T>& v) {
+void take_all(const Bytes& b, size_t& at, T& v) {
+  using Rec = typename T::value_type;
   uint64_t n;
   std::memcpy(&n, b.data() + at, sizeof n);
   at += sizeof n;
   size_t old = v.size();
   v.resize(old + n);
-  std::memcpy(reinterpret_cast<char*>(v.data() + old), b.data() + at, n * sizeof(T));
-  at += n * sizeof(T);
+  std::memcpy(reinterpret_cast<char*>(v.data() + old), b.data() + at, n * sizeof(Rec));
+  at += n * sizeof(Rec);
 }
 
 // Step 1 for everybody at process 0 (one pass in causal order), each location's clocks

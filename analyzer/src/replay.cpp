@@ -26,7 +26,7 @@ struct PostMsg { uint32_t index, recv; int64_t req_enter; };
 
 
 // Position of matched send i in its owner's records.
-uint32_t send_index(const std::vector<SendRec>&, size_t i) { return uint32_t(i); }
+uint32_t send_index(const PageVector<SendRec>&, size_t i) { return uint32_t(i); }
 template <class SendList>
 uint32_t send_index(const SendList& sends, size_t i) { return sends.index(i); }
 
@@ -237,7 +237,7 @@ void sender_side(const Defs& d, const LocalData& data, const std::vector<int64_t
 class SendsSeen {
  public:
   struct View { uint32_t src, dst, comm, tag; int64_t enter, evt; uint64_t bytes; };
-  SendsSeen(const std::vector<SendRec>& own, std::vector<uint32_t> own_index, Records<SendMsg> remote)
+  SendsSeen(const PageVector<SendRec>& own, std::vector<uint32_t> own_index, Records<SendMsg> remote)
       : own_(own), own_index_(std::move(own_index)), remote_(std::move(remote)) {}
   size_t size() const { return own_index_.size() + remote_.size(); }
   View operator[](size_t i) const {
@@ -253,7 +253,7 @@ class SendsSeen {
   uint32_t index(size_t i) const { return is_own(i) ? own_index_[i] : remote_[i - own_index_.size()].index; }
 
  private:
-  const std::vector<SendRec>& own_;
+  const PageVector<SendRec>& own_;
   std::vector<uint32_t> own_index_;
   Records<SendMsg> remote_;
 };

@@ -359,14 +359,14 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
     append(out[instance_owner(c.comm, c.seq, P)], CollMsg{c, order_of.colls[k], 0});
     packed.consumed_until(&c);
   }
-  std::vector<CollRec>().swap(data.colls);
+  PageVector<CollRec>().swap(data.colls);
   Records<CollMsg> coll_recs = unpack<CollMsg>(t.exchange(out));
   for (int p = 0; p < P; ++p) out[p].clear();
   for (size_t k = 0; k < data.nbcs.size(); ++k) {
     const NbcRec& c = data.nbcs[k];
     append(out[instance_owner(c.comm, c.seq, P)], NbcMsg{c, order_of.nbcs[k], 0});
   }
-  std::vector<NbcRec>().swap(data.nbcs);
+  PageVector<NbcRec>().swap(data.nbcs);
   Records<NbcMsg> nbc_recs = unpack<NbcMsg>(t.exchange(out));
   out = collective_results(d, std::move(coll_recs), P, res, rc);
   nonblocking_results(d, std::move(nbc_recs), P, res, out);

@@ -47,8 +47,8 @@ class RequestTable {
 // 4 KiB page taken while reading costs more than the kernel filling them in bulk.
 class Prefault {
  public:
-  template <class T>
-  void after_push(const std::vector<T>& v) {
+  template <class V>
+  void after_push(const V& v) {
     uintptr_t end = reinterpret_cast<uintptr_t>(v.data() + v.size());
     if (end > begin_ && end <= done_) return;  // inside the populated window
     if (end <= begin_ || end > done_ + kStep) begin_ = done_ = end & ~uintptr_t(4095);  // first use, or moved

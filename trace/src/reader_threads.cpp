@@ -13,8 +13,8 @@ namespace {
 // Positions of v's records in [begin.front(), begin.back()), location by location in
 // `begin`, merged by `key`: each location keeps its own order; on equal keys the lower
 // location comes first. (A rank has a handful of locations: a linear pick per record.)
-template <class T, class Key>
-std::vector<uint32_t> merged_order(const std::vector<T>& v, const std::vector<size_t>& begin, Key key) {
+template <class V, class Key>
+std::vector<uint32_t> merged_order(const V& v, const std::vector<size_t>& begin, Key key) {
   std::vector<size_t> head(begin.begin(), begin.end() - 1);
   std::vector<uint32_t> order;
   order.reserve(begin.back() - begin.front());
@@ -27,9 +27,9 @@ std::vector<uint32_t> merged_order(const std::vector<T>& v, const std::vector<si
   }
 }
 
-template <class T>
-void permute(std::vector<T>& v, size_t from, const std::vector<uint32_t>& order, size_t base) {
-  std::vector<T> moved;
+template <class V>
+void permute(V& v, size_t from, const std::vector<uint32_t>& order, size_t base) {
+  std::vector<typename V::value_type> moved;
   moved.reserve(order.size());
   for (uint32_t i : order) moved.push_back(v[i - base]);
   std::copy(moved.begin(), moved.end(), v.begin() + (from - base));
@@ -39,8 +39,8 @@ void permute(std::vector<T>& v, size_t from, const std::vector<uint32_t>& order,
 // communicator: each location numbered its own calls (counting the ones it did not keep);
 // in the order the calls were made (`key`) they become the rank's, each location's numbers
 // it did not keep staying in front of its next call.
-template <class T, class Key>
-void renumber_shared(std::vector<T>& v, size_t from, Key key) {
+template <class V, class Key>
+void renumber_shared(V& v, size_t from, Key key) {
   std::unordered_map<uint32_t, std::vector<uint32_t>> by_comm;
   for (size_t i = from; i < v.size(); ++i) by_comm[v[i].comm].push_back(uint32_t(i));
   for (auto& [comm, idx] : by_comm) {

@@ -66,8 +66,8 @@ class Channels {
 // Index of the partner record (in `remote`) for each local record, kNone when unmatched.
 // `local_order` / `remote_order` give the posting order of the records when it is not the
 // stored one (receives are stored in completion order, see LocalData::recv_order).
-template <class Local, class RemoteList>
-std::vector<uint32_t> match(const std::vector<Local>& local, const RemoteList& remote, uint64_t* unmatched_remote,
+template <class LocalList, class RemoteList>
+std::vector<uint32_t> match(const LocalList& local, const RemoteList& remote, uint64_t* unmatched_remote,
                             const Order& local_order = {}, const Order& remote_order = {}) {
   Channels ch;
   std::vector<uint32_t> chan_of(remote.size());

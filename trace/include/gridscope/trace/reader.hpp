@@ -10,6 +10,7 @@
 #include "gridscope/trace/archive.hpp"
 #include "gridscope/trace/defs.hpp"
 #include "gridscope/trace/events.hpp"
+#include "gridscope/trace/page_vector.hpp"
 #include "gridscope/trace/records.hpp"
 #include "gridscope/trace/timeline.hpp"
 
@@ -17,11 +18,11 @@ namespace gs {
 
 struct LocalData {
   CallTree tree;
-  std::vector<SendRec> sends;
-  std::vector<RecvRec> recvs;    // per location in completion order
+  PageVector<SendRec> sends;
+  PageVector<RecvRec> recvs;    // per location in completion order
   Order recv_order;               // receives in posting order (empty: completion order is it)
-  std::vector<CollRec> colls;
-  std::vector<NbcRec> nbcs;       // non-blocking collectives, per location in completion order
+  PageVector<CollRec> colls;
+  PageVector<NbcRec> nbcs;        // non-blocking collectives, per location in completion order
   std::vector<WorldCall> world_calls;  // the owned ranks' MPI_Init(_thread) and MPI_Finalize calls
   std::vector<CallPathStats> cp_stats;  // per (call path, rank) with visits
   uint64_t events = 0;
