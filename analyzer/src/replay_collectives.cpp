@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "gridscope/trace/pages.hpp"
 #include "gs_pattern_dispatch.hpp"
 #include "pattern_math.hpp"
 #include "replay_impl.hpp"
@@ -356,7 +357,8 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   ReleaseBehind packed(data.colls.data());  // the records and their messages are never both whole
   for (size_t k = 0; k < data.colls.size(); ++k) {
     const CollRec& c = data.colls[k];
-    append(out[instance_owner(c.comm, c.seq, P)], CollMsg{c, order_of.colls[k], 0});
+    const uint32_t to = instance_owner(c.comm, c.seq, P);
+    append(out[to], CollMsg{c, order_of.colls[k], 0});
     packed.consumed_until(&c);
   }
   PageVector<CollRec>().swap(data.colls);

@@ -6,16 +6,7 @@
 #include <cstdlib>
 #include <ctime>
 
-#include <sys/mman.h>
-
 namespace gs {
-
-void release_pages(const void* begin, const void* end) {
-  const uintptr_t page = 4096;
-  const uintptr_t from = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
-  const uintptr_t to = reinterpret_cast<uintptr_t>(end) & ~(page - 1);
-  if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
-}
 
 namespace {
 

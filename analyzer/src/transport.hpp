@@ -81,29 +81,4 @@ class Records {
 };
 template <class T>
 Records<T> unpack(Bytes b) { return Records<T>(std::move(b)); }
-
-// Gives the whole pages inside [begin, end) back to the system while their buffer stays
-// allocated: a large buffer read once, front to back, then frees its memory as it is
-// consumed instead of all at once after its successor has been built beside it. The range
-// must not be read again (it reads as zeros).
-void release_pages(const void* begin, const void* end);
-
-// Calls release_pages on a buffer's consumed prefix each time another `step` bytes of it
-// have been consumed.
-class ReleaseBehind {
- public:
-  explicit ReleaseBehind(const void* begin, size_t step = size_t(4) << 20)
-      : done_(static_cast<const char*>(begin)), step_(step) {}
-  void consumed_until(const void* p) {
-    const char* to = static_cast<const char*>(p);
-    if (size_t(to - done_) < step_) return;
-    release_pages(done_, to);
-    done_ = reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(to) & ~uintptr_t(4095));  // its page's start
-  }
-
- private:
-  const char* done_;
-  size_t step_;
-};
-
 }  // namespace gs

@@ -396,6 +396,7 @@ OTF2_CallbackCode RecordBuilder::coll_end(uint64_t t, OTF2_CollectiveOp op, OTF2
   r.begin = f.coll_begin != INT64_MIN ? f.coll_begin : f.enter;
   r.end = ts(t);
   out_.colls.push_back(r);
+  prefault_.colls.after_push(out_.colls);
   if (tl_.enabled) {
     uint32_t call = sync_call();
     if (cls == CollClass::Barrier) tl_.calls[call].barrier_comm = comm;

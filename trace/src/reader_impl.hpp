@@ -43,27 +43,7 @@ class RequestTable {
   std::unordered_map<uint64_t, V> map_;
 };
 
-// Faults in the record arrays' pages ahead of use, 2 MiB per system call: one fault per
-// 4 KiB page taken while reading costs more than the kernel filling them in bulk.
-class Prefault {
- public:
-  template <class V>
-  void after_push(const V& v) {
-    uintptr_t end = reinterpret_cast<uintptr_t>(v.data() + v.size());
-    if (end > begin_ && end <= done_) return;  // inside the populated window
-    if (end <= begin_ || end > done_ + kStep) begin_ = done_ = end & ~uintptr_t(4095);  // first use, or moved
-    uintptr_t next = std::min(reinterpret_cast<uintptr_t>(v.data() + v.capacity()), done_ + kStep);
-    if (next > done_) madvise(reinterpret_cast<void*>(done_), next - done_, kPopulateWrite);
-    done_ = next;
-  }
-
- private:
-  static constexpr uintptr_t kStep = uintptr_t(2) << 20;
-  static constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE (Linux 5.14); older kernels refuse it, harmlessly
-  uintptr_t begin_ = 0, done_ = 0;
-};
-
-struct Prefaults { Prefault sends, recvs, calls, seg; };
+struct Prefaults { Prefault sends, recvs, colls, calls, seg; };
 
 // The program's root region (events.hpp): the region Score-P defines for the program, found
 // as Scalasca's PEARL finds it (role ARTIFICIAL, paradigm MEASUREMENT_SYSTEM, display name

@@ -10,7 +10,7 @@
 #include "gridscope/trace/archive.hpp"
 #include "gridscope/trace/defs.hpp"
 #include "gridscope/trace/events.hpp"
-#include "gridscope/trace/page_vector.hpp"
+#include "gridscope/trace/pages.hpp"
 #include "gridscope/trace/records.hpp"
 #include "gridscope/trace/timeline.hpp"
 
