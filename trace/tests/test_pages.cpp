@@ -1,0 +1,61 @@
+// Page-level memory tools (pages.hpp): arrays in their own mappings, prefaulting, and
+// releasing a consumed prefix while the buffer stays allocated.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "gridscope/trace/pages.hpp"
+
+namespace {
+
+// Resident pages of [p, p + bytes) (mincore: 1 per resident page).
+size_t resident(const void* p, size_t bytes) {
+  const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+  const uintptr_t from = reinterpret_cast<uintptr_t>(p) & ~(page - 1);
+  const uintptr_t to = reinterpret_cast<uintptr_t>(p) + bytes;
+  std::vector<unsigned char> in((to - from + page - 1) / page);
+  if (mincore(reinterpret_cast<void*>(from), to - from, in.data()) != 0) return SIZE_MAX;
+  size_t n = 0;
+  for (unsigned char c : in) n += c & 1;
+  return n;
+}
+
+}  // namespace
+
+TEST(PageVector, ReservingTouchesNoPages) {
+  gs::PageVector<uint64_t> v;
+  v.reserve(size_t(64) << 20);  // 512 MiB of address space
+  EXPECT_EQ(resident(v.data(), 16 << 20), 0u);
+  for (uint64_t i = 0; i < 1000; ++i) v.push_back(i * 3);
+  EXPECT_EQ(v[999], 2997u);
+  EXPECT_LE(resident(v.data(), 16 << 20), 2u);  // 8000 bytes: the first page or two
+}
+
+TEST(Prefault, PopulatesAheadOfTheWrites) {
+  gs::PageVector<char> v;
+  v.reserve(8 << 20);
+  gs::Prefault fault;
+  v.push_back('x');
+  fault.after_push(v);
+  // the kernel may refuse MADV_POPULATE_WRITE (before Linux 5.14): then nothing is ahead
+  const size_t ahead = resident(v.data(), 2 << 20);
+  EXPECT_TRUE(ahead == 1 || ahead == (2u << 20) / uint32_t(sysconf(_SC_PAGESIZE))) << ahead;
+}
+
+TEST(ReleaseBehind, FreesWholeConsumedPagesOnly) {
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  gs::PageVector<char> v(64 * page, 'a');  // every page written
+  ASSERT_EQ(resident(v.data(), v.size()), 64u);
+  gs::ReleaseBehind behind(v.data(), 16 * page);
+  behind.consumed_until(v.data() + 10 * page);  // less than a step: nothing yet
+  EXPECT_EQ(resident(v.data(), v.size()), 64u);
+  behind.consumed_until(v.data() + 20 * page + 100);  // pages 0-19 consumed, 20 partly
+  EXPECT_EQ(resident(v.data(), v.size()), 44u);
+  EXPECT_EQ(v[20 * page], 'a');  // the partly consumed page keeps its data
+  EXPECT_EQ(v[63 * page], 'a');
+  behind.consumed_until(v.data() + 40 * page);  // from page 20 (its start) on
+  EXPECT_EQ(resident(v.data(), v.size()), 24u);
+}
