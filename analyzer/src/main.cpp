@@ -221,10 +221,6 @@ int run(const Options& o, gs::Transport& t) {
   gs::RootCauseResult rc;
   double rc_s = 0;
   if (root_causes && !rc_threads) {
-    // the message records (120 B a message) are the replay's: the pass reads the timeline
-    gs::PageVector<gs::SendRec>().swap(data.sends);
-    gs::PageVector<gs::RecvRec>().swap(data.recvs);
-    gs::Order().swap(data.recv_order);
     rc = gs::root_causes(defs, data, res, t, mine);
     rc_s = seconds_since(t0) - read_s - replay_s;
     for (auto& [k, v] : rc.severities) res.severities[k] += v;

@@ -410,6 +410,10 @@ ReplayResult replay(const Defs& defs, LocalData& data, Transport& t, WaitWriter&
   res.waits = &waits;
   Accumulator acc(defs, res);
   point_to_point(defs, data, t, res, acc, waits);
+  // the message records (128 B a message) are done with: their memory serves the steps after
+  PageVector<SendRec>().swap(data.sends);
+  PageVector<RecvRec>().swap(data.recvs);
+  Order().swap(data.recv_order);
   replay_detail::collectives(defs, data, t, res, acc);
   waits.end_phase(PHASE_COLLECTIVE);
   replay_detail::world_synchronisations(defs, data, t, acc);

@@ -104,8 +104,9 @@ struct ReplayResult {
 };
 constexpr uint32_t kSyncSetFlag = 0x40000000u;  // below kAllRanks and kNone, above any communicator id
 
-// `waits` receives every wait-state instance. Frees data.colls and data.nbcs (sent to
-// their instances' owners on the way).
+// `waits` receives every wait-state instance. Frees the records as it is done with them:
+// data.sends, data.recvs and data.recv_order after the messages, data.colls and data.nbcs
+// once sent to their instances' owners.
 ReplayResult replay(const Defs& defs, LocalData& data, Transport& t, WaitWriter& waits, Rules rules);
 
 void write_engine_files(const std::string& dir, const Defs& defs, const LocalData& data, const ReplayResult& res,

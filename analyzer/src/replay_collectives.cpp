@@ -24,25 +24,32 @@ namespace {
 // instance alone, so the results do not depend on the number of processes.
 uint32_t instance_owner(uint32_t comm, uint32_t seq, int P) { return uint32_t((uint64_t(comm) + seq) % uint64_t(P)); }
 
-// Orders the gathered records of collective instances by (communicator, instance, member
-// position). The instance numbers count each rank's collectives on a communicator, so at
-// one of P processes (instance_owner) those of a communicator step by P: every record has
-// its slot (instance / P), communicator after communicator, and one pass places them (a
-// comparison sort of these wide records was 8 % of a collective-heavy replay). Sparse
-// numbers, a position outside the communicator or two records in one slot (a damaged
-// trace) fall back to sorting, which orders them the same way.
+// The gathered records of collective instances in (communicator, instance, member
+// position) order, as indices into `recs`. The instance numbers count each rank's
+// collectives on a communicator, so at one of P processes (instance_owner) those of a
+// communicator step by P: every record has its slot (instance / P), communicator after
+// communicator, and one pass places them (a comparison sort of these wide records was 8 % of
+// a collective-heavy replay). The records stay where they arrived, grouped by rank, so
+// reading them in instance order is one sequential stream per member (moving them into
+// that order cost a cache miss per record). Sparse numbers, a position outside the
+// communicator or two records in one slot (a damaged trace) fall back to sorting the
+// indices, which orders them the same way.
 template <class Msgs>
-void order_by_instance(const Defs& d, Msgs& recs, int P) {
-  using Msg = std::remove_reference_t<decltype(recs[0])>;
+std::vector<uint32_t> instance_order(const Defs& d, const Msgs& recs, int P) {
   const size_t n = recs.size();
+  std::vector<uint32_t> order;
   auto sort = [&] {
-    std::sort(recs.begin(), recs.end(), [](const Msg& a, const Msg& b) {
-      return std::tie(a.rec.comm, a.rec.seq, a.rec.pos) < std::tie(b.rec.comm, b.rec.seq, b.rec.pos);
+    order.resize(n);
+    for (size_t i = 0; i < n; ++i) order[i] = uint32_t(i);
+    std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+      const auto &a = recs[x].rec, &b = recs[y].rec;
+      return std::tie(a.comm, a.seq, a.pos, x) < std::tie(b.comm, b.seq, b.pos, y);
     });
+    return order;
   };
   std::vector<uint64_t> base(d.comms.size(), 0);  // first slot of each communicator
   std::vector<int64_t> top(d.comms.size(), -1);   // its largest instance number / P
-  for (const Msg& m : recs) {
+  for (const auto& m : recs) {
     if (m.rec.comm >= d.comms.size() || m.rec.pos >= d.comms[m.rec.comm].members.size()) return sort();
     top[m.rec.comm] = std::max<int64_t>(top[m.rec.comm], m.rec.seq / P);
   }
@@ -59,48 +66,47 @@ void order_by_instance(const Defs& d, Msgs& recs, int P) {
     if (slot != kNone) return sort();
     slot = uint32_t(i);
   }
-  // position k takes record from[k]; applied in place along the permutation's cycles (a
-  // second buffer of the records would add 72 bytes per record to the peak)
-  std::vector<uint32_t> from;
-  from.reserve(n);
+  order.reserve(n);
   for (uint32_t i : at)
-    if (i != kNone) from.push_back(i);
-  std::vector<uint32_t>().swap(at);
-  for (size_t k = 0; k < n; ++k) {
-    if (from[k] == k || from[k] == kNone) continue;
-    const Msg first = recs[k];
-    size_t cur = k;
-    for (;;) {
-      const uint32_t src = from[cur];
-      from[cur] = kNone;
-      if (src == k) { recs[cur] = first; break; }
-      recs[cur] = recs[src];
-      cur = src;
-    }
-  }
+    if (i != kNone) order.push_back(i);
+  return order;
 }
 
-// Calls fn(i, j, comm) for each complete instance [i, j) of the gathered records of
-// collective instances (blocking or non-blocking), in order_by_instance's order; instances
-// that lack members or mix operations are counted incomplete.
+// One instance's records, member by member (in position order).
+template <class Msg>
+class Instance {
+ public:
+  Instance(const std::vector<const Msg*>& m) : m_(m) {}
+  size_t size() const { return m_.size(); }
+  const Msg& operator[](size_t k) const { return *m_[k]; }
+
+ private:
+  const std::vector<const Msg*>& m_;
+};
+
+// Calls fn(instance, comm) for each complete instance of the gathered records of collective
+// instances (blocking or non-blocking), in instance_order; instances that lack members or
+// mix operations are counted incomplete.
 template <class Msgs, class Fn>
-void for_each_complete_instance(const Defs& d, Msgs& recs, int P, ReplayResult& res, Fn fn) {
-  order_by_instance(d, recs, P);
-  ReleaseBehind done(recs.begin());  // the records are freed as their results are made
-  for (size_t i = 0; i < recs.size();) {
-    done.consumed_until(&recs[i]);
-    size_t j = i;
-    while (j < recs.size() && recs[j].rec.comm == recs[i].rec.comm && recs[j].rec.seq == recs[i].rec.seq) ++j;
-    const CommDef& comm = d.comms[recs[i].rec.comm];
-    bool complete = j - i == comm.members.size();
-    for (size_t k = i; complete && k < j; ++k) complete = recs[k].rec.cls == recs[i].rec.cls && recs[k].rec.pos == k - i;
+void for_each_complete_instance(const Defs& d, const Msgs& recs, int P, ReplayResult& res, Fn fn) {
+  using Msg = std::remove_cv_t<std::remove_reference_t<decltype(recs[0])>>;
+  const std::vector<uint32_t> order = instance_order(d, recs, P);
+  std::vector<const Msg*> members;
+  for (size_t i = 0, j; i < order.size(); i = j) {
+    const auto& first = recs[order[i]].rec;
+    members.clear();
+    for (j = i; j < order.size() && recs[order[j]].rec.comm == first.comm && recs[order[j]].rec.seq == first.seq; ++j)
+      members.push_back(&recs[order[j]]);
+    const CommDef& comm = d.comms[first.comm];
+    bool complete = members.size() == comm.members.size();
+    for (size_t k = 0; complete && k < members.size(); ++k)
+      complete = members[k]->rec.cls == first.cls && members[k]->rec.pos == k;
     if (complete) {
       res.counters.collectives++;
-      fn(i, j, comm);
+      fn(Instance<Msg>(members), comm);
     } else {
       res.counters.incomplete_collectives++;
     }
-    i = j;
   }
 }
 
@@ -184,27 +190,27 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
   for (const CollMsg& m : recs) count[owner_of(m.rec.rank, N, P)] += rc ? 3 : 2;
   for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(ResMsg));
   std::vector<CollMember> members;
-  for_each_complete_instance(d, recs, P, res, [&](size_t i, size_t j, const CommDef& comm) {
+  for_each_complete_instance(d, recs, P, res, [&](const auto& inst, const CommDef& comm) {
     members.clear();
     int64_t latest_begin = INT64_MIN;
-    for (size_t k = i; k < j; ++k) {
-      const CollRec& c = recs[k].rec;
+    for (size_t k = 0; k < inst.size(); ++k) {
+      const CollRec& c = inst[k].rec;
       members.push_back({c.begin, c.end, c.sent, c.received, c.rank == c.root});
       latest_begin = std::max(latest_begin, c.begin);
     }
     // `delayer`: the member whose lateness the waits are charged to (-1: none, docs/root-causes.md)
     auto send = [&](uint16_t metric, const std::vector<int64_t>& w, bool completion, int delayer) {
-      const uint32_t delayer_rank = delayer < 0 ? kNone : recs[i + delayer].rec.rank;
-      const uint32_t delayer_index = delayer < 0 ? kNone : recs[i + delayer].index;
+      const uint32_t delayer_rank = delayer < 0 ? kNone : inst[delayer].rec.rank;
+      const uint32_t delayer_index = delayer < 0 ? kNone : inst[delayer].index;
       for (size_t k = 0; k < w.size(); ++k) {
         if (w[k] <= 0) continue;
-        const CollRec& c = recs[i + k].rec;
+        const CollRec& c = inst[k].rec;
         int64_t start = completion ? c.end - w[k] : c.begin;
         append(out[owner_of(c.rank, N, P)], ResMsg{metric, uint8_t(comm.grid ? CLS_GRID : CLS_LOCAL), 0, c.cp, c.rank,
-                                                   recs[i + k].index, delayer_rank, delayer_index, start, w[k]});
+                                                   inst[k].index, delayer_rank, delayer_index, start, w[k]});
       }
     };
-    const CollClass cls = CollClass(recs[i].rec.cls);
+    const CollClass cls = CollClass(inst[0].rec.cls);
     for (const CollPattern& p : kCollPatterns)  // patterns/patterns.toml, in declaration order
       if (p.cls == cls && p.formula != CollFormula::None)
         send(p.metric, blocking_formula(p.formula, members), p.completion, blocking_delayer(p.delayer, members));
@@ -216,20 +222,20 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
       // them, keyed by the instance's first record.
       const size_t nsync = size_t(std::count(sy.sync.begin(), sy.sync.end(), uint8_t(1)));
       const bool in_set = cls == CollClass::NxN && !sy.group && nsync >= 3;
-      const int64_t key = int64_t(uint64_t(recs[i].rec.rank) << 32 | recs[i].index);
+      const int64_t key = int64_t(uint64_t(inst[0].rec.rank) << 32 | inst[0].index);
       std::vector<uint8_t> set_sent(in_set ? P : 0, 0);
       for (size_t k = 0; k < sy.sync.size(); ++k) {
         if (!sy.sync[k]) continue;
-        const CollRec& c = recs[i + k].rec;
+        const CollRec& c = inst[k].rec;
         const uint32_t owner = owner_of(c.rank, N, P);
-        append(out[owner], ResMsg{kRcSync, 0, 0, c.cp, c.rank, recs[i + k].index,
+        append(out[owner], ResMsg{kRcSync, 0, 0, c.cp, c.rank, inst[k].index,
                                   sy.group ? c.comm : in_set ? kInSyncSet : kNone, kNone, in_set ? key : c.begin,
                                   sy.completion[k]});
         if (!in_set || set_sent[owner]) continue;
         set_sent[owner] = 1;
         for (size_t j = 0; j < sy.sync.size(); ++j)
           if (sy.sync[j])
-            append(out[owner], ResMsg{kRcSyncSet, 0, 0, c.cp, c.rank, recs[i + k].index, recs[i + j].rec.rank, kNone,
+            append(out[owner], ResMsg{kRcSyncSet, 0, 0, c.cp, c.rank, inst[k].index, inst[j].rec.rank, kNone,
                                       key, 0});
       }
     }
@@ -258,10 +264,10 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
 void nonblocking_results(const Defs& d, Records<NbcMsg> recs, int P, ReplayResult& res, std::vector<Bytes>& out) {
   const uint32_t N = d.ranks();
   std::vector<NbcMember> members;
-  for_each_complete_instance(d, recs, P, res, [&](size_t i, size_t j, const CommDef& comm) {
+  for_each_complete_instance(d, recs, P, res, [&](const auto& inst, const CommDef& comm) {
     members.clear();
-    for (size_t k = i; k < j; ++k) {
-      const NbcRec& c = recs[k].rec;
+    for (size_t k = 0; k < inst.size(); ++k) {
+      const NbcRec& c = inst[k].rec;
       members.push_back({c.join, c.enter, c.leave, c.sent, c.received, c.rank == c.root});
     }
     // Each pattern of the class (patterns/patterns.toml): its waits by member and its delayer
@@ -270,22 +276,22 @@ void nonblocking_results(const Defs& d, Records<NbcMsg> recs, int P, ReplayResul
     // sending member of an N-to-1 one).
     struct Measured { const CollPattern* p; std::vector<int64_t> w; uint32_t delayer_rank, delayer_index; };
     std::vector<Measured> measured;
-    const CollClass cls_of_instance = CollClass(recs[i].rec.cls);
+    const CollClass cls_of_instance = CollClass(inst[0].rec.cls);
     for (const CollPattern& p : kCollPatterns) {
       if (p.cls != cls_of_instance || p.nonblocking_formula == CollFormula::None) continue;
       const int delayer = nonblocking_delayer(p.nonblocking_delayer, members);
       measured.push_back({&p, nonblocking_formula(p.nonblocking_formula, members),
-                          delayer < 0 ? kNone : recs[i + delayer].rec.rank, delayer < 0 ? kNone : recs[i + delayer].index});
+                          delayer < 0 ? kNone : inst[delayer].rec.rank, delayer < 0 ? kNone : inst[delayer].index});
     }
     const uint8_t cls = comm.grid ? CLS_GRID : CLS_LOCAL;
     for (size_t k = 0; k < members.size(); ++k) {
-      const NbcRec& c = recs[i + k].rec;
+      const NbcRec& c = inst[k].rec;
       if (c.is_test) continue;
       Bytes& to = out[owner_of(c.rank, N, P)];
       for (const Measured& m : measured) {  // per member in declaration order: waiting before completion
         const int64_t v = k < m.w.size() ? m.w[k] : 0;
         if (v <= 0) continue;
-        append(to, ResMsg{m.p->metric, cls, uint8_t(m.p->completion), c.cp, c.rank, recs[i + k].index, m.delayer_rank,
+        append(to, ResMsg{m.p->metric, cls, uint8_t(m.p->completion), c.cp, c.rank, inst[k].index, m.delayer_rank,
                           m.delayer_index, m.p->completion ? c.leave - v : c.enter, v});
       }
     }
