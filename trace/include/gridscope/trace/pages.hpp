@@ -17,9 +17,6 @@
 
 namespace gs {
 
-// Arrays from this size on are mapped in huge pages.
-constexpr size_t kHugeArrayBytes = size_t(8) << 20;
-
 template <class T>
 struct PageAllocator {
   using value_type = T;
@@ -29,9 +26,6 @@ struct PageAllocator {
   T* allocate(size_t n) {
     void* p = mmap(nullptr, bytes(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
-    // large arrays in 2 MiB pages (where the system leaves that to the program): a tenth
-    // less engine CPU time, most of it faulting and zeroing 4 KiB pages
-    if (bytes(n) >= kHugeArrayBytes) madvise(p, bytes(n), MADV_HUGEPAGE);
     return static_cast<T*>(p);
   }
   void deallocate(T* p, size_t n) { munmap(p, bytes(n)); }
