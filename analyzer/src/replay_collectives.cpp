@@ -1,8 +1,8 @@
 // The forward replay's collective half (docs/analyzer.md): every complete instance of a
 // blocking or non-blocking collective, computed at one process (instance_owner: a
-// communicator's instances are dealt out in turn); its wait states (patterns/patterns.toml, kCollPatterns) and, with root causes, its
-// synchronisation points go back to the members' owners and are charged there in the
-// members' own record order.
+// communicator's instances are dealt out in turn); its wait states (patterns/patterns.toml,
+// kCollPatterns) and, with root causes, its synchronisation points go back to the members'
+// owners and are charged there in the members' own record order.
 #include <algorithm>
 #include <cstring>
 #include <map>
