@@ -49,9 +49,10 @@ std::vector<uint32_t> instance_order(const Defs& d, const Msgs& recs, int P) {
   };
   std::vector<uint64_t> base(d.comms.size(), 0);  // first slot of each communicator
   std::vector<int64_t> top(d.comms.size(), -1);   // its largest instance number / P
-  for (const auto& m : recs) {
-    if (m.rec.comm >= d.comms.size() || m.rec.pos >= d.comms[m.rec.comm].members.size()) return sort();
-    top[m.rec.comm] = std::max<int64_t>(top[m.rec.comm], m.rec.seq / P);
+  for (size_t i = 0; i < n; ++i) {
+    const auto& r = recs[i].rec;
+    if (r.comm >= d.comms.size() || r.pos >= d.comms[r.comm].members.size()) return sort();
+    top[r.comm] = std::max<int64_t>(top[r.comm], r.seq / P);
   }
   uint64_t slots = 0;
   for (size_t c = 0; c < d.comms.size(); ++c) {
@@ -72,16 +73,63 @@ std::vector<uint32_t> instance_order(const Defs& d, const Msgs& recs, int P) {
   return order;
 }
 
-// One instance's records, member by member (in position order).
-template <class Msg>
-class Instance {
+// The records an instance owner computes from: its own ranks' records read in place (no
+// copy, as SendsSeen's sends), then the records the other processes sent. Record i is
+// {rec, index}: the record and its position among its owner's collective records.
+template <class Rec, class Msg>
+class Gathered {
  public:
-  Instance(const std::vector<const Msg*>& m) : m_(m) {}
-  size_t size() const { return m_.size(); }
-  const Msg& operator[](size_t k) const { return *m_[k]; }
+  struct Ref { const Rec& rec; uint32_t index; };
+  Gathered(const PageVector<Rec>& records, const std::vector<uint32_t>& position, std::vector<uint32_t> own,
+           Records<Msg> remote)
+      : records_(records), position_(position), own_(std::move(own)), remote_(std::move(remote)) {}
+  size_t size() const { return own_.size() + remote_.size(); }
+  Ref operator[](size_t i) const {
+    if (i < own_.size()) return {records_[own_[i]], position_[own_[i]]};
+    const Msg& m = remote_[i - own_.size()];
+    return {m.rec, m.index};
+  }
 
  private:
-  const std::vector<const Msg*>& m_;
+  const PageVector<Rec>& records_;
+  const std::vector<uint32_t>& position_;
+  std::vector<uint32_t> own_;  // the owned instances' records among `records_`
+  Records<Msg> remote_;
+};
+
+// Sends each record to its instance's owner (instance_owner), keeping this process's own;
+// returns what it computes from.
+template <class Msg, class Rec>
+Gathered<Rec, Msg> gather_instances(const PageVector<Rec>& records, const std::vector<uint32_t>& position,
+                                    Transport& t) {
+  const int P = t.size();
+  const uint32_t me = uint32_t(t.rank());
+  std::vector<Bytes> out(P);
+  std::vector<size_t> count(P, 0);  // sized exactly first, as in point_to_point
+  for (const Rec& c : records) count[instance_owner(c.comm, c.seq, P)]++;
+  for (int p = 0; p < P; ++p)
+    if (uint32_t(p) != me) out[p].reserve(count[p] * sizeof(Msg));
+  std::vector<uint32_t> own;
+  own.reserve(count[me]);
+  for (size_t k = 0; k < records.size(); ++k) {
+    const Rec& c = records[k];
+    const uint32_t to = instance_owner(c.comm, c.seq, P);
+    if (to == me) own.push_back(uint32_t(k));
+    else append(out[to], Msg{c, position[k], 0});
+  }
+  return Gathered<Rec, Msg>(records, position, std::move(own), unpack<Msg>(t.exchange(out)));
+}
+
+// One instance's records, member by member (in position order).
+template <class Ref>
+class Instance {
+ public:
+  Instance(const std::vector<Ref>& m) : m_(m) {}
+  size_t size() const { return m_.size(); }
+  const Ref& operator[](size_t k) const { return m_[k]; }
+
+ private:
+  const std::vector<Ref>& m_;
 };
 
 // Calls fn(instance, comm) for each complete instance of the gathered records of collective
@@ -89,21 +137,21 @@ class Instance {
 // mix operations are counted incomplete.
 template <class Msgs, class Fn>
 void for_each_complete_instance(const Defs& d, const Msgs& recs, int P, ReplayResult& res, Fn fn) {
-  using Msg = std::remove_cv_t<std::remove_reference_t<decltype(recs[0])>>;
+  using Ref = decltype(recs[0]);
   const std::vector<uint32_t> order = instance_order(d, recs, P);
-  std::vector<const Msg*> members;
+  std::vector<Ref> members;
   for (size_t i = 0, j; i < order.size(); i = j) {
     const auto& first = recs[order[i]].rec;
     members.clear();
     for (j = i; j < order.size() && recs[order[j]].rec.comm == first.comm && recs[order[j]].rec.seq == first.seq; ++j)
-      members.push_back(&recs[order[j]]);
+      members.push_back(recs[order[j]]);
     const CommDef& comm = d.comms[first.comm];
     bool complete = members.size() == comm.members.size();
     for (size_t k = 0; complete && k < members.size(); ++k)
-      complete = members[k]->rec.cls == first.cls && members[k]->rec.pos == k;
+      complete = members[k].rec.cls == first.cls && members[k].rec.pos == k;
     if (complete) {
       res.counters.collectives++;
-      fn(Instance<Msg>(members), comm);
+      fn(Instance<Ref>(members), comm);
     } else {
       res.counters.incomplete_collectives++;
     }
@@ -180,14 +228,15 @@ CollSync coll_sync(const std::vector<CollMember>& m, CollClass cls) {
 }
 
 // At the instance's owner (instance_owner): the waiting times of every complete
-// instance, addressed to each member's owner. RECS is freed on return.
-std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int P, ReplayResult& res, bool rc) {
+// instance, addressed to each member's owner.
+std::vector<Bytes> collective_results(const Defs& d, const Gathered<CollRec, CollMsg>& recs, int P, ReplayResult& res,
+                                      bool rc) {
   const uint32_t N = d.ranks();
   // at most two results (waiting, completion) per record: reserved address space, the
   // pages are touched only as results are written
   std::vector<Bytes> out(P);
   std::vector<size_t> count(P, 0);
-  for (const CollMsg& m : recs) count[owner_of(m.rec.rank, N, P)] += rc ? 3 : 2;
+  for (size_t i = 0; i < recs.size(); ++i) count[owner_of(recs[i].rec.rank, N, P)] += rc ? 3 : 2;
   for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(ResMsg));
   std::vector<CollMember> members;
   for_each_complete_instance(d, recs, P, res, [&](const auto& inst, const CommDef& comm) {
@@ -261,7 +310,8 @@ std::vector<Bytes> collective_results(const Defs& d, Records<CollMsg> recs, int 
 // per member its wait for a late join, then its completion delay (Barrier, N-to-N only).
 // Members that completed it in an MPI_Test* wait for nobody (their join and their leave
 // still count for the others).
-void nonblocking_results(const Defs& d, Records<NbcMsg> recs, int P, ReplayResult& res, std::vector<Bytes>& out) {
+void nonblocking_results(const Defs& d, const Gathered<NbcRec, NbcMsg>& recs, int P, ReplayResult& res,
+                         std::vector<Bytes>& out) {
   const uint32_t N = d.ranks();
   std::vector<NbcMember> members;
   for_each_complete_instance(d, recs, P, res, [&](const auto& inst, const CommDef& comm) {
@@ -333,9 +383,9 @@ CollOrder collective_order(const LocalData& data) {
 
 }  // namespace
 
-// Collective records go to their instance's owner, which computes the
-// instances' waiting times and sends them back to the members' owners. data.colls and
-// data.nbcs are freed once sent (the memory serves the steps after it).
+// Collective records go to their instance's owner, which computes the instances' waiting
+// times and sends them back to the members' owners. data.colls and data.nbcs are freed once
+// the instances are computed (the memory serves the steps after it).
 void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {
   const int P = t.size();
   const uint32_t N = d.ranks();
@@ -356,28 +406,15 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
       nbc_done_call[order_of.nbcs[k]] = data.nbcs[k].done_call;
     }
   }
-  std::vector<Bytes> out(P);
-  std::vector<size_t> count(P, 0);  // sized exactly first, as in point_to_point
-  for (const CollRec& c : data.colls) count[instance_owner(c.comm, c.seq, P)]++;
-  for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(CollMsg));
-  ReleaseBehind packed(data.colls.data());  // the records and their messages are never both whole
-  for (size_t k = 0; k < data.colls.size(); ++k) {
-    const CollRec& c = data.colls[k];
-    const uint32_t to = instance_owner(c.comm, c.seq, P);
-    append(out[to], CollMsg{c, order_of.colls[k], 0});
-    packed.consumed_until(&c);
+  std::vector<Bytes> out;
+  {
+    const auto colls = gather_instances<CollMsg>(data.colls, order_of.colls, t);
+    const auto nbcs = gather_instances<NbcMsg>(data.nbcs, order_of.nbcs, t);
+    out = collective_results(d, colls, P, res, rc);
+    nonblocking_results(d, nbcs, P, res, out);
   }
   PageVector<CollRec>().swap(data.colls);
-  Records<CollMsg> coll_recs = unpack<CollMsg>(t.exchange(out));
-  for (int p = 0; p < P; ++p) out[p].clear();
-  for (size_t k = 0; k < data.nbcs.size(); ++k) {
-    const NbcRec& c = data.nbcs[k];
-    append(out[instance_owner(c.comm, c.seq, P)], NbcMsg{c, order_of.nbcs[k], 0});
-  }
   PageVector<NbcRec>().swap(data.nbcs);
-  Records<NbcMsg> nbc_recs = unpack<NbcMsg>(t.exchange(out));
-  out = collective_results(d, std::move(coll_recs), P, res, rc);
-  nonblocking_results(d, std::move(nbc_recs), P, res, out);
   // The results arrive grouped by computing process; they are charged (and written) in
   // the order of the members' own records instead, which no -j changes: rank, then event
   // order, the results of one record in the order computed (waiting before completion).

@@ -1,5 +1,4 @@
-// Page-level memory tools (pages.hpp): arrays in their own mappings, prefaulting, and
-// releasing a consumed prefix while the buffer stays allocated.
+// Page-level memory tools (pages.hpp): arrays in their own mappings, and prefaulting.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -44,19 +43,4 @@ TEST(Prefault, PopulatesAheadOfTheWrites) {
   // the kernel may refuse MADV_POPULATE_WRITE (before Linux 5.14): then nothing is ahead
   const size_t ahead = resident(v.data(), 2 << 20);
   EXPECT_TRUE(ahead == 1 || ahead == (2u << 20) / uint32_t(sysconf(_SC_PAGESIZE))) << ahead;
-}
-
-TEST(ReleaseBehind, FreesWholeConsumedPagesOnly) {
-  const size_t page = size_t(sysconf(_SC_PAGESIZE));
-  gs::PageVector<char> v(64 * page, 'a');  // every page written
-  ASSERT_EQ(resident(v.data(), v.size()), 64u);
-  gs::ReleaseBehind behind(v.data(), 16 * page);
-  behind.consumed_until(v.data() + 10 * page);  // less than a step: nothing yet
-  EXPECT_EQ(resident(v.data(), v.size()), 64u);
-  behind.consumed_until(v.data() + 20 * page + 100);  // pages 0-19 consumed, 20 partly
-  EXPECT_EQ(resident(v.data(), v.size()), 44u);
-  EXPECT_EQ(v[20 * page], 'a');  // the partly consumed page keeps its data
-  EXPECT_EQ(v[63 * page], 'a');
-  behind.consumed_until(v.data() + 40 * page);  // from page 20 (its start) on
-  EXPECT_EQ(resident(v.data(), v.size()), 24u);
 }

@@ -1,8 +1,8 @@
-// Memory of the large record arrays and buffers, page by page.
+// Memory of the large record arrays, page by page.
 //
-// PageVector: record arrays in memory of their own: the engine keeps freed heap memory for reuse
-// (mallopt in the engine's main), so a large array there is never given back, and where
-// it lay decides which later arrays fit into old pages and which fault new ones. The
+// PageVector: record arrays in memory of their own. The engine keeps freed heap memory for
+// reuse (mallopt in the engine's main), so a large array there is never given back, and
+// where it lay decides which later arrays fit into old pages and which fault new ones. The
 // message and collective records are the largest and are read once and freed: mapped
 // straight from the system, reserving their capacity costs address space only (pages are
 // touched as records are written) and freeing them returns the memory at once.
@@ -60,35 +60,6 @@ class Prefault {
   static constexpr uintptr_t kStep = uintptr_t(2) << 20;
   static constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE (Linux 5.14); older kernels refuse it, harmlessly
   uintptr_t begin_ = 0, done_ = 0;
-};
-
-// Gives the whole pages inside [begin, end) back to the system while their buffer stays
-// allocated: a large buffer read once, front to back, then frees its memory as it is
-// consumed instead of all at once after its successor has been built beside it. The range
-// must not be read again (it reads as zeros).
-inline void release_pages(const void* begin, const void* end) {
-  const uintptr_t page = 4096;
-  const uintptr_t from = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
-  const uintptr_t to = reinterpret_cast<uintptr_t>(end) & ~(page - 1);
-  if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
-}
-
-// Calls release_pages on a buffer's consumed prefix each time another `step` bytes of it
-// have been consumed.
-class ReleaseBehind {
- public:
-  explicit ReleaseBehind(const void* begin, size_t step = size_t(4) << 20)
-      : done_(static_cast<const char*>(begin)), step_(step) {}
-  void consumed_until(const void* p) {
-    const char* to = static_cast<const char*>(p);
-    if (size_t(to - done_) < step_) return;
-    release_pages(done_, to);
-    done_ = reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(to) & ~uintptr_t(4095));  // its page's start
-  }
-
- private:
-  const char* done_;
-  size_t step_;
 };
 
 }  // namespace gs
