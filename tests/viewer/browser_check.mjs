@@ -17,6 +17,8 @@
 //   node browser_check.mjs pairs URL                 (a matrix cell's messages highlighted on the timeline)
 //   node browser_check.mjs aggregate URL             (a collapsed metahost group as one stacked row)
 //   node browser_check.mjs diffdist URL              (a difference's base/new/delta distributions)
+//   node browser_check.mjs loading URL               (the page while the server reads the trace)
+//   node browser_check.mjs loaderror URL             (a trace the server cannot read)
 //   node browser_check.mjs shots URL DIR             (benchmarks/viewer/screenshots.py)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
@@ -109,9 +111,40 @@ try {
   page.on('dialog', async (d) => { report.dialogs.push(d.message()); await d.dismiss(); });
   await page.goto(url);
   await page.waitForSelector('body[data-ready="1"]', { timeout: 15000 });
-  if (mode !== 'diff' && mode !== 'diffdist') await timelineSettled(page);  // a difference experiment has no timeline
+  // the trace and the wait states may still be read (a first view): wait for them
+  const atLoad = mode === 'loading' || mode === 'loaderror';
+  if (!atLoad) await page.waitForSelector('body[data-loaded]', PATIENT);
+  if (!atLoad && mode !== 'diff' && mode !== 'diffdist') await timelineSettled(page);  // a difference experiment has no timeline
 
-  if (mode === 'main') {
+  if (mode === 'loading') {
+    // the test holds the server's trace read until this line says the page shows it
+    await page.waitForFunction(() => (document.getElementById('timeline').dataset.loading || '').includes('%'), null, PATIENT);
+    report.while_loading = await page.evaluate(() => ({
+      ready: document.body.dataset.ready,
+      loaded: document.body.dataset.loaded || null,
+      text: document.getElementById('timeline').dataset.loading,
+      canvas_ready: document.getElementById('timeline').dataset.ready,
+      trees: ['metric-tree', 'call-tree', 'system-tree'].map((id) => document.querySelectorAll(`#${id} .node`).length),
+      status: document.getElementById('status').textContent,
+    }));
+    process.stdout.write('saw-loading\n');
+    await page.waitForSelector('body[data-loaded="1"]', PATIENT);
+    await timelineSettled(page);
+    report.after = await page.evaluate(() => ({
+      loading: document.getElementById('timeline').dataset.loading || null,
+      rows: window.__gridscope.timeline.data.rows.length,
+      chips: document.querySelectorAll('#pattern-chips .chip').length,
+      status: document.getElementById('status').textContent,
+    }));
+  } else if (mode === 'loaderror') {
+    await page.waitForSelector('body[data-loaded="error"]', PATIENT);
+    report.load_error = await page.evaluate(() => ({
+      canvas: document.getElementById('timeline').dataset.error || null,
+      status: document.getElementById('status').textContent,
+      status_is_error: document.getElementById('status').classList.contains('error'),
+      trees: document.querySelectorAll('#metric-tree .node').length,
+    }));
+  } else if (mode === 'main') {
     // pick the largest late-sender instance the server knows and look at it before the click
     const list = await page.evaluate(async () => (await (await fetch('/api/waitstates?pattern=late_sender&limit=1')).json()));
     const instance = list.instances[0];

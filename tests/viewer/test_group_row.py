@@ -21,6 +21,7 @@ def server(demo_run):
 
     os.environ.update(static_env())
     srv = make_server(demo_run, "127.0.0.1", 0)
+    srv.data.wait_loaded()  # the trace is read in the background
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     yield srv
     srv.shutdown()

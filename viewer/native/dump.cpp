@@ -14,6 +14,7 @@
 #include <otf2/otf2.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -103,6 +104,7 @@ struct State {
   uint64_t p2p_events = 0, unknown_partner = 0;
   // events
   bool want_events = false;
+  bool want_progress = false;  // "progress DONE TOTAL" on stdout after each location
   Column<int32_t> ev_loc, ev_region, ev_partner, ev_comm, ev_tag;
   Column<int64_t> ev_time;
   Column<uint8_t> ev_kind;
@@ -424,7 +426,7 @@ void dump(gs::Archive& archive, State& s, const std::string& outdir) {
         s.seg_offsets.push_back(s.seg_time.size());
         return dumper;
       },
-      [&](size_t, uint64_t, const gs::Archive::LocationInfo&) {
+      [&](size_t i, uint64_t, const gs::Archive::LocationInfo&) {
         // close the location's time line: a final state "no region" at its last event
         if (s.seg_open) {
           if (s.seg_cp >= 0) emit_segment(s, s.last_time, -1);
@@ -432,6 +434,7 @@ void dump(gs::Archive& archive, State& s, const std::string& outdir) {
           s.seg_cp_col.push(-1);
           s.seg_mpicum.push(s.mpi_cum);
         }
+        if (s.want_progress) std::printf("progress %zu %zu\n", i + 1, locations.size()), std::fflush(stdout);
       });
   s.seg_offsets.push_back(s.seg_time.size());
 
@@ -470,11 +473,15 @@ void dump(gs::Archive& archive, State& s, const std::string& outdir) {
 }  // namespace
 
 int run_dump(int argc, char** argv) {
-  if (argc < 2) fail("dump", "usage: dump ANCHOR OUTDIR [--events]");
+  if (argc < 2) fail("dump", "usage: dump ANCHOR OUTDIR [--events] [--progress]");
   static State s;  // large; lives for the whole run
   s.anchor = argv[0];
   std::string outdir = argv[1];
-  s.want_events = argc > 2 && !std::strcmp(argv[2], "--events");
+  for (int i = 2; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--events")) s.want_events = true;
+    else if (!std::strcmp(argv[i], "--progress")) s.want_progress = true;
+    else fail(argv[i], "unknown option (want --events or --progress)");
+  }
   try {
     gs::Archive archive(s.anchor, /*require_mpi=*/false);
     dump(archive, s, outdir);

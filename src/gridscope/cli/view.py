@@ -41,6 +41,7 @@ def view(
         shown = f"[{shown}]"
     url = f"http://{shown}:{server.server_address[1]}/"
     print(f"gridscope view: serving {run} at {url}  (Ctrl-C stops)", flush=True)
+    _report_load_error(server.data.background)
     if not no_browser:
         import webbrowser
 
@@ -52,3 +53,20 @@ def view(
     finally:
         server.server_close()
     sys.exit(0)
+
+
+def _report_load_error(load) -> None:
+    """The trace is read after the server listens: its error (one line) goes to the
+    terminal too, not only to the page; the profile stays browsable."""
+    import sys
+    import threading
+
+    if load is None:
+        return
+
+    def report():
+        load.wait()
+        if load.error:
+            print(load.error, file=sys.stderr, flush=True)
+
+    threading.Thread(target=report, daemon=True).start()
