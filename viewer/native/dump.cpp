@@ -84,8 +84,34 @@ struct P2pRec {
   bool key_less(const P2pRec& o) const { return std::tie(from, to, comm, tag) < std::tie(o.from, o.to, o.comm, o.tag); }
 };
 
+// Ticks -> ns as trunc((t - offset) * 1e9 / resolution), with the fraction reduced once
+// (1e9 / resolution is num / den): 64-bit arithmetic when it cannot overflow, and no
+// division at all for a nanosecond clock; 128-bit otherwise. The same integers either way.
+struct TickScale {
+  uint64_t offset = 0, resolution = 1;
+  int64_t num = 1, den = 1, max_abs = 0;  // |t - offset| <= max_abs: (t - offset) * num fits
+  void set(uint64_t off, uint64_t res) {
+    offset = off;
+    resolution = res ? res : 1;
+    uint64_t a = 1000000000, b = resolution;
+    while (b) a %= b, std::swap(a, b);  // a = gcd(1e9, resolution)
+    num = int64_t(1000000000 / a);
+    den = int64_t(resolution / a);
+    max_abs = offset < (uint64_t(1) << 62) ? INT64_MAX / num : 0;
+  }
+  int64_t operator()(uint64_t t) const {
+    if (t < (uint64_t(1) << 62)) {
+      int64_t d = int64_t(t) - int64_t(offset);
+      if (d <= max_abs && d >= -max_abs) return den == 1 ? d * num : d * num / den;
+    }
+    __int128 d = static_cast<__int128>(t) - static_cast<__int128>(offset);
+    return static_cast<int64_t>(d * 1000000000 / static_cast<__int128>(resolution));
+  }
+};
+
 struct State {
   const gs::Defs* defs = nullptr;
+  TickScale ticks;
   std::string anchor;
   std::vector<int32_t> world_to_loc;                  // MPI COMM_WORLD rank -> location index
   gs::CallTree tree;                                  // call paths of all locations
@@ -114,10 +140,7 @@ struct State {
   int64_t min_time = INT64_MAX, max_time = INT64_MIN;
 };
 
-int64_t to_ns(const State& s, OTF2_TimeStamp t) {
-  __int128 d = static_cast<__int128>(t) - static_cast<__int128>(s.defs->global_offset);
-  return static_cast<int64_t>(d * 1000000000 / static_cast<__int128>(s.defs->resolution));
-}
+int64_t to_ns(const State& s, OTF2_TimeStamp t) { return s.ticks(t); }
 
 // Rank `rank` of communicator `comm` as a location index (-1 when unknown).
 int32_t partner_location(const State& s, OTF2_CommRef comm, uint32_t rank) {
@@ -350,41 +373,90 @@ void write_defs_json(const State& s, const std::string& path, uint64_t matched,
 
 struct Message { int32_t from, to; int64_t ts, tr; uint64_t bytes; uint32_t tag, comm; };
 
+bool message_less(const Message& a, const Message& b) {
+  return std::tie(a.ts, a.from, a.to, a.tr, a.tag, a.comm) < std::tie(b.ts, b.from, b.to, b.tr, b.tag, b.comm);
+}
+
+// Stable counting sort of RECS by sender location: each sender's records keep their
+// reading (= time) order. Returns where each sender's records start (one more: the end).
+std::vector<size_t> group_by_sender(std::vector<P2pRec>& recs, size_t locations) {
+  std::vector<size_t> start(locations + 1, 0);
+  for (const P2pRec& r : recs) ++start[size_t(r.from) + 1];
+  for (size_t k = 0; k < locations; ++k) start[k + 1] += start[k];
+  std::vector<size_t> next(start.begin(), start.end() - 1);
+  std::vector<P2pRec> out(recs.size());
+  for (const P2pRec& r : recs) out[next[size_t(r.from)]++] = r;
+  recs.swap(out);
+  return start;
+}
+
+// The matched messages, one run per sender (runs[k] .. runs[k + 1]), each run in output order.
+struct MatchedRuns {
+  std::vector<Message> messages;
+  std::vector<size_t> runs;
+};
+
 // Pair the i-th send with the i-th receive of each (sender, receiver, comm, tag): MPI's
-// non-overtaking rule makes that the real matching.
-std::vector<Message> match_messages(State& s, uint64_t& unmatched_sends, uint64_t& unmatched_recvs) {
-  std::vector<Message> out;
+// non-overtaking rule makes that the real matching. Sender by sender: a counting sort puts
+// each sender's sends and receives together (in reading order), and only those few
+// thousand are sorted by the rest of the key, stable, so each key keeps its time order.
+MatchedRuns match_messages(State& s, uint64_t& unmatched_sends, uint64_t& unmatched_recvs) {
+  const size_t nloc = s.defs->locations.size();
   unmatched_sends = unmatched_recvs = 0;
-  // stable: equal keys keep their reading (= time) order; a merge sort also has no bad
-  // cases on the long sorted runs that reading location after location gives
+  std::vector<size_t> send_at = group_by_sender(s.sends, nloc);
+  std::vector<size_t> recv_at = group_by_sender(s.recvs, nloc);
   auto order = [](const P2pRec& a, const P2pRec& b) { return a.key_less(b); };
-  std::stable_sort(s.sends.begin(), s.sends.end(), order);
-  std::stable_sort(s.recvs.begin(), s.recvs.end(), order);
-  out.reserve(std::min(s.sends.size(), s.recvs.size()));
-  size_t i = 0, j = 0;
-  const size_t ns = s.sends.size(), nr = s.recvs.size();
-  while (i < ns || j < nr) {
-    if (j == nr || (i < ns && s.sends[i].key_less(s.recvs[j]))) {
-      ++unmatched_sends, ++i;
-    } else if (i == ns || !s.sends[i].same_key(s.recvs[j])) {
-      ++unmatched_recvs, ++j;
-    } else {  // the next send and receive of one key
-      const P2pRec& a = s.sends[i++];
-      const P2pRec& r = s.recvs[j++];
-      out.push_back({a.from, a.to, a.time, r.time, a.bytes, a.tag, a.comm});
+  MatchedRuns out;
+  out.messages.reserve(std::min(s.sends.size(), s.recvs.size()));
+  out.runs.push_back(0);
+  for (size_t k = 0; k < nloc; ++k) {
+    std::stable_sort(s.sends.begin() + send_at[k], s.sends.begin() + send_at[k + 1], order);
+    std::stable_sort(s.recvs.begin() + recv_at[k], s.recvs.begin() + recv_at[k + 1], order);
+    size_t i = send_at[k], j = recv_at[k];
+    const size_t ns = send_at[k + 1], nr = recv_at[k + 1];
+    while (i < ns || j < nr) {
+      if (j == nr || (i < ns && s.sends[i].key_less(s.recvs[j]))) {
+        ++unmatched_sends, ++i;
+      } else if (i == ns || !s.sends[i].same_key(s.recvs[j])) {
+        ++unmatched_recvs, ++j;
+      } else {  // the next send and receive of one key
+        const P2pRec& a = s.sends[i++];
+        const P2pRec& r = s.recvs[j++];
+        out.messages.push_back({a.from, a.to, a.time, r.time, a.bytes, a.tag, a.comm});
+      }
     }
+    std::sort(out.messages.begin() + out.runs.back(), out.messages.end(), message_less);
+    out.runs.push_back(out.messages.size());
   }
   std::vector<P2pRec>().swap(s.sends);
   std::vector<P2pRec>().swap(s.recvs);
-  std::sort(out.begin(), out.end(), [](const Message& a, const Message& b) {
-    return std::tie(a.ts, a.from, a.to, a.tr, a.tag, a.comm) < std::tie(b.ts, b.from, b.to, b.tr, b.tag, b.comm);
-  });
   return out;
+}
+
+// Every message in (send time, sender, receiver, receive time, tag, comm) order: the
+// senders' sorted runs merged through a heap (a message's sender is its run, so runs
+// never tie). Calls EMIT(message) in that order.
+template <class Emit>
+void merge_runs(const MatchedRuns& m, Emit emit) {
+  using Head = std::pair<size_t, size_t>;  // position, end of its run
+  auto later = [&](const Head& a, const Head& b) { return message_less(m.messages[b.first], m.messages[a.first]); };
+  std::vector<Head> heap;
+  for (size_t k = 0; k + 1 < m.runs.size(); ++k)
+    if (m.runs[k] < m.runs[k + 1]) heap.push_back({m.runs[k], m.runs[k + 1]});
+  std::make_heap(heap.begin(), heap.end(), later);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    Head& h = heap.back();
+    emit(m.messages[h.first]);
+    if (++h.first < h.second) std::push_heap(heap.begin(), heap.end(), later);
+    else heap.pop_back();
+  }
 }
 
 void dump(gs::Archive& archive, State& s, const std::string& outdir) {
   const gs::Defs& d = archive.defs();
   s.defs = &d;
+  s.ticks.set(d.global_offset, d.resolution);
   if (d.locations.empty()) fail(s.anchor, "the trace defines no locations");
   std::vector<uint64_t> locations;
   std::unordered_map<uint64_t, int32_t> loc_index;  // OTF2 location id -> dense index
@@ -448,7 +520,7 @@ void dump(gs::Archive& archive, State& s, const std::string& outdir) {
   }
 
   uint64_t us = 0, ur = 0;
-  std::vector<Message> msgs = match_messages(s, us, ur);
+  MatchedRuns msgs = match_messages(s, us, ur);
   {
     Column<int32_t> from, to;
     Column<int64_t> ts, tr;
@@ -461,13 +533,13 @@ void dump(gs::Archive& archive, State& s, const std::string& outdir) {
     bytes.open(outdir + "/msg_bytes.bin");
     tag.open(outdir + "/msg_tag.bin");
     comm.open(outdir + "/msg_comm.bin");
-    for (const auto& m : msgs) {
+    merge_runs(msgs, [&](const Message& m) {
       from.push(m.from); to.push(m.to); ts.push(m.ts); tr.push(m.tr);
       bytes.push(m.bytes); tag.push(m.tag); comm.push(m.comm);
-    }
+    });
     from.close(); to.close(); ts.close(); tr.close(); bytes.close(); tag.close(); comm.close();
   }
-  write_defs_json(s, outdir + "/defs.json", msgs.size(), us, ur);
+  write_defs_json(s, outdir + "/defs.json", msgs.messages.size(), us, ur);
 }
 
 }  // namespace
