@@ -423,7 +423,8 @@ class ViewerData:
                 return zeros
         return zeros if bm is None else base.rank_values_for(bm, metric_inclusive, bc, callpath_inclusive)
 
-    def group_timeline(self, metahost: str, t0: int, t1: int, width: int) -> dict:
+    def group_timeline(self, metahost: str, t0: int, t1: int, width: int,
+                       keep_regions: set[int] | None = None) -> dict:
         """A collapsed metahost group as one row: per pixel, its locations' categories, MPI
         share and most common call path (gridscope.viewer.groups)."""
         from gridscope.viewer.groups import group_summary
@@ -438,7 +439,7 @@ class ViewerData:
             raise BadRequest("bad window: want t0 < t1, 1 <= width <= 8192")
         if len(locs) * width > MAX_CELLS:
             raise BadRequest("window too large: ask for fewer pixels")
-        return {"metahost": metahost, **group_summary(self.trace, locs, t0, t1, width)}
+        return {"metahost": metahost, **group_summary(self.trace, locs, t0, t1, width, keep_regions)}
 
     def profile_bytes_sent(self) -> float | None:
         """The metric tree's Bytes sent over the whole run (point-to-point and collective)."""
@@ -527,7 +528,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._json(data.timeline(_int(q, "t0"), _int(q, "t1"), _int(q, "width"),
                                              _int(q, "r0", 0), _int(q, "r1", nrows)))
         if path == "/api/timeline/group":
-            return self._json(data.group_timeline(q.get("metahost", ""), _int(q, "t0"), _int(q, "t1"), _int(q, "width")))
+            return self._json(data.group_timeline(q.get("metahost", ""), _int(q, "t0"), _int(q, "t1"), _int(q, "width"),
+                                                  _int_set(q, "regions")))
         if path == "/api/waitstates":
             limit = max(1, min(_int(q, "limit", 200), 5000))
             return self._json(data.waitstate_list(q.get("pattern", ""), q.get("class") or None, limit))
@@ -598,6 +600,17 @@ def _int(q: dict, name: str, default: int | None = None) -> int:
         return int(raw)
     except ValueError:
         raise BadRequest(f"parameter {name} must be an integer") from None
+
+
+def _int_set(q: dict, name: str) -> set[int] | None:
+    """A comma-separated list of integers (absent: None, empty: the empty set)."""
+    raw = q.get(name)
+    if raw is None:
+        return None
+    try:
+        return {int(v) for v in raw.split(",") if v}
+    except ValueError:
+        raise BadRequest(f"parameter {name} must be integers separated by commas") from None
 
 
 def _finite(obj):
