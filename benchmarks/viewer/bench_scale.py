@@ -206,6 +206,11 @@ def main() -> None:
     port = int(url.rstrip("/").rsplit(":", 1)[1])
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port)
+        while True:  # the server reads the trace after it listens
+            conn.request("GET", "/api/load")
+            if not json.loads(conn.getresponse().read())["loading"]:
+                break
+            time.sleep(0.1)
         conn.request("GET", "/api/meta")
         meta = json.loads(conn.getresponse().read())
         nrows, dur = len(meta["rows"]), int(meta["duration_ns"])
