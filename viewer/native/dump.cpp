@@ -434,22 +434,45 @@ MatchedRuns match_messages(State& s, uint64_t& unmatched_sends, uint64_t& unmatc
 }
 
 // Every message in (send time, sender, receiver, receive time, tag, comm) order: the
-// senders' sorted runs merged through a heap (a message's sender is its run, so runs
-// never tie). Calls EMIT(message) in that order.
+// senders' sorted runs merged through a min-heap of their heads. A message's sender is its
+// run, so (send time, sender) orders the heads completely: the heap holds those two
+// numbers, not pointers into the messages. Calls EMIT(message) in that order.
 template <class Emit>
 void merge_runs(const MatchedRuns& m, Emit emit) {
-  using Head = std::pair<size_t, size_t>;  // position, end of its run
-  auto later = [&](const Head& a, const Head& b) { return message_less(m.messages[b.first], m.messages[a.first]); };
+  struct Head {
+    int64_t ts;
+    int32_t from;
+    size_t at, end;
+    bool operator<(const Head& o) const { return ts < o.ts || (ts == o.ts && from < o.from); }
+  };
   std::vector<Head> heap;
   for (size_t k = 0; k + 1 < m.runs.size(); ++k)
-    if (m.runs[k] < m.runs[k + 1]) heap.push_back({m.runs[k], m.runs[k + 1]});
-  std::make_heap(heap.begin(), heap.end(), later);
+    if (m.runs[k] < m.runs[k + 1]) {
+      const Message& first = m.messages[m.runs[k]];
+      heap.push_back({first.ts, first.from, m.runs[k], m.runs[k + 1]});
+    }
+  auto sift_down = [&](size_t i) {  // the top was replaced: move it to its place
+    const size_t n = heap.size();
+    Head h = heap[i];
+    for (size_t c; (c = 2 * i + 1) < n; i = c) {
+      if (c + 1 < n && heap[c + 1] < heap[c]) ++c;
+      if (!(heap[c] < h)) break;
+      heap[i] = heap[c];
+    }
+    heap[i] = h;
+  };
+  for (size_t i = heap.size() / 2; i-- > 0;) sift_down(i);
   while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), later);
-    Head& h = heap.back();
-    emit(m.messages[h.first]);
-    if (++h.first < h.second) std::push_heap(heap.begin(), heap.end(), later);
-    else heap.pop_back();
+    Head& top = heap[0];
+    emit(m.messages[top.at]);
+    if (++top.at < top.end) {
+      top.ts = m.messages[top.at].ts;
+    } else {
+      top = heap.back();
+      heap.pop_back();
+      if (heap.empty()) break;
+    }
+    sift_down(0);
   }
 }
 
