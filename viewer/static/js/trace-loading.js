@@ -2,7 +2,7 @@
 // until then the timeline's canvas says how far the reading got, or why it failed.
 import { get } from './api.js';
 
-const POLL_MS = 400;
+const POLL_MS = 200;  // a request of a few bytes; the picture waits at most this long after the read
 
 // "reading the trace… 42 %" (or the error) drawn on the canvas; data-loading / data-error
 // carry the same text for tests and screen readers.
