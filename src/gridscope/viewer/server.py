@@ -25,8 +25,8 @@ import numpy as np
 from gridscope.analysis import names as N
 from gridscope.errors import GridscopeError
 from gridscope.viewer import comm, fastjson, lod
-from gridscope.viewer.run import DOWNLOADABLE, RunFolder
 from gridscope.viewer.loading import BackgroundLoad, NotLoaded
+from gridscope.viewer.run import DOWNLOADABLE, RunFolder
 from gridscope.viewer.trace import CATEGORY_NAMES, Trace, open_trace
 
 STATIC_ENV = "GRIDSCOPE_VIEWER_STATIC"  # development: serve viewer/static from the source tree
@@ -172,20 +172,21 @@ class ViewerData:
 
     # ------------------------------------------------------------------ API
     def meta(self) -> dict:  # noqa: C901 (one dict of what the page needs)
-        if not self.loaded:
-            return self._meta_while_loading()
-        t = self.trace
+        """What the page needs; while the trace is read no rows and no wait-state patterns
+        yet (the page asks again when `load` says it is done)."""
+        loaded = self.loaded
+        t = self.trace if loaded else None
         out = {
             "run": self.run.name,
             "diff": self.run.is_diff,
             "summary": _finite(self.run.summary),
             "story": _finite(story_of(self.run.summary, self.run.is_diff)),
             "has_profile": self.run.experiment is not None,
-            "has_trace": t is not None,
-            "patterns": self.waits.patterns,
-            "classes": self.waits.classes,
-            "waitstate_count": len(self.waits),
-            "critical_path_count": len(self.path),
+            "has_trace": t is not None if loaded else self.run.trace_anchor is not None,
+            "patterns": self.waits.patterns if loaded else [],
+            "classes": self.waits.classes if loaded else [],
+            "waitstate_count": len(self.waits) if loaded else 0,
+            "critical_path_count": len(self.path) if loaded else 0,
             "categories": list(CATEGORY_NAMES),
             "downloads": [] if self.run.bare_trace else [f for f in DOWNLOADABLE if (self.run.folder / f).is_file()],
             "trace_problem": self.run.trace_problem,
@@ -204,23 +205,6 @@ class ViewerData:
                 "events": t.defs["events"],
             })
         return out
-
-    def _meta_while_loading(self) -> dict:
-        """What the page needs for its trees and summary before the trace is read: no rows
-        yet, no wait-state patterns (the page asks again when `load` says it is done)."""
-        run = self.run
-        return {
-            "run": run.name, "diff": run.is_diff,
-            "summary": _finite(run.summary),
-            "story": _finite(story_of(run.summary, run.is_diff)),
-            "has_profile": run.experiment is not None,
-            "has_trace": run.trace_anchor is not None,
-            "patterns": [], "classes": [], "waitstate_count": 0, "critical_path_count": 0,
-            "categories": list(CATEGORY_NAMES),
-            "downloads": [] if run.bare_trace else [f for f in DOWNLOADABLE if (run.folder / f).is_file()],
-            "trace_problem": run.trace_problem,
-            "load": self.load_status(),
-        }
 
     def timeline(self, t0: int, t1: int, width: int, r0: int, r1: int) -> dict:
         self.need_loaded()
