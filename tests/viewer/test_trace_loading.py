@@ -22,6 +22,7 @@ from test_cli_view import start_view
 from test_server import get_json, request
 from viewer_shared import static_env
 
+PATIENT = 600  # s: only a hang reaches it, never a loaded machine
 
 @pytest.fixture()
 def held_read(monkeypatch):
@@ -76,7 +77,7 @@ def test_profile_answers_while_the_trace_is_read(fresh_run, held_read):
     release, reached = held_read
     srv = serving(fresh_run)
     try:
-        reached.wait()
+        assert reached.wait(PATIENT)
         meta = get_json(srv, "/api/meta")
         assert meta["has_trace"] and meta["has_profile"] and "rows" not in meta
         assert meta["load"] == {"loading": True, "step": "reading the trace", "error": None, "progress": 42}
@@ -126,11 +127,13 @@ def test_unreadable_trace_is_one_line_for_the_server(damaged_run):
 
 def test_unreadable_trace_is_one_line_in_the_terminal(damaged_run):
     proc, _ = start_view(damaged_run)
-    try:
-        line = proc.stderr.readline()  # the CLI prints the background error as it happens
-    finally:
-        proc.terminate()
-        proc.wait()
+    first: list[str] = []
+    reader = threading.Thread(target=lambda: first.append(proc.stderr.readline()), daemon=True)
+    reader.start()  # the CLI prints the background error as it happens
+    reader.join(PATIENT)
+    proc.terminate()
+    proc.wait()
+    line = first[0] if first else ""
     rest = proc.stderr.read()
     assert "cannot read the trace" in line and "traces.otf2" in line, line + rest
     assert "Traceback" not in line + rest
