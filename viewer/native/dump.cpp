@@ -14,14 +14,11 @@
 #include <otf2/otf2.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <memory>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -41,8 +38,7 @@ enum EventKind : uint8_t {
   kNbcRequest, kNbcComplete,  // NonBlockingCollectiveRequest / ...Complete
 };
 
-// Buffered writer of one raw column file; or, not opened, a column kept in memory (the
-// second reader's share, appended to the file after the first reader's).
+// Buffered writer of one raw column file.
 template <typename T>
 class Column {
  public:
@@ -54,20 +50,11 @@ class Column {
   void push(T v) {
     buf_.push_back(v);
     ++count_;
-    if (buf_.size() >= (1u << 16) && out_.is_open()) flush();
+    if (buf_.size() >= (1u << 16)) flush();
   }
   void flush() {
     if (!buf_.empty()) out_.write(reinterpret_cast<const char*>(buf_.data()), buf_.size() * sizeof(T));
     buf_.clear();
-  }
-  // Appends the in-memory column `tail`, each value through `map`.
-  template <class Map>
-  void append(Column& tail, Map map) {
-    flush();
-    for (T& v : tail.buf_) v = map(v);
-    out_.write(reinterpret_cast<const char*>(tail.buf_.data()), tail.buf_.size() * sizeof(T));
-    count_ += tail.count_;
-    std::vector<T>().swap(tail.buf_);
   }
   void close() {
     flush();
@@ -489,112 +476,6 @@ void merge_runs(const MatchedRuns& m, Emit emit) {
   }
 }
 
-// Reads locations [first, last) into S (its segments, messages, call paths, counts).
-void read_part(gs::Archive& archive, State& s, const std::vector<uint64_t>& all, size_t first, size_t last,
-               std::atomic<size_t>& read) {
-  const gs::Defs& d = archive.defs();
-  std::vector<uint64_t> locations(all.begin() + first, all.begin() + last);
-  Dumper dumper(s);
-  gs::read_balanced<Dumper>(
-      archive, locations, s.repairs,
-      [&](size_t i) -> Dumper& {
-        s.cur_loc = static_cast<int32_t>(first + i);
-        s.cur_rank = d.locations[first + i].rank;
-        s.stack.clear();
-        s.seg_open = false;
-        s.mpi_cum = 0;
-        s.seg_offsets.push_back(s.seg_time.size());
-        return dumper;
-      },
-      [&](size_t, uint64_t, const gs::Archive::LocationInfo&) {
-        // close the location's time line: a final state "no region" at its last event
-        if (s.seg_open) {
-          if (s.seg_cp >= 0) emit_segment(s, s.last_time, -1);
-          s.seg_time.push(s.seg_start);
-          s.seg_cp_col.push(-1);
-          s.seg_mpicum.push(s.mpi_cum);
-        }
-        size_t done = ++read;
-        if (s.want_progress) std::printf("progress %zu %zu\n", done, all.size()), std::fflush(stdout);
-      });
-}
-
-// Where the second reader starts: about half of the events (the definitions count them).
-size_t split_point(const gs::Defs& d) {
-  uint64_t total = 0, sum = 0;
-  for (const auto& l : d.locations) total += l.events;
-  for (size_t i = 0; i < d.locations.size(); ++i) {
-    if (sum >= total / 2 && i > 0) return i;
-    sum += d.locations[i].events;
-  }
-  return d.locations.size() / 2;
-}
-
-// Appends the second reader's share to the first's: its segments (call paths renumbered as
-// one reader would have numbered them: in the order of first appearance), its messages in
-// reading order, its counts. The result is what one reader of all locations gives.
-void append_part(State& s, State& b) {
-  std::vector<int32_t> cp_of(b.tree.nodes.size());
-  for (size_t k = 0; k < b.tree.nodes.size(); ++k) {  // parents are made before children
-    const auto& n = b.tree.nodes[k];
-    cp_of[k] = static_cast<int32_t>(s.tree.child(n.parent == gs::kNone ? gs::kNone : uint32_t(cp_of[n.parent]), n.region));
-  }
-  const uint64_t base = s.seg_time.size();
-  for (uint64_t o : b.seg_offsets) s.seg_offsets.push_back(base + o);
-  s.seg_time.append(b.seg_time, [](int64_t v) { return v; });
-  s.seg_mpicum.append(b.seg_mpicum, [](int64_t v) { return v; });
-  s.seg_cp_col.append(b.seg_cp_col, [&](int32_t cp) { return cp < 0 ? cp : cp_of[cp]; });
-  s.sends.insert(s.sends.end(), b.sends.begin(), b.sends.end());
-  s.recvs.insert(s.recvs.end(), b.recvs.begin(), b.recvs.end());
-  std::vector<P2pRec>().swap(b.sends);
-  std::vector<P2pRec>().swap(b.recvs);
-  s.p2p_events += b.p2p_events;
-  s.unknown_partner += b.unknown_partner;
-  s.events_total += b.events_total;
-  s.min_time = std::min(s.min_time, b.min_time);
-  s.max_time = std::max(s.max_time, b.max_time);
-  s.repairs.merge(b.repairs);
-}
-
-// Every location: split between two readers (two libotf2 readers, two threads) unless every
-// event is dumped too (--events: one reader, in order).
-void read_all(gs::Archive& archive, State& s, const std::vector<uint64_t>& locations) {
-  std::atomic<size_t> read{0};
-  const size_t n = locations.size();
-  const size_t half = s.want_events ? n : split_point(archive.defs());
-  if (half >= n) {
-    read_part(archive, s, locations, 0, n, read);
-  } else {
-    auto b = std::make_unique<State>();  // its columns stay in memory
-    b->anchor = s.anchor;
-    b->world_to_loc = s.world_to_loc;
-    b->want_progress = s.want_progress;
-    bool failed = false;
-    std::string where, what;
-    std::thread second([&] {
-      try {
-        gs::Archive other(s.anchor, /*require_mpi=*/false);
-        b->defs = &other.defs();
-        b->ticks = s.ticks;
-        read_part(other, *b, locations, half, n, read);
-        b->defs = nullptr;  // `other` ends here
-      } catch (const gs::Error& e) {
-        failed = true, where = e.where, what = e.what();
-      }
-    });
-    try {
-      read_part(archive, s, locations, 0, half, read);
-    } catch (...) {  // the first locations' problem is the one a single reader meets first
-      second.join();
-      throw;
-    }
-    second.join();
-    if (failed) throw gs::Error(where, what);
-    append_part(s, *b);
-  }
-  s.seg_offsets.push_back(s.seg_time.size());
-}
-
 void dump(gs::Archive& archive, State& s, const std::string& outdir) {
   const gs::Defs& d = archive.defs();
   s.defs = &d;
@@ -628,7 +509,29 @@ void dump(gs::Archive& archive, State& s, const std::string& outdir) {
     s.ev_request.open(outdir + "/ev_request.bin");
   }
 
-  read_all(archive, s, locations);
+  Dumper dumper(s);
+  gs::read_balanced<Dumper>(
+      archive, locations, s.repairs,
+      [&](size_t i) -> Dumper& {
+        s.cur_loc = static_cast<int32_t>(i);
+        s.cur_rank = d.locations[i].rank;
+        s.stack.clear();
+        s.seg_open = false;
+        s.mpi_cum = 0;
+        s.seg_offsets.push_back(s.seg_time.size());
+        return dumper;
+      },
+      [&](size_t i, uint64_t, const gs::Archive::LocationInfo&) {
+        // close the location's time line: a final state "no region" at its last event
+        if (s.seg_open) {
+          if (s.seg_cp >= 0) emit_segment(s, s.last_time, -1);
+          s.seg_time.push(s.seg_start);
+          s.seg_cp_col.push(-1);
+          s.seg_mpicum.push(s.mpi_cum);
+        }
+        if (s.want_progress) std::printf("progress %zu %zu\n", i + 1, locations.size()), std::fflush(stdout);
+      });
+  s.seg_offsets.push_back(s.seg_time.size());
 
   s.seg_time.close();
   s.seg_cp_col.close();
