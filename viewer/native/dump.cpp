@@ -72,7 +72,7 @@ class Column {
 
 // One send or receive of a point-to-point message, in reading order: a location's events
 // are read in time order, so a stable sort by key lists each key's sends (or receives) in
-// the order they happened. Flat records, not a map of vectors: a trace
+// the order they happened. Flat records per sender, not a map of vectors per key: a trace
 // whose tags never repeat has one key per message (8 M at 1,024 ranks), and the map's
 // nodes and vectors took half of the dump's time to build and to free.
 struct P2pRec {
@@ -126,7 +126,8 @@ struct State {
   Column<int32_t> seg_cp_col;
   std::vector<uint64_t> seg_offsets;
   // messages
-  std::vector<P2pRec> sends, recvs;
+  // per sender location, in reading order: no sort or copy to bring a sender's together
+  std::vector<std::vector<P2pRec>> sends, recvs;
   uint64_t p2p_events = 0, unknown_partner = 0;
   // events
   bool want_events = false;
@@ -264,9 +265,9 @@ class Dumper {
     if (other < 0) {
       ++s_.unknown_partner;
     } else if (is_send) {
-      s_.sends.push_back({s_.cur_loc, other, comm, tag, t, bytes});
+      s_.sends[s_.cur_loc].push_back({s_.cur_loc, other, comm, tag, t, bytes});
     } else {
-      s_.recvs.push_back({other, s_.cur_loc, comm, tag, t, bytes});
+      s_.recvs[other].push_back({other, s_.cur_loc, comm, tag, t, bytes});
     }
     record(s_, t, kind, -1, other, static_cast<int32_t>(comm), static_cast<int32_t>(tag), is_send ? bytes : 0,
            is_send ? 0 : bytes, request);
@@ -377,19 +378,6 @@ bool message_less(const Message& a, const Message& b) {
   return std::tie(a.ts, a.from, a.to, a.tr, a.tag, a.comm) < std::tie(b.ts, b.from, b.to, b.tr, b.tag, b.comm);
 }
 
-// Stable counting sort of RECS by sender location: each sender's records keep their
-// reading (= time) order. Returns where each sender's records start (one more: the end).
-std::vector<size_t> group_by_sender(std::vector<P2pRec>& recs, size_t locations) {
-  std::vector<size_t> start(locations + 1, 0);
-  for (const P2pRec& r : recs) ++start[size_t(r.from) + 1];
-  for (size_t k = 0; k < locations; ++k) start[k + 1] += start[k];
-  std::vector<size_t> next(start.begin(), start.end() - 1);
-  std::vector<P2pRec> out(recs.size());
-  for (const P2pRec& r : recs) out[next[size_t(r.from)]++] = r;
-  recs.swap(out);
-  return start;
-}
-
 // The matched messages, one run per sender (runs[k] .. runs[k + 1]), each run in output order.
 struct MatchedRuns {
   std::vector<Message> messages;
@@ -397,39 +385,40 @@ struct MatchedRuns {
 };
 
 // Pair the i-th send with the i-th receive of each (sender, receiver, comm, tag): MPI's
-// non-overtaking rule makes that the real matching. Sender by sender: a counting sort puts
-// each sender's sends and receives together (in reading order), and only those few
-// thousand are sorted by the rest of the key, stable, so each key keeps its time order.
+// non-overtaking rule makes that the real matching. Sender by sender: only a sender's few
+// thousand sends and receives are sorted by the rest of the key, stable, so each key keeps
+// its time order.
 MatchedRuns match_messages(State& s, uint64_t& unmatched_sends, uint64_t& unmatched_recvs) {
-  const size_t nloc = s.defs->locations.size();
   unmatched_sends = unmatched_recvs = 0;
-  std::vector<size_t> send_at = group_by_sender(s.sends, nloc);
-  std::vector<size_t> recv_at = group_by_sender(s.recvs, nloc);
   auto order = [](const P2pRec& a, const P2pRec& b) { return a.key_less(b); };
+  size_t total_sends = 0, total_recvs = 0;
+  for (size_t k = 0; k < s.sends.size(); ++k) total_sends += s.sends[k].size(), total_recvs += s.recvs[k].size();
   MatchedRuns out;
-  out.messages.reserve(std::min(s.sends.size(), s.recvs.size()));
+  out.messages.reserve(std::min(total_sends, total_recvs));
   out.runs.push_back(0);
-  for (size_t k = 0; k < nloc; ++k) {
-    std::stable_sort(s.sends.begin() + send_at[k], s.sends.begin() + send_at[k + 1], order);
-    std::stable_sort(s.recvs.begin() + recv_at[k], s.recvs.begin() + recv_at[k + 1], order);
-    size_t i = send_at[k], j = recv_at[k];
-    const size_t ns = send_at[k + 1], nr = recv_at[k + 1];
+  for (size_t k = 0; k < s.sends.size(); ++k) {
+    std::vector<P2pRec>& sends = s.sends[k];
+    std::vector<P2pRec>& recvs = s.recvs[k];
+    std::stable_sort(sends.begin(), sends.end(), order);
+    std::stable_sort(recvs.begin(), recvs.end(), order);
+    size_t i = 0, j = 0;
+    const size_t ns = sends.size(), nr = recvs.size();
     while (i < ns || j < nr) {
-      if (j == nr || (i < ns && s.sends[i].key_less(s.recvs[j]))) {
+      if (j == nr || (i < ns && sends[i].key_less(recvs[j]))) {
         ++unmatched_sends, ++i;
-      } else if (i == ns || !s.sends[i].same_key(s.recvs[j])) {
+      } else if (i == ns || !sends[i].same_key(recvs[j])) {
         ++unmatched_recvs, ++j;
       } else {  // the next send and receive of one key
-        const P2pRec& a = s.sends[i++];
-        const P2pRec& r = s.recvs[j++];
+        const P2pRec& a = sends[i++];
+        const P2pRec& r = recvs[j++];
         out.messages.push_back({a.from, a.to, a.time, r.time, a.bytes, a.tag, a.comm});
       }
     }
+    std::vector<P2pRec>().swap(sends);
+    std::vector<P2pRec>().swap(recvs);
     std::sort(out.messages.begin() + out.runs.back(), out.messages.end(), message_less);
     out.runs.push_back(out.messages.size());
   }
-  std::vector<P2pRec>().swap(s.sends);
-  std::vector<P2pRec>().swap(s.recvs);
   return out;
 }
 
@@ -487,6 +476,8 @@ void dump(gs::Archive& archive, State& s, const std::string& outdir) {
     locations.push_back(d.locations[i].id);
     loc_index[d.locations[i].id] = static_cast<int32_t>(i);
   }
+  s.sends.assign(d.locations.size(), {});
+  s.recvs.assign(d.locations.size(), {});
   s.world_to_loc.assign(d.ranks(), -1);
   for (uint32_t r = 0; r < d.ranks(); ++r) {
     auto it = loc_index.find(d.rank_location[r]);
