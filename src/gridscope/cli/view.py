@@ -34,7 +34,7 @@ def view(
     if host is not None and host not in ("127.0.0.1", "localhost", "::1"):
         err.print(f"[yellow]warning:[/] listening on {host}: anyone who can reach this address "
                   "can read the run (no authentication)")
-    with err.status("Opening the run (the first view of a trace dumps it to a cache)…"):
+    with err.status("Opening the run…"):  # the trace is read after the server listens
         server = make_server(run, bind, port, verbose)
     shown = "127.0.0.1" if bind in ("127.0.0.1", "localhost") else bind
     if ":" in shown:
