@@ -177,3 +177,18 @@ def test_page_shows_an_unreadable_trace(node_project, damaged_run):
     assert shown["canvas"] and "cannot read the trace" in shown["canvas"] and "traces.otf2" in shown["canvas"]
     assert shown["status_is_error"] and shown["status"] == shown["canvas"]
     assert shown["trees"] > 0  # the profile is still browsable
+
+
+def test_closing_the_viewer_ends_a_running_dump():
+    """A viewer closed during a first view does not wait for the dump: the helper is ended
+    (here a stand-in that would run for ten minutes)."""
+    from gridscope.viewer import trace
+
+    done = []
+    worker = threading.Thread(target=lambda: done.append(trace._run_streaming(["sleep", "600"], lambda line: None)))
+    worker.start()
+    while not trace._STREAMING and worker.is_alive():  # until the helper runs
+        threading.Event().wait(0.01)
+    trace.stop_background_tools()
+    worker.join(PATIENT)
+    assert not worker.is_alive() and done[0].returncode != 0 and not trace._STREAMING

@@ -52,6 +52,8 @@ def view(
         pass
     finally:
         server.server_close()
+        if server.data.background is not None:
+            server.data.background.stop()
     sys.exit(0)
 
 
@@ -66,7 +68,7 @@ def _report_load_error(load) -> None:
 
     def report():
         load.wait()
-        if load.error:
+        if load.error and not load.stopped:
             print(load.error, file=sys.stderr, flush=True)
 
     threading.Thread(target=report, daemon=True).start()

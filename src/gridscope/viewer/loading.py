@@ -25,6 +25,7 @@ class BackgroundLoad:
         self.step = step
         self.fraction = 0.0
         self.error: str | None = None
+        self.stopped = False  # stop() was called: an error after it is the stop, not news
         self.finished = threading.Event()
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gridscope-load")
         pool.submit(self._run, work)
@@ -51,6 +52,14 @@ class BackgroundLoad:
         done = self.finished.is_set()
         return {"loading": not done, "step": self.step, "error": self.error,
                 "progress": 100 if self.ok else int(self.fraction * 100)}
+
+    def stop(self) -> None:
+        """The server is closing: end a running dump instead of waiting for it."""
+        from gridscope.viewer.trace import stop_background_tools
+
+        self.stopped = True
+        if not self.finished.is_set():
+            stop_background_tools()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the end (for tests and benchmarks); True if it ended."""

@@ -68,18 +68,37 @@ def archive_key(anchor: Path) -> str:
     return h.hexdigest()[:16]
 
 
+_STREAMING: set[subprocess.Popen] = set()  # helpers run in the background (a first view's dump)
+_STREAMING_LOCK = threading.Lock()
+
+
 def _run_streaming(cmd: list[str], on_line) -> subprocess.CompletedProcess:
     """Run CMD, handing each stdout line to ON_LINE as it comes (stderr to a file: no pipe
     can fill up while stdout is read)."""
     with tempfile.TemporaryFile(mode="w+", errors="replace") as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, errors="replace")
-        out = []
-        for line in proc.stdout:
-            out.append(line)
-            on_line(line)
-        proc.wait()
+        with _STREAMING_LOCK:
+            _STREAMING.add(proc)
+        try:
+            out = []
+            for line in proc.stdout:
+                out.append(line)
+                on_line(line)
+            proc.wait()
+        finally:
+            with _STREAMING_LOCK:
+                _STREAMING.discard(proc)
         err.seek(0)
         return subprocess.CompletedProcess(cmd, proc.returncode, "".join(out), err.read())
+
+
+def stop_background_tools() -> None:
+    """End the helpers still running for a background read (the viewer is closing: a
+    first view's dump is not waited for; its working folder is removed as on any failure)."""
+    with _STREAMING_LOCK:
+        running = list(_STREAMING)
+    for proc in running:
+        proc.terminate()
 
 
 def run_tool(*args: str | os.PathLike, where: str | os.PathLike, scratch: Path | None = None,
