@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -423,45 +424,42 @@ MatchedRuns match_messages(State& s, uint64_t& unmatched_sends, uint64_t& unmatc
 }
 
 // Every message in (send time, sender, receiver, receive time, tag, comm) order: the
-// senders' sorted runs merged through a min-heap of their heads. A message's sender is its
-// run, so (send time, sender) orders the heads completely: the heap holds those two
-// numbers, not pointers into the messages. Calls EMIT(message) in that order.
+// senders' sorted runs (run k holds sender k's messages) merged through a tree of losers:
+// one comparison per level for each message. (send time, sender) orders the runs' heads
+// completely, and the tree compares only those. Calls EMIT(message) in that order.
 template <class Emit>
 void merge_runs(const MatchedRuns& m, Emit emit) {
-  struct Head {
-    int64_t ts;
-    int32_t from;
-    size_t at, end;
-    bool operator<(const Head& o) const { return ts < o.ts || (ts == o.ts && from < o.from); }
+  const size_t runs = m.runs.size() - 1;
+  if (runs == 0) return;
+  size_t leaves = 1;
+  while (leaves < runs) leaves *= 2;
+  std::vector<size_t> at(leaves), end(leaves);
+  std::vector<int64_t> head(leaves);
+  for (size_t k = 0; k < leaves; ++k) {
+    at[k] = k < runs ? m.runs[k] : 0;
+    end[k] = k < runs ? m.runs[k + 1] : 0;
+    if (at[k] < end[k]) head[k] = m.messages[at[k]].ts;
+  }
+  // run a's head comes before run b's (an empty run after every other)
+  auto before = [&](size_t a, size_t b) {
+    if (at[a] == end[a]) return false;
+    if (at[b] == end[b]) return true;
+    return head[a] < head[b] || (head[a] == head[b] && a < b);
   };
-  std::vector<Head> heap;
-  for (size_t k = 0; k + 1 < m.runs.size(); ++k)
-    if (m.runs[k] < m.runs[k + 1]) {
-      const Message& first = m.messages[m.runs[k]];
-      heap.push_back({first.ts, first.from, m.runs[k], m.runs[k + 1]});
-    }
-  auto sift_down = [&](size_t i) {  // the top was replaced: move it to its place
-    const size_t n = heap.size();
-    Head h = heap[i];
-    for (size_t c; (c = 2 * i + 1) < n; i = c) {
-      if (c + 1 < n && heap[c + 1] < heap[c]) ++c;
-      if (!(heap[c] < h)) break;
-      heap[i] = heap[c];
-    }
-    heap[i] = h;
+  std::vector<size_t> loser(leaves);  // loser[node] for the inner nodes 1 .. leaves - 1
+  std::function<size_t(size_t)> play = [&](size_t node) -> size_t {  // winner below node
+    if (node >= leaves) return node - leaves;
+    size_t a = play(2 * node), b = play(2 * node + 1);
+    if (before(b, a)) std::swap(a, b);
+    loser[node] = b;
+    return a;
   };
-  for (size_t i = heap.size() / 2; i-- > 0;) sift_down(i);
-  while (!heap.empty()) {
-    Head& top = heap[0];
-    emit(m.messages[top.at]);
-    if (++top.at < top.end) {
-      top.ts = m.messages[top.at].ts;
-    } else {
-      top = heap.back();
-      heap.pop_back();
-      if (heap.empty()) break;
-    }
-    sift_down(0);
+  size_t winner = play(1);
+  while (at[winner] < end[winner]) {
+    emit(m.messages[at[winner]]);
+    if (++at[winner] < end[winner]) head[winner] = m.messages[at[winner]].ts;
+    for (size_t node = (winner + leaves) / 2; node >= 1; node /= 2)
+      if (before(loser[node], winner)) std::swap(loser[node], winner);
   }
 }
 
