@@ -93,7 +93,7 @@ struct TickScale {
   int64_t num = 1, den = 1, max_abs = 0;  // |t - offset| <= max_abs: (t - offset) * num fits
   void set(uint64_t off, uint64_t res) {
     offset = off;
-    resolution = res ? res : 1;
+    resolution = res;  // not 0: dump() refuses such a trace
     uint64_t a = 1000000000, b = resolution;
     while (b) a %= b, std::swap(a, b);  // a = gcd(1e9, resolution)
     num = int64_t(1000000000 / a);
@@ -466,6 +466,7 @@ void merge_runs(const MatchedRuns& m, Emit emit) {
 void dump(gs::Archive& archive, State& s, const std::string& outdir) {
   const gs::Defs& d = archive.defs();
   s.defs = &d;
+  if (d.resolution == 0) fail(s.anchor, "the clock resolution (ClockProperties) is 0");
   s.ticks.set(d.global_offset, d.resolution);
   if (d.locations.empty()) fail(s.anchor, "the trace defines no locations");
   std::vector<uint64_t> locations;
