@@ -174,7 +174,8 @@ class ViewerData:
     def meta(self) -> dict:  # noqa: C901 (one dict of what the page needs)
         """What the page needs; while the trace is read no rows and no wait-state patterns
         yet (the page asks again when `load` says it is done)."""
-        loaded = self.loaded
+        load = self.load_status()  # one look: the read may end while this answer is made
+        loaded = not load["loading"] and not load["error"]
         t = self.trace if loaded else None
         out = {
             "run": self.run.name,
@@ -190,7 +191,7 @@ class ViewerData:
             "categories": list(CATEGORY_NAMES),
             "downloads": [] if self.run.bare_trace else [f for f in DOWNLOADABLE if (self.run.folder / f).is_file()],
             "trace_problem": self.run.trace_problem,
-            "load": self.load_status(),
+            "load": load,
         }
         if t is not None:
             out.update({

@@ -290,7 +290,7 @@ async function boot() {
   renderP2pTable($('p2p-table'), (meta.summary || {}).p2p, (meta.story || {}).links);
   for (const id of ['comm-level', 'comm-window', 'comm-value', 'comm-scale', 'comm-kind']) $(id).addEventListener('change', updateComm);
 
-  const loading = Boolean(meta.load && (meta.load.loading || meta.load.error));
+  const loading = Boolean(meta.load && (meta.load.loading || meta.load.error)) || (meta.has_trace && !meta.rows);
   if (!meta.has_trace) {
     // no timeline (a difference experiment, a run without its trace): no empty box either;
     // the status line says why
