@@ -182,6 +182,10 @@ async function updateComm() {
     clear($('comm-view')).append(el('p', { class: 'muted', text: 'this run has no trace: no message matrix' }));
     return;
   }
+  if (document.body.dataset.loaded !== '1') {  // finishLoading draws it once the trace is read
+    clear($('comm-view')).append(el('p', { class: 'muted', text: 'reading the trace: the matrix follows' }));
+    return;
+  }
   try {
     await renderComm($('comm-view'), $('comm-total'), {
       level: $('comm-level').value, show: $('comm-value').value, scale: $('comm-scale').value, kind: $('comm-kind').value,
@@ -263,6 +267,7 @@ async function finishLoading() {
   state.idleStatus = idleStatus(meta);
   if (!$('status').classList.contains('error')) status(state.idleStatus);
   document.body.dataset.loaded = '1';  // trace and wait states there (the timeline draws on)
+  if (!$('tab-comm').hidden) updateComm();
 }
 
 function idleStatus(meta) {
