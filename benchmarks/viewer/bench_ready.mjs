@@ -1,6 +1,7 @@
 // Headless Chromium for benchmarks/viewer/bench_scale.py: starts the browser once, prints
 // "up", then for every URL read on stdin opens the page and prints one JSON line: ms from
-// navigation to body[data-ready], to the first timeline picture (canvas[data-ready=1]) and
+// navigation to body[data-ready], to the trace read (body[data-loaded]: a first view reads
+// it after the page opened), to the first timeline picture (canvas[data-ready=1]) and
 // to the window summary, and each /api/ request the page made (path, ms, bytes).
 // Uses playwright-core from tests/viewer/node_modules and Debian's chromium.
 import { createRequire } from 'node:module';
@@ -37,6 +38,7 @@ async function measure(url) {
     out[name] = Date.now() - start;
   };
   await wait('body_ready_ms', () => document.body.dataset.ready === '1');
+  await wait('loaded_ms', () => !!document.body.dataset.loaded);  // the server has read the trace
   await wait('timeline_ms', () => (document.getElementById('timeline') || {}).dataset?.ready === '1');
   await wait('window_ms', () => !!(document.getElementById('window-summary') || {}).dataset?.t0);
   out.requests = requests;

@@ -6,8 +6,8 @@ profile, wait states, critical path) once under --workdir, then measures in the 
 - baseline: a raw read of the archive (`otf2-print --silent`, `gs-rawread`);
 - the one-time native dump (`gridscope-tracetool dump`);
 - "ready": from starting `gridscope view RUN` until the page in headless Chromium has
-  body[data-ready], its first timeline picture and its window summary; cold (no
-  .gridscope-cache) and warm;
+  body[data-ready], the trace read (body[data-loaded]), its first timeline picture and its
+  window summary; cold (no .gridscope-cache) and warm;
 - the latency of what the page asks for on zoom and pan: /api/timeline with all rows at
   --width px and /api/window, for the whole run, 1/10, 1/100, 1/1000 of it, and pans;
   beside each latency the server process's CPU time for the request (/proc, 10 ms steps),
@@ -115,6 +115,7 @@ def ready(browser: Browser, run: Path, cold: bool) -> dict:
     if "error" in page:
         raise SystemExit(f"page did not get ready: {page['error']}")
     return {"listening": listening, "body": listening + page["body_ready_ms"] / 1e3,
+            "loaded": listening + page["loaded_ms"] / 1e3,
             "timeline": listening + page["timeline_ms"] / 1e3, "all": total, "requests": page["requests"]}
 
 
@@ -190,7 +191,8 @@ def main() -> None:
             res = [ready(browser, run, cold) for _ in range(n)]
             kind = "cold (dump + load)" if cold else "warm (cache present)"
             for key, label in (("listening", "server listening"), ("body", "body[data-ready]"),
-                               ("timeline", "first timeline picture"), ("all", "+ window summary")):
+                               ("loaded", "trace read (data-loaded)"), ("timeline", "first timeline picture"),
+                               ("all", "+ window summary")):
                 print(f"ready {kind}: {label:<26} {stats([r[key] for r in res])}", flush=True)
             if not cold:
                 by_path: dict[str, list[float]] = {}
@@ -206,6 +208,11 @@ def main() -> None:
     port = int(url.rstrip("/").rsplit(":", 1)[1])
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port)
+        while True:  # the server reads the trace after it listens
+            conn.request("GET", "/api/load")
+            if not json.loads(conn.getresponse().read())["loading"]:
+                break
+            time.sleep(0.1)
         conn.request("GET", "/api/meta")
         meta = json.loads(conn.getresponse().read())
         nrows, dur = len(meta["rows"]), int(meta["duration_ns"])

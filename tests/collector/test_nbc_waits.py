@@ -167,6 +167,7 @@ def test_viewer_serves_the_waiting(recorded):
     out, _ = outs[1]
     summary = json.loads((out / "summary.json").read_text())
     srv = make_server(out, "127.0.0.1", 0)
+    srv.data.wait_loaded()  # the trace is read in the background
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     try:

@@ -16,7 +16,10 @@
 //   node browser_check.mjs functions URL             (function filter: grey, hide, clear)
 //   node browser_check.mjs pairs URL                 (a matrix cell's messages highlighted on the timeline)
 //   node browser_check.mjs aggregate URL             (a collapsed metahost group as one stacked row)
+//   node browser_check.mjs aggfilter URL             (the function filter on a collapsed group's row)
 //   node browser_check.mjs diffdist URL              (a difference's base/new/delta distributions)
+//   node browser_check.mjs loading URL               (the page while the server reads the trace)
+//   node browser_check.mjs loaderror URL             (a trace the server cannot read)
 //   node browser_check.mjs shots URL DIR             (benchmarks/viewer/screenshots.py)
 // Uses playwright-core with Debian's chromium (never downloads a browser).
 import { chromium } from 'playwright-core';
@@ -109,9 +112,40 @@ try {
   page.on('dialog', async (d) => { report.dialogs.push(d.message()); await d.dismiss(); });
   await page.goto(url);
   await page.waitForSelector('body[data-ready="1"]', { timeout: 15000 });
-  if (mode !== 'diff' && mode !== 'diffdist') await timelineSettled(page);  // a difference experiment has no timeline
+  // the trace and the wait states may still be read (a first view): wait for them
+  const atLoad = mode === 'loading' || mode === 'loaderror';
+  if (!atLoad) await page.waitForSelector('body[data-loaded]', PATIENT);
+  if (!atLoad && mode !== 'diff' && mode !== 'diffdist') await timelineSettled(page);  // a difference experiment has no timeline
 
-  if (mode === 'main') {
+  if (mode === 'loading') {
+    // the test holds the server's trace read until this line says the page shows it
+    await page.waitForFunction(() => (document.getElementById('timeline').dataset.loading || '').includes('%'), null, PATIENT);
+    report.while_loading = await page.evaluate(() => ({
+      ready: document.body.dataset.ready,
+      loaded: document.body.dataset.loaded || null,
+      text: document.getElementById('timeline').dataset.loading,
+      canvas_ready: document.getElementById('timeline').dataset.ready,
+      trees: ['metric-tree', 'call-tree', 'system-tree'].map((id) => document.querySelectorAll(`#${id} .node`).length),
+      status: document.getElementById('status').textContent,
+    }));
+    process.stdout.write('saw-loading\n');
+    await page.waitForSelector('body[data-loaded="1"]', PATIENT);
+    await timelineSettled(page);
+    report.after = await page.evaluate(() => ({
+      loading: document.getElementById('timeline').dataset.loading || null,
+      rows: window.__gridscope.timeline.data.rows.length,
+      chips: document.querySelectorAll('#pattern-chips .chip').length,
+      status: document.getElementById('status').textContent,
+    }));
+  } else if (mode === 'loaderror') {
+    await page.waitForSelector('body[data-loaded="error"]', PATIENT);
+    report.load_error = await page.evaluate(() => ({
+      canvas: document.getElementById('timeline').dataset.error || null,
+      status: document.getElementById('status').textContent,
+      status_is_error: document.getElementById('status').classList.contains('error'),
+      trees: document.querySelectorAll('#metric-tree .node').length,
+    }));
+  } else if (mode === 'main') {
     // pick the largest late-sender instance the server knows and look at it before the click
     const list = await page.evaluate(async () => (await (await fetch('/api/waitstates?pattern=late_sender&limit=1')).json()));
     const instance = list.instances[0];
@@ -498,6 +532,48 @@ try {
       return c.dataset.ready === '1' && c.dataset.aggregated === '';
     }, null, PATIENT);
     report.height_reopened = await page.evaluate(() => window.__gridscope.timeline.height);
+  } else if (mode === 'aggfilter') {
+    // the function filter greys (or hides) the other functions in a collapsed group's row too
+    const header = await page.evaluate(() => {
+      const tl = window.__gridscope.timeline;
+      const r = tl.canvas.getBoundingClientRect();
+      return { x: r.left + 40, y: r.top + tl.groups[0].y + 8, metahost: tl.groups[0].metahost };
+    });
+    await page.mouse.click(header.x, header.y);
+    await page.waitForFunction((mh) => {
+      const c = document.getElementById('timeline');
+      return c.dataset.ready === '1' && c.dataset.aggregated === mh;
+    }, header.metahost, PATIENT);
+    const filterIs = (text, hide) => page.waitForFunction(([t, h]) => {
+      const c = document.getElementById('timeline');
+      return c.dataset.functionFilter === t && c.dataset.functionFilterHide === h && c.dataset.ready === '1';
+    }, [text, hide], PATIENT);
+    // the column with the most locations outside the filter, sampled in the middle of that part
+    const look = () => page.evaluate((mh) => {
+      const tl = window.__gridscope.timeline;
+      const g = tl.groups.find((x) => x.metahost === mh);
+      const d = tl.groupData.get(mh);
+      const out = d.filtered || new Array(d.width).fill(0);
+      let i = 0;
+      for (let k = 1; k < d.width; k += 1) if (out[k] > out[i]) i = k;
+      const below = Object.values(d.categories).reduce((a, c) => a + c[i], 0);
+      const unit = (g.aggH - 1) / d.locations;
+      const px = tl.plotWidth() / d.width;
+      const y = g.aggY + g.aggH - 1 - (below + out[i] / 2) * unit;
+      return { categories: Object.keys(d.categories), filtered: out[i], in_filter: below,
+        pixel: tl.pixelAt(tl.xOf(d.t0) + (i + 0.5) * px, y) };
+    }, header.metahost);
+    report.before = await look();
+    await page.fill('#function-filter', 'MPI_Allreduce');
+    await page.press('#function-filter', 'Enter');
+    await filterIs('MPI_Allreduce', 'false');
+    report.greyed = await look();
+    await page.check('#function-filter-hide');
+    await filterIs('MPI_Allreduce', 'true');
+    report.hidden = await look();
+    await page.click('#function-filter-clear');
+    await filterIs('', 'false');
+    report.cleared = await look();
   } else if (mode === 'diffdist') {
     // a difference with its BASE: three box plots in the system pane, base → new on its rows
     await page.waitForSelector('#rank-distribution[data-kind="diff"] .rank-distribution', PATIENT);

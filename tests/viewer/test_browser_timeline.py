@@ -136,3 +136,18 @@ def test_collapsed_group_is_one_stacked_row(node_project, demo_run):
     tip = report["tooltip"]
     assert tip.startswith(f"{report['metahost']}: 4 locations in one row") and "MPI share of this pixel" in tip
     assert report["height_reopened"] == report["height_open"]
+
+
+def test_function_filter_applies_to_the_collapsed_group_row(node_project, demo_run):
+    """The function filter greys (or hides) the other functions in a collapsed group's
+    aggregated row as in the rows: there the locations in other functions are a grey part
+    of the pixel's column (nothing when hidden); clearing the filter brings the colours back."""
+    report = viewed(node_project, demo_run, "aggfilter")
+    before, greyed, hidden, cleared = (report[k] for k in ("before", "greyed", "hidden", "cleared"))
+    assert before["filtered"] == 0 and len(before["categories"]) > 1
+    assert greyed["categories"] == ["3"] and greyed["filtered"] > 0  # only the collective in colour
+    filtered_out, idle = (220, 220, 220), (244, 244, 246)  # colours.js FILTERED_OUT, group-row.js idle
+    near = lambda px, rgb: all(abs(a - b) <= 4 for a, b in zip(px, rgb))  # noqa: E731
+    assert near(greyed["pixel"], filtered_out), greyed
+    assert hidden["filtered"] == greyed["filtered"] and near(hidden["pixel"], idle), hidden
+    assert cleared["filtered"] == 0 and sorted(cleared["categories"]) == sorted(before["categories"])

@@ -34,6 +34,7 @@ def servers(diff_runs):
     out = {}
     for name, folder in diff_runs.items():
         srv = make_server(folder, "127.0.0.1", 0)
+        srv.data.wait_loaded()  # the trace is read in the background
         threading.Thread(target=srv.serve_forever, daemon=True).start()
         out[name] = srv
     yield out

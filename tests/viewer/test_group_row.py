@@ -21,6 +21,7 @@ def server(demo_run):
 
     os.environ.update(static_env())
     srv = make_server(demo_run, "127.0.0.1", 0)
+    srv.data.wait_loaded()  # the trace is read in the background
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     yield srv
     srv.shutdown()
@@ -50,6 +51,26 @@ def test_group_row_summarises_its_ranks_per_pixel(server, metahost):
         assert (group["dominant"][p], group["dominant_count"][p]) == (ranked[0] if ranked else (-1, 0))
     # the synthetic run is mostly MPI: the samples must have found some
     assert "2" in group["categories"] and "3" in group["categories"]
+
+
+def test_group_row_counts_functions_outside_the_filter_apart(server):
+    """With the function filter's regions, a location in another function counts in
+    `filtered`, not in its category; per pixel the counts still add up."""
+    meta = get_json(server, "/api/meta")
+    allreduce = [int(k) for k, r in meta["regions"].items() if r["name"] == "MPI_Allreduce"]
+    view = f"t0=0&t1={meta['duration_ns']}&width=16&metahost=jsc"
+    whole = get_json(server, f"/api/timeline/group?{view}")
+    kept = get_json(server, f"/api/timeline/group?{view}&regions={','.join(map(str, allreduce))}")
+    assert "filtered" not in whole
+    assert set(kept["categories"]) <= {"3"}  # only the collective's category is left in colour
+    for p in range(16):
+        total = sum(c[p] for c in whole["categories"].values())
+        assert sum(c[p] for c in kept["categories"].values()) + kept["filtered"][p] == total, p
+        assert kept["categories"].get("3", [0] * 16)[p] <= whole["categories"].get("3", [0] * 16)[p]
+    assert any(kept["filtered"]) and any(kept["categories"]["3"])
+    nothing = get_json(server, f"/api/timeline/group?{view}&regions=")
+    assert nothing["categories"] == {} and nothing["filtered"] == [sum(c[p] for c in whole["categories"].values()) for p in range(16)]
+    assert request(server, f"/api/timeline/group?{view}&regions=1,x")[0].status == 400
 
 
 @pytest.mark.parametrize("query, status", [

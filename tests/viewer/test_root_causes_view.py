@@ -58,6 +58,7 @@ def server(path_run):
 
     os.environ.update(static_env())
     srv = make_server(path_run[0], "127.0.0.1", 0)
+    srv.data.wait_loaded()  # the trace is read in the background
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     yield srv

@@ -25,6 +25,7 @@ def server(demo_run, tmp_path_factory):
 
     os.environ.update(static_env())
     srv = make_server(demo_run, "127.0.0.1", 0)
+    srv.data.wait_loaded()  # the trace is read in the background
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     yield srv
@@ -172,6 +173,7 @@ def test_run_without_trace_or_profile(tmp_path, demo_run):
     (run / "summary.json").write_text(json.dumps(summary))
     shutil.copy(demo_run / "profile.cubex", run / "profile.cubex")
     srv = make_server(run, "127.0.0.1", 0)
+    srv.data.wait_loaded()  # the trace is read in the background
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
         meta = get_json(srv, "/api/meta")
@@ -210,6 +212,7 @@ def test_corrupt_profile_and_odd_summary(tmp_path, demo_run):
     summary["total_time_s"] = float("nan")
     (run / "summary.json").write_text(json.dumps(summary))  # Python writes NaN
     srv = make_server(run, "127.0.0.1", 0)
+    srv.data.wait_loaded()  # the trace is read in the background
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
         meta = get_json(srv, "/api/meta")
@@ -230,6 +233,7 @@ def test_bare_scorep_trace_shows_its_timeline(scorep_traces, tmp_path, monkeypat
     folder = scorep_traces / "pipit-ping-pong"
     before = sorted(p.name for p in folder.iterdir())
     srv = make_server(folder, "127.0.0.1", 0)
+    srv.data.wait_loaded()  # the trace is read in the background
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
         meta = get_json(srv, "/api/meta")

@@ -72,3 +72,16 @@ def test_background_load_hands_back_value_and_error(tmp_path):
     done = _in_background(lambda: run.waitstates)
     with pytest.raises(GridscopeError, match="waitstates.feather: cannot read wait states"):
         done()
+
+
+def test_sort_by_start_is_the_float_sort_even_below_a_nanosecond():
+    """The start order comes from the faster integer sort of the rounded ns, unless two
+    starts less than 1 ns apart are out of order in the file: then the seconds decide."""
+    from gridscope.viewer.waitstates import _stable_order
+
+    starts = np.array([3e-9, 1.0000000004, 1.0000000001, 2e-9, 1.0000000001])
+    ns = np.rint(starts * 1e9).astype(np.int64)
+    assert ns[1] == ns[2]  # the same ns, the other order in seconds
+    assert _stable_order(starts, ns).tolist() == np.argsort(starts, kind="stable").tolist()
+    whole = np.array([5e-9, 1e-9, 3e-9, 1e-9])
+    assert _stable_order(whole, np.rint(whole * 1e9).astype(np.int64)).tolist() == [1, 3, 2, 0]

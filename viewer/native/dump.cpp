@@ -14,8 +14,10 @@
 #include <otf2/otf2.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -71,7 +73,7 @@ class Column {
 
 // One send or receive of a point-to-point message, in reading order: a location's events
 // are read in time order, so a stable sort by key lists each key's sends (or receives) in
-// the order they happened. Flat records, not a map of vectors: a trace
+// the order they happened. Flat records per sender, not a map of vectors per key: a trace
 // whose tags never repeat has one key per message (8 M at 1,024 ranks), and the map's
 // nodes and vectors took half of the dump's time to build and to free.
 struct P2pRec {
@@ -83,8 +85,34 @@ struct P2pRec {
   bool key_less(const P2pRec& o) const { return std::tie(from, to, comm, tag) < std::tie(o.from, o.to, o.comm, o.tag); }
 };
 
+// Ticks -> ns as trunc((t - offset) * 1e9 / resolution), with the fraction reduced once
+// (1e9 / resolution is num / den): 64-bit arithmetic when it cannot overflow, and no
+// division at all for a nanosecond clock; 128-bit otherwise. The same integers either way.
+struct TickScale {
+  uint64_t offset = 0, resolution = 1;
+  int64_t num = 1, den = 1, max_abs = 0;  // |t - offset| <= max_abs: (t - offset) * num fits
+  void set(uint64_t off, uint64_t res) {
+    offset = off;
+    resolution = res;  // not 0: dump() refuses such a trace
+    uint64_t a = 1000000000, b = resolution;
+    while (b) a %= b, std::swap(a, b);  // a = gcd(1e9, resolution)
+    num = int64_t(1000000000 / a);
+    den = int64_t(resolution / a);
+    max_abs = offset < (uint64_t(1) << 62) ? INT64_MAX / num : 0;
+  }
+  int64_t operator()(uint64_t t) const {
+    if (t < (uint64_t(1) << 62)) {
+      int64_t d = int64_t(t) - int64_t(offset);
+      if (d <= max_abs && d >= -max_abs) return den == 1 ? d * num : d * num / den;
+    }
+    __int128 d = static_cast<__int128>(t) - static_cast<__int128>(offset);
+    return static_cast<int64_t>(d * 1000000000 / static_cast<__int128>(resolution));
+  }
+};
+
 struct State {
   const gs::Defs* defs = nullptr;
+  TickScale ticks;
   std::string anchor;
   std::vector<int32_t> world_to_loc;                  // MPI COMM_WORLD rank -> location index
   gs::CallTree tree;                                  // call paths of all locations
@@ -99,10 +127,12 @@ struct State {
   Column<int32_t> seg_cp_col;
   std::vector<uint64_t> seg_offsets;
   // messages
-  std::vector<P2pRec> sends, recvs;
+  // per sender location, in reading order: no sort or copy to bring a sender's together
+  std::vector<std::vector<P2pRec>> sends, recvs;
   uint64_t p2p_events = 0, unknown_partner = 0;
   // events
   bool want_events = false;
+  bool want_progress = false;  // "progress DONE TOTAL" on stdout after each location
   Column<int32_t> ev_loc, ev_region, ev_partner, ev_comm, ev_tag;
   Column<int64_t> ev_time;
   Column<uint8_t> ev_kind;
@@ -112,10 +142,7 @@ struct State {
   int64_t min_time = INT64_MAX, max_time = INT64_MIN;
 };
 
-int64_t to_ns(const State& s, OTF2_TimeStamp t) {
-  __int128 d = static_cast<__int128>(t) - static_cast<__int128>(s.defs->global_offset);
-  return static_cast<int64_t>(d * 1000000000 / static_cast<__int128>(s.defs->resolution));
-}
+int64_t to_ns(const State& s, OTF2_TimeStamp t) { return s.ticks(t); }
 
 // Rank `rank` of communicator `comm` as a location index (-1 when unknown).
 int32_t partner_location(const State& s, OTF2_CommRef comm, uint32_t rank) {
@@ -239,9 +266,9 @@ class Dumper {
     if (other < 0) {
       ++s_.unknown_partner;
     } else if (is_send) {
-      s_.sends.push_back({s_.cur_loc, other, comm, tag, t, bytes});
+      s_.sends[s_.cur_loc].push_back({s_.cur_loc, other, comm, tag, t, bytes});
     } else {
-      s_.recvs.push_back({other, s_.cur_loc, comm, tag, t, bytes});
+      s_.recvs[other].push_back({other, s_.cur_loc, comm, tag, t, bytes});
     }
     record(s_, t, kind, -1, other, static_cast<int32_t>(comm), static_cast<int32_t>(tag), is_send ? bytes : 0,
            is_send ? 0 : bytes, request);
@@ -348,41 +375,99 @@ void write_defs_json(const State& s, const std::string& path, uint64_t matched,
 
 struct Message { int32_t from, to; int64_t ts, tr; uint64_t bytes; uint32_t tag, comm; };
 
+bool message_less(const Message& a, const Message& b) {
+  return std::tie(a.ts, a.from, a.to, a.tr, a.tag, a.comm) < std::tie(b.ts, b.from, b.to, b.tr, b.tag, b.comm);
+}
+
+// The matched messages, one run per sender (runs[k] .. runs[k + 1]), each run in output order.
+struct MatchedRuns {
+  std::vector<Message> messages;
+  std::vector<size_t> runs;
+};
+
 // Pair the i-th send with the i-th receive of each (sender, receiver, comm, tag): MPI's
-// non-overtaking rule makes that the real matching.
-std::vector<Message> match_messages(State& s, uint64_t& unmatched_sends, uint64_t& unmatched_recvs) {
-  std::vector<Message> out;
+// non-overtaking rule makes that the real matching. Sender by sender: only a sender's few
+// thousand sends and receives are sorted by the rest of the key, stable, so each key keeps
+// its time order.
+MatchedRuns match_messages(State& s, uint64_t& unmatched_sends, uint64_t& unmatched_recvs) {
   unmatched_sends = unmatched_recvs = 0;
-  // stable: equal keys keep their reading (= time) order; a merge sort also has no bad
-  // cases on the long sorted runs that reading location after location gives
   auto order = [](const P2pRec& a, const P2pRec& b) { return a.key_less(b); };
-  std::stable_sort(s.sends.begin(), s.sends.end(), order);
-  std::stable_sort(s.recvs.begin(), s.recvs.end(), order);
-  out.reserve(std::min(s.sends.size(), s.recvs.size()));
-  size_t i = 0, j = 0;
-  const size_t ns = s.sends.size(), nr = s.recvs.size();
-  while (i < ns || j < nr) {
-    if (j == nr || (i < ns && s.sends[i].key_less(s.recvs[j]))) {
-      ++unmatched_sends, ++i;
-    } else if (i == ns || !s.sends[i].same_key(s.recvs[j])) {
-      ++unmatched_recvs, ++j;
-    } else {  // the next send and receive of one key
-      const P2pRec& a = s.sends[i++];
-      const P2pRec& r = s.recvs[j++];
-      out.push_back({a.from, a.to, a.time, r.time, a.bytes, a.tag, a.comm});
+  size_t total_sends = 0, total_recvs = 0;
+  for (size_t k = 0; k < s.sends.size(); ++k) total_sends += s.sends[k].size(), total_recvs += s.recvs[k].size();
+  MatchedRuns out;
+  out.messages.reserve(std::min(total_sends, total_recvs));
+  out.runs.push_back(0);
+  for (size_t k = 0; k < s.sends.size(); ++k) {
+    std::vector<P2pRec>& sends = s.sends[k];
+    std::vector<P2pRec>& recvs = s.recvs[k];
+    std::stable_sort(sends.begin(), sends.end(), order);
+    std::stable_sort(recvs.begin(), recvs.end(), order);
+    size_t i = 0, j = 0;
+    const size_t ns = sends.size(), nr = recvs.size();
+    while (i < ns || j < nr) {
+      if (j == nr || (i < ns && sends[i].key_less(recvs[j]))) {
+        ++unmatched_sends, ++i;
+      } else if (i == ns || !sends[i].same_key(recvs[j])) {
+        ++unmatched_recvs, ++j;
+      } else {  // the next send and receive of one key
+        const P2pRec& a = sends[i++];
+        const P2pRec& r = recvs[j++];
+        out.messages.push_back({a.from, a.to, a.time, r.time, a.bytes, a.tag, a.comm});
+      }
     }
+    std::vector<P2pRec>().swap(sends);
+    std::vector<P2pRec>().swap(recvs);
+    std::sort(out.messages.begin() + out.runs.back(), out.messages.end(), message_less);
+    out.runs.push_back(out.messages.size());
   }
-  std::vector<P2pRec>().swap(s.sends);
-  std::vector<P2pRec>().swap(s.recvs);
-  std::sort(out.begin(), out.end(), [](const Message& a, const Message& b) {
-    return std::tie(a.ts, a.from, a.to, a.tr, a.tag, a.comm) < std::tie(b.ts, b.from, b.to, b.tr, b.tag, b.comm);
-  });
   return out;
+}
+
+// Every message in (send time, sender, receiver, receive time, tag, comm) order: the
+// senders' sorted runs (run k holds sender k's messages) merged through a tree of losers:
+// one comparison per level for each message. (send time, sender) orders the runs' heads
+// completely, and the tree compares only those. Calls EMIT(message) in that order.
+template <class Emit>
+void merge_runs(const MatchedRuns& m, Emit emit) {
+  const size_t runs = m.runs.size() - 1;
+  if (runs == 0) return;
+  size_t leaves = 1;
+  while (leaves < runs) leaves *= 2;
+  std::vector<size_t> at(leaves), end(leaves);
+  std::vector<int64_t> head(leaves);
+  for (size_t k = 0; k < leaves; ++k) {
+    at[k] = k < runs ? m.runs[k] : 0;
+    end[k] = k < runs ? m.runs[k + 1] : 0;
+    if (at[k] < end[k]) head[k] = m.messages[at[k]].ts;
+  }
+  // run a's head comes before run b's (an empty run after every other)
+  auto before = [&](size_t a, size_t b) {
+    if (at[a] == end[a]) return false;
+    if (at[b] == end[b]) return true;
+    return head[a] < head[b] || (head[a] == head[b] && a < b);
+  };
+  std::vector<size_t> loser(leaves);  // loser[node] for the inner nodes 1 .. leaves - 1
+  std::function<size_t(size_t)> play = [&](size_t node) -> size_t {  // winner below node
+    if (node >= leaves) return node - leaves;
+    size_t a = play(2 * node), b = play(2 * node + 1);
+    if (before(b, a)) std::swap(a, b);
+    loser[node] = b;
+    return a;
+  };
+  size_t winner = play(1);
+  while (at[winner] < end[winner]) {
+    emit(m.messages[at[winner]]);
+    if (++at[winner] < end[winner]) head[winner] = m.messages[at[winner]].ts;
+    for (size_t node = (winner + leaves) / 2; node >= 1; node /= 2)
+      if (before(loser[node], winner)) std::swap(loser[node], winner);
+  }
 }
 
 void dump(gs::Archive& archive, State& s, const std::string& outdir) {
   const gs::Defs& d = archive.defs();
   s.defs = &d;
+  if (d.resolution == 0) fail(s.anchor, "the clock resolution (ClockProperties) is 0");
+  s.ticks.set(d.global_offset, d.resolution);
   if (d.locations.empty()) fail(s.anchor, "the trace defines no locations");
   std::vector<uint64_t> locations;
   std::unordered_map<uint64_t, int32_t> loc_index;  // OTF2 location id -> dense index
@@ -390,6 +475,8 @@ void dump(gs::Archive& archive, State& s, const std::string& outdir) {
     locations.push_back(d.locations[i].id);
     loc_index[d.locations[i].id] = static_cast<int32_t>(i);
   }
+  s.sends.assign(d.locations.size(), {});
+  s.recvs.assign(d.locations.size(), {});
   s.world_to_loc.assign(d.ranks(), -1);
   for (uint32_t r = 0; r < d.ranks(); ++r) {
     auto it = loc_index.find(d.rank_location[r]);
@@ -424,7 +511,7 @@ void dump(gs::Archive& archive, State& s, const std::string& outdir) {
         s.seg_offsets.push_back(s.seg_time.size());
         return dumper;
       },
-      [&](size_t, uint64_t, const gs::Archive::LocationInfo&) {
+      [&](size_t i, uint64_t, const gs::Archive::LocationInfo&) {
         // close the location's time line: a final state "no region" at its last event
         if (s.seg_open) {
           if (s.seg_cp >= 0) emit_segment(s, s.last_time, -1);
@@ -432,6 +519,7 @@ void dump(gs::Archive& archive, State& s, const std::string& outdir) {
           s.seg_cp_col.push(-1);
           s.seg_mpicum.push(s.mpi_cum);
         }
+        if (s.want_progress) std::printf("progress %zu %zu\n", i + 1, locations.size()), std::fflush(stdout);
       });
   s.seg_offsets.push_back(s.seg_time.size());
 
@@ -445,7 +533,7 @@ void dump(gs::Archive& archive, State& s, const std::string& outdir) {
   }
 
   uint64_t us = 0, ur = 0;
-  std::vector<Message> msgs = match_messages(s, us, ur);
+  MatchedRuns msgs = match_messages(s, us, ur);
   {
     Column<int32_t> from, to;
     Column<int64_t> ts, tr;
@@ -458,23 +546,27 @@ void dump(gs::Archive& archive, State& s, const std::string& outdir) {
     bytes.open(outdir + "/msg_bytes.bin");
     tag.open(outdir + "/msg_tag.bin");
     comm.open(outdir + "/msg_comm.bin");
-    for (const auto& m : msgs) {
+    merge_runs(msgs, [&](const Message& m) {
       from.push(m.from); to.push(m.to); ts.push(m.ts); tr.push(m.tr);
       bytes.push(m.bytes); tag.push(m.tag); comm.push(m.comm);
-    }
+    });
     from.close(); to.close(); ts.close(); tr.close(); bytes.close(); tag.close(); comm.close();
   }
-  write_defs_json(s, outdir + "/defs.json", msgs.size(), us, ur);
+  write_defs_json(s, outdir + "/defs.json", msgs.messages.size(), us, ur);
 }
 
 }  // namespace
 
 int run_dump(int argc, char** argv) {
-  if (argc < 2) fail("dump", "usage: dump ANCHOR OUTDIR [--events]");
+  if (argc < 2) fail("dump", "usage: dump ANCHOR OUTDIR [--events] [--progress]");
   static State s;  // large; lives for the whole run
   s.anchor = argv[0];
   std::string outdir = argv[1];
-  s.want_events = argc > 2 && !std::strcmp(argv[2], "--events");
+  for (int i = 2; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--events")) s.want_events = true;
+    else if (!std::strcmp(argv[i], "--progress")) s.want_progress = true;
+    else fail(argv[i], "unknown option (want --events or --progress)");
+  }
   try {
     gs::Archive archive(s.anchor, /*require_mpi=*/false);
     dump(archive, s, outdir);

@@ -34,13 +34,14 @@ def view(
     if host is not None and host not in ("127.0.0.1", "localhost", "::1"):
         err.print(f"[yellow]warning:[/] listening on {host}: anyone who can reach this address "
                   "can read the run (no authentication)")
-    with err.status("Opening the run (the first view of a trace dumps it to a cache)…"):
+    with err.status("Opening the run…"):  # the trace is read after the server listens
         server = make_server(run, bind, port, verbose)
     shown = "127.0.0.1" if bind in ("127.0.0.1", "localhost") else bind
     if ":" in shown:
         shown = f"[{shown}]"
     url = f"http://{shown}:{server.server_address[1]}/"
     print(f"gridscope view: serving {run} at {url}  (Ctrl-C stops)", flush=True)
+    _report_load_error(server.data.background)
     if not no_browser:
         import webbrowser
 
@@ -51,4 +52,23 @@ def view(
         pass
     finally:
         server.server_close()
+        if server.data.background is not None:
+            server.data.background.stop()
     sys.exit(0)
+
+
+def _report_load_error(load) -> None:
+    """The trace is read after the server listens: its error (one line) goes to the
+    terminal too, not only to the page; the profile stays browsable."""
+    import sys
+    import threading
+
+    if load is None:
+        return
+
+    def report():
+        load.wait()
+        if load.error and not load.stopped:
+            print(load.error, file=sys.stderr, flush=True)
+
+    threading.Thread(target=report, daemon=True).start()

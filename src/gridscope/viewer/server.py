@@ -25,6 +25,7 @@ import numpy as np
 from gridscope.analysis import names as N
 from gridscope.errors import GridscopeError
 from gridscope.viewer import comm, fastjson, lod
+from gridscope.viewer.loading import BackgroundLoad, NotLoaded
 from gridscope.viewer.run import DOWNLOADABLE, RunFolder
 from gridscope.viewer.trace import CATEGORY_NAMES, Trace, open_trace
 
@@ -62,12 +63,59 @@ class BadRequest(Exception):
 
 
 class ViewerData:
-    """Everything the API answers from, loaded once per server."""
+    """Everything the API answers from, loaded once per server: the run's files at once,
+    the trace and the wait states (slow the first time) either at once or in the
+    background (ViewerData.in_background), until when trace endpoints answer 503."""
 
     def __init__(self, run: RunFolder, trace: Trace | None):
         self.run = run
-        self.trace = trace
         self.lock = threading.Lock()
+        self.background: BackgroundLoad | None = None
+        self._attach(trace)
+
+    @classmethod
+    def in_background(cls, run: RunFolder, anchor: Path | None, cache_folder: Path | None) -> "ViewerData":
+        """The run's data at once; its trace dump, wait states and critical path in the
+        background (the wait states and the path beside the dump: the other core)."""
+        data = cls.__new__(cls)
+        data.run, data.lock = run, threading.Lock()
+
+        def load(report):
+            run_files = [_in_background(lambda name=name: getattr(run, name))
+                         for name in ("waitstates", "critical_path")]
+            trace = open_trace(anchor, cache_folder, progress=report) if anchor is not None else None
+            for done in run_files:
+                done()
+            data._attach(trace)
+
+        data.background = BackgroundLoad(load)
+        return data
+
+    @property
+    def loaded(self) -> bool:
+        return self.background is None or self.background.ok
+
+    def need_loaded(self) -> None:
+        """Raise NotLoaded while the trace is read (or when reading it failed)."""
+        if not self.loaded:
+            raise NotLoaded()
+
+    def load_status(self) -> dict:
+        if self.background is None:
+            return {"loading": False, "step": "", "error": None, "progress": 100}
+        return self.background.status()
+
+    def wait_loaded(self) -> None:
+        """Block until the background load ended (tests, benchmarks); its error as a GridscopeError."""
+        if self.background is not None:
+            self.background.wait()
+            if self.background.error:
+                raise GridscopeError(None, self.background.error.removeprefix("gridscope: "))
+
+    def _attach(self, trace: Trace | None) -> None:
+        """The trace's and the wait states' parts (with `trace` None: a run without a trace)."""
+        run = self.run
+        self.trace = trace
         rank_map = run.rank_metahosts() if run.experiment is not None else {}
         self.locations = trace.locations(rank_map) if trace is not None else []
         order = self._metahost_order()
@@ -124,21 +172,26 @@ class ViewerData:
 
     # ------------------------------------------------------------------ API
     def meta(self) -> dict:  # noqa: C901 (one dict of what the page needs)
-        t = self.trace
+        """What the page needs; while the trace is read no rows and no wait-state patterns
+        yet (the page asks again when `load` says it is done)."""
+        load = self.load_status()  # one look: the read may end while this answer is made
+        loaded = not load["loading"] and not load["error"]
+        t = self.trace if loaded else None
         out = {
             "run": self.run.name,
             "diff": self.run.is_diff,
             "summary": _finite(self.run.summary),
             "story": _finite(story_of(self.run.summary, self.run.is_diff)),
             "has_profile": self.run.experiment is not None,
-            "has_trace": t is not None,
-            "patterns": self.waits.patterns,
-            "classes": self.waits.classes,
-            "waitstate_count": len(self.waits),
-            "critical_path_count": len(self.path),
+            "has_trace": t is not None if loaded else self.run.trace_anchor is not None,
+            "patterns": self.waits.patterns if loaded else [],
+            "classes": self.waits.classes if loaded else [],
+            "waitstate_count": len(self.waits) if loaded else 0,
+            "critical_path_count": len(self.path) if loaded else 0,
             "categories": list(CATEGORY_NAMES),
             "downloads": [] if self.run.bare_trace else [f for f in DOWNLOADABLE if (self.run.folder / f).is_file()],
             "trace_problem": self.run.trace_problem,
+            "load": load,
         }
         if t is not None:
             out.update({
@@ -155,6 +208,7 @@ class ViewerData:
         return out
 
     def timeline(self, t0: int, t1: int, width: int, r0: int, r1: int) -> dict:
+        self.need_loaded()
         t = self.trace
         if t is None:
             raise BadRequest("this run has no trace", HTTPStatus.NOT_FOUND)
@@ -249,6 +303,7 @@ class ViewerData:
                 "klass": w.klass[idx].tolist(), "count": count.tolist()}
 
     def waitstate_list(self, pattern: str, klass: str | None, limit: int) -> dict:
+        self.need_loaded()
         w = self.waits
         if pattern not in w.patterns:
             raise BadRequest("no such pattern in this run", HTTPStatus.NOT_FOUND)
@@ -277,6 +332,7 @@ class ViewerData:
     def comm_matrix(self, level: str, t0: int | None, t1: int | None, kind: str = "p2p") -> dict:
         """Bytes and counts from row to column: point-to-point messages, collectives' bytes
         (comm.collective_matrix says where they go), or both."""
+        self.need_loaded()
         t = self.trace
         if t is None:
             raise BadRequest("this run has no trace", HTTPStatus.NOT_FOUND)
@@ -352,11 +408,13 @@ class ViewerData:
                 return zeros
         return zeros if bm is None else base.rank_values_for(bm, metric_inclusive, bc, callpath_inclusive)
 
-    def group_timeline(self, metahost: str, t0: int, t1: int, width: int) -> dict:
+    def group_timeline(self, metahost: str, t0: int, t1: int, width: int,
+                       keep_regions: set[int] | None = None) -> dict:
         """A collapsed metahost group as one row: per pixel, its locations' categories, MPI
         share and most common call path (gridscope.viewer.groups)."""
         from gridscope.viewer.groups import group_summary
 
+        self.need_loaded()
         if self.trace is None:
             raise BadRequest("this run has no trace", HTTPStatus.NOT_FOUND)
         locs = [l.index for l in self.rows if l.metahost == metahost]
@@ -366,7 +424,7 @@ class ViewerData:
             raise BadRequest("bad window: want t0 < t1, 1 <= width <= 8192")
         if len(locs) * width > MAX_CELLS:
             raise BadRequest("window too large: ask for fewer pixels")
-        return {"metahost": metahost, **group_summary(self.trace, locs, t0, t1, width)}
+        return {"metahost": metahost, **group_summary(self.trace, locs, t0, t1, width, keep_regions)}
 
     def profile_bytes_sent(self) -> float | None:
         """The metric tree's Bytes sent over the whole run (point-to-point and collective)."""
@@ -395,6 +453,10 @@ class Handler(BaseHTTPRequestHandler):
             self._route()
         except BadRequest as err:
             self._json({"error": str(err)}, err.status)
+        except NotLoaded:  # the page polls /api/load and asks again
+            status = self.server.data.load_status()
+            self._json({**status, "error": status["error"] or f"{status['step']}… {status['progress']} %"},
+                       HTTPStatus.SERVICE_UNAVAILABLE)
         except BrokenPipeError:
             pass
         except Exception as err:  # a bug: say so without a traceback to the client
@@ -425,6 +487,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._download(path[len("/files/"):])
         if path == "/api/meta":
             return self._json(data.meta())
+        if path == "/api/load":
+            return self._json(data.load_status())
         if path == "/api/profile":
             if data.profile is None:
                 raise BadRequest("this run has no profile.cubex", HTTPStatus.NOT_FOUND)
@@ -444,15 +508,18 @@ class Handler(BaseHTTPRequestHandler):
                 raise BadRequest(str(err), HTTPStatus.NOT_FOUND) from None
             return self._json({"values": [[r, v] for r, v in values.items()]})
         if path == "/api/timeline":
+            data.need_loaded()
             nrows = len(data.rows)
             return self._json(data.timeline(_int(q, "t0"), _int(q, "t1"), _int(q, "width"),
                                              _int(q, "r0", 0), _int(q, "r1", nrows)))
         if path == "/api/timeline/group":
-            return self._json(data.group_timeline(q.get("metahost", ""), _int(q, "t0"), _int(q, "t1"), _int(q, "width")))
+            return self._json(data.group_timeline(q.get("metahost", ""), _int(q, "t0"), _int(q, "t1"), _int(q, "width"),
+                                                  _int_set(q, "regions")))
         if path == "/api/waitstates":
             limit = max(1, min(_int(q, "limit", 200), 5000))
             return self._json(data.waitstate_list(q.get("pattern", ""), q.get("class") or None, limit))
         if path == "/api/window":
+            data.need_loaded()
             if data.trace is None:
                 raise BadRequest("this run has no trace", HTTPStatus.NOT_FOUND)
             from gridscope.viewer.window import window_summary
@@ -520,6 +587,17 @@ def _int(q: dict, name: str, default: int | None = None) -> int:
         raise BadRequest(f"parameter {name} must be an integer") from None
 
 
+def _int_set(q: dict, name: str) -> set[int] | None:
+    """A comma-separated list of integers (absent: None, empty: the empty set)."""
+    raw = q.get(name)
+    if raw is None:
+        return None
+    try:
+        return {int(v) for v in raw.split(",") if v}
+    except ValueError:
+        raise BadRequest(f"parameter {name} must be integers separated by commas") from None
+
+
 def _finite(obj):
     """A copy with NaN/inf replaced by None: browsers' JSON.parse rejects them."""
     if isinstance(obj, float):
@@ -546,24 +624,21 @@ def _in_background(work):
 
 def make_server(run_folder: str | os.PathLike, host: str = "127.0.0.1", port: int = 0,
                 verbose: bool = False) -> ThreadingHTTPServer:
-    """Load the run (dumping its trace once) and bind the server; call serve_forever()."""
+    """Load the run's profile and bind the server at once; the trace is dumped (the first
+    time) and the wait states read in the background (server.data.load_status(), and
+    wait_loaded() for callers that want it all). Call serve_forever()."""
     path = Path(run_folder)
     if (path / "summary.json").is_file() or not (path.suffix == ".otf2" or (path / "traces.otf2").is_file()):
         run = RunFolder(run_folder)
-        anchor = run.trace_anchor
-        # the run's own files load while the native helper dumps the trace (the other core)
-        loads = [_in_background(lambda name=name: getattr(run, name))
-                 for name in ("waitstates", "critical_path", "experiment")]
-        trace = open_trace(anchor, run.folder) if anchor is not None else None
-        for done in loads:
-            done()
+        anchor, cache_folder = run.trace_anchor, run.folder
+        run.experiment  # a damaged profile is refused here, before listening
     else:  # a bare trace: its dump goes to the user's cache, never beside the trace
         from gridscope.viewer.trace import find_anchor
 
         anchor = find_anchor(path)
         run = RunFolder.for_trace(anchor)
-        trace = open_trace(anchor, None)
-    data = ViewerData(run, trace)
+        cache_folder = None
+    data = ViewerData.in_background(run, anchor, cache_folder)
     root = static_dir()
     server_class = ThreadingHTTPServer
     if ":" in host:  # an IPv6 address

@@ -68,11 +68,49 @@ def archive_key(anchor: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def run_tool(*args: str | os.PathLike, where: str | os.PathLike, scratch: Path | None = None) -> str:
+_STREAMING: set[subprocess.Popen] = set()  # helpers run in the background (a first view's dump)
+_STREAMING_LOCK = threading.Lock()
+
+
+def _run_streaming(cmd: list[str], on_line) -> subprocess.CompletedProcess:
+    """Run CMD, handing each stdout line to ON_LINE as it comes (stderr to a file: no pipe
+    can fill up while stdout is read)."""
+    with tempfile.TemporaryFile(mode="w+", errors="replace") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, errors="replace")
+        with _STREAMING_LOCK:
+            _STREAMING.add(proc)
+        try:
+            out = []
+            for line in proc.stdout:
+                out.append(line)
+                on_line(line)
+            proc.wait()
+        finally:
+            with _STREAMING_LOCK:
+                _STREAMING.discard(proc)
+        err.seek(0)
+        return subprocess.CompletedProcess(cmd, proc.returncode, "".join(out), err.read())
+
+
+def stop_background_tools() -> None:
+    """End the helpers still running for a background read (the viewer is closing: a
+    first view's dump is not waited for; its working folder is removed as on any failure)."""
+    with _STREAMING_LOCK:
+        running = list(_STREAMING)
+    for proc in running:
+        proc.terminate()
+
+
+def run_tool(*args: str | os.PathLike, where: str | os.PathLike, scratch: Path | None = None,
+             on_line=None) -> str:
     """Run the native helper; its one-line error becomes a GridscopeError. A failure to
-    write into SCRATCH (the tool's working folder) names the folder it is made in."""
+    write into SCRATCH (the tool's working folder) names the folder it is made in.
+    ON_LINE, if given, sees each line of its output as it is written."""
     cmd = [str(binary(TOOL)), *map(str, args)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    if on_line is None:
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    else:
+        proc = _run_streaming(cmd, on_line)
     if proc.returncode != 0:
         lines = [l for l in proc.stderr.splitlines() if l.startswith("gridscope-tracetool:")]
         problem = lines[-1].split(": ", 2)[-1] if lines else (proc.stderr.strip().splitlines() or ["failed"])[-1]
@@ -88,9 +126,20 @@ def run_tool(*args: str | os.PathLike, where: str | os.PathLike, scratch: Path |
     return proc.stdout
 
 
-def dump(anchor: Path, outdir: Path, events: bool = False) -> None:
+READ_SHARE = 0.9  # of the dump's time, about: reading the locations (then matching messages)
+
+
+def dump(anchor: Path, outdir: Path, events: bool = False, progress=None) -> None:
+    """Dump ANCHOR into OUTDIR; PROGRESS(fraction), if given, hears how far it got."""
     outdir.mkdir(parents=True, exist_ok=True)
-    run_tool("dump", anchor, outdir, *(["--events"] if events else []), where=anchor, scratch=outdir)
+    on_line = None
+    if progress is not None:
+        def on_line(line: str) -> None:  # "progress DONE TOTAL": locations read so far
+            parts = line.split()
+            if len(parts) == 3 and parts[0] == "progress" and int(parts[2]) > 0:
+                progress(READ_SHARE * int(parts[1]) / int(parts[2]))
+    run_tool("dump", anchor, outdir, *(["--events"] if events else []), *(["--progress"] if progress else []),
+             where=anchor, scratch=outdir, on_line=on_line)
 
 
 def _writable_cache_root(run: Path | None) -> Path:
@@ -111,9 +160,10 @@ def _writable_cache_root(run: Path | None) -> Path:
     return Path(tempfile.mkdtemp(prefix="gridscope-viewer-"))
 
 
-def cached_dump(anchor: Path, run: Path | None = None, events: bool = False) -> Path:
+def cached_dump(anchor: Path, run: Path | None = None, events: bool = False, progress=None) -> Path:
     """Folder of the dump of `anchor`, made once and reused while the archive is unchanged;
-    with `events` the larger dump that also has every event (asked for separately, when needed)."""
+    with `events` the larger dump that also has every event (asked for separately, when needed).
+    PROGRESS(fraction), if given, hears how far a new dump got."""
     root = _writable_cache_root(run)
     prefix = "events" if events else "trace"
     target = root / f"{prefix}-{archive_key(anchor)}"
@@ -121,7 +171,7 @@ def cached_dump(anchor: Path, run: Path | None = None, events: bool = False) -> 
         return target
     tmp = Path(tempfile.mkdtemp(prefix=".dump-", dir=root))
     try:
-        dump(anchor, tmp, events=events)
+        dump(anchor, tmp, events=events, progress=progress)
         for old in root.glob(f"{prefix}-*"):  # one cached dump per run is enough
             if old.name != target.name:
                 shutil.rmtree(old, ignore_errors=True)
@@ -275,5 +325,5 @@ class Trace:
         return c["seg_time"][a:b], c["seg_cp"][a:b], c["seg_mpicum"][a:b]
 
 
-def open_trace(anchor: Path, run: Path | None = None, events: bool = False) -> Trace:
-    return Trace.open(cached_dump(anchor, run, events))
+def open_trace(anchor: Path, run: Path | None = None, events: bool = False, progress=None) -> Trace:
+    return Trace.open(cached_dump(anchor, run, events, progress))

@@ -9,6 +9,7 @@ import { FunctionFilter } from './function-filter.js';
 import { renderLegend } from './legend.js';
 import { PairHighlight } from './pair-highlight.js';
 import { Timeline } from './timeline.js';
+import { clearLoadState, drawLoadState, loadText, waitForTrace } from './trace-loading.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { meta: null, timeline: null, cube: null, window: null, selected: [] };
@@ -181,12 +182,100 @@ async function updateComm() {
     clear($('comm-view')).append(el('p', { class: 'muted', text: 'this run has no trace: no message matrix' }));
     return;
   }
+  if (document.body.dataset.loaded !== '1') {  // finishLoading draws it once the trace is read
+    clear($('comm-view')).append(el('p', { class: 'muted', text: 'reading the trace: the matrix follows' }));
+    return;
+  }
   try {
     await renderComm($('comm-view'), $('comm-total'), {
       level: $('comm-level').value, show: $('comm-value').value, scale: $('comm-scale').value, kind: $('comm-kind').value,
       window: $('comm-window').checked ? state.window : null, onCell: (cell) => state.pairs && state.pairs.show(cell),
     });
   } catch (err) { status(`communication matrix: ${err.message}`, true); }
+}
+
+// ------------------------------------------------------------------ timeline
+function startTimeline(meta) {
+  state.timeline = new Timeline({
+    canvas: $('timeline'), wrap: $('timeline-wrap'), tooltip: $('tooltip'), meta,
+    onPairDrawn: (count) => state.pairs.drawn(count),
+    onWindow: (a, b) => {
+      state.window = [a, b];
+      $('window-label').textContent = `${ns(a)} – ${ns(b)} (${ns(b - a)} shown)`;
+      clearTimeout(state.windowTimer);
+      state.windowTimer = setTimeout(() => windowSummary(a, b), 150);
+    },
+  });
+  state.window = [...state.timeline.full];
+  $('window-label').textContent = `${ns(state.window[0])} – ${ns(state.window[1])}`;
+  windowSummary(...state.window);
+  $('zoom-in').addEventListener('click', () => state.timeline.zoom(0.5));
+  $('zoom-out').addEventListener('click', () => state.timeline.zoom(2));
+  $('zoom-reset').addEventListener('click', () => state.timeline.reset());
+  $('rows-taller').addEventListener('click', () => state.timeline.zoomRows(2));
+  $('rows-shorter').addEventListener('click', () => state.timeline.zoomRows(0.5));
+  $('rank-filter').addEventListener('change', (e) => {
+    const problem = state.timeline.setRankFilter(e.target.value);
+    if (problem) status(problem, true);
+  });
+  state.functions = new FunctionFilter({
+    input: $('function-filter'), datalist: $('function-names'), chips: $('function-filter-chips'),
+    clearButton: $('function-filter-clear'), hideBox: $('function-filter-hide'),
+    names: Object.values(meta.regions).map((r) => r.name),
+    onError: (text) => status(text, true),
+    onChange: (names, hide) => {
+      state.timeline.setFunctionFilter(names, hide);
+      if ($('status').textContent.startsWith('functions:')) status(state.idleStatus || '');
+    },
+  });
+  state.pairs = new PairHighlight({
+    timeline: state.timeline, rows: meta.rows, caption: $('pair-caption'), text: $('pair-text'),
+    clearButton: $('pair-clear'), wrap: $('timeline-wrap'),
+    showTimeline: () => document.querySelector('#tabs button[data-tab="analysis"]').click(),
+  });
+  $('path-toggle-label').hidden = !meta.critical_path_count;
+  $('path-toggle').addEventListener('change', () => state.timeline.setShowPath($('path-toggle').checked));
+  state.timeline.refresh();
+  window.__gridscope = { timeline: state.timeline };
+}
+
+// The server reads the trace after the page opened (the first view of a run): the trees
+// are up already; the timeline, the pattern chips and the status follow when it is read.
+async function finishLoading() {
+  const canvas = $('timeline');
+  const wrap = $('timeline-wrap');
+  let load = state.meta.load;
+  if (!load.error) {
+    try {
+      load = await waitForTrace((l) => { if (state.meta.has_trace) drawLoadState(canvas, wrap, loadText(l)); });
+    } catch (err) { load = { error: `cannot read the trace: ${err.message}` }; }
+  }
+  if (load.error) {
+    if (state.meta.has_trace) drawLoadState(canvas, wrap, load.error, true);
+    status(load.error, true);
+    document.body.dataset.loaded = 'error';
+    return;
+  }
+  const meta = await get('/api/meta');
+  state.meta = meta;
+  renderLegend($('legend'), meta);
+  patternChips();
+  if (meta.has_trace) {
+    clearLoadState(canvas);
+    startTimeline(meta);
+  }
+  state.idleStatus = idleStatus(meta);
+  if (!$('status').classList.contains('error')) status(state.idleStatus);
+  document.body.dataset.loaded = '1';  // trace and wait states there (the timeline draws on)
+  if (!$('tab-comm').hidden) updateComm();
+}
+
+function idleStatus(meta) {
+  const lead = ((meta.story || {}).shape || []).slice(0, 2).join(' · ');
+  let trace = meta.trace_problem || '';
+  if (meta.has_trace && !meta.rows) trace = 'reading the trace (once per run)…';
+  else if (meta.has_trace) trace = `${meta.events.toLocaleString('en')} events, ${meta.rows.length} locations; wheel or +/− to zoom, drag or ←/→ to pan, double-click or 0 for the whole run`;
+  return [lead, trace].filter(Boolean).join(' · ');
 }
 
 // ------------------------------------------------------------------ boot
@@ -206,52 +295,15 @@ async function boot() {
   renderP2pTable($('p2p-table'), (meta.summary || {}).p2p, (meta.story || {}).links);
   for (const id of ['comm-level', 'comm-window', 'comm-value', 'comm-scale', 'comm-kind']) $(id).addEventListener('change', updateComm);
 
-  if (meta.has_trace) {
-    state.timeline = new Timeline({
-      canvas: $('timeline'), wrap: $('timeline-wrap'), tooltip: $('tooltip'), meta,
-      onPairDrawn: (count) => state.pairs.drawn(count),
-      onWindow: (a, b) => {
-        state.window = [a, b];
-        $('window-label').textContent = `${ns(a)} – ${ns(b)} (${ns(b - a)} shown)`;
-        clearTimeout(state.windowTimer);
-        state.windowTimer = setTimeout(() => windowSummary(a, b), 150);
-      },
-    });
-    state.window = [...state.timeline.full];
-    $('window-label').textContent = `${ns(state.window[0])} – ${ns(state.window[1])}`;
-    windowSummary(...state.window);
-    $('zoom-in').addEventListener('click', () => state.timeline.zoom(0.5));
-    $('zoom-out').addEventListener('click', () => state.timeline.zoom(2));
-    $('zoom-reset').addEventListener('click', () => state.timeline.reset());
-    $('rows-taller').addEventListener('click', () => state.timeline.zoomRows(2));
-    $('rows-shorter').addEventListener('click', () => state.timeline.zoomRows(0.5));
-    $('rank-filter').addEventListener('change', (e) => {
-      const problem = state.timeline.setRankFilter(e.target.value);
-      if (problem) status(problem, true);
-    });
-    state.functions = new FunctionFilter({
-      input: $('function-filter'), datalist: $('function-names'), chips: $('function-filter-chips'),
-      clearButton: $('function-filter-clear'), hideBox: $('function-filter-hide'),
-      names: Object.values(meta.regions).map((r) => r.name),
-      onError: (text) => status(text, true),
-      onChange: (names, hide) => {
-        state.timeline.setFunctionFilter(names, hide);
-        if ($('status').textContent.startsWith('functions:')) status(state.idleStatus || '');
-      },
-    });
-    state.pairs = new PairHighlight({
-      timeline: state.timeline, rows: meta.rows, caption: $('pair-caption'), text: $('pair-text'),
-      clearButton: $('pair-clear'), wrap: $('timeline-wrap'),
-      showTimeline: () => document.querySelector('#tabs button[data-tab="analysis"]').click(),
-    });
-    $('path-toggle-label').hidden = !meta.critical_path_count;
-    $('path-toggle').addEventListener('change', () => state.timeline.setShowPath($('path-toggle').checked));
-    state.timeline.refresh();
-    window.__gridscope = { timeline: state.timeline };
-  } else {
+  const loading = Boolean(meta.load && (meta.load.loading || meta.load.error)) || (meta.has_trace && !meta.rows);
+  if (!meta.has_trace) {
     // no timeline (a difference experiment, a run without its trace): no empty box either;
     // the status line says why
     $('timeline-panel').hidden = true;
+  } else if (loading) {
+    drawLoadState($('timeline'), $('timeline-wrap'), loadText(meta.load), Boolean(meta.load.error));
+  } else {
+    startTimeline(meta);
   }
 
   if (meta.has_profile) {
@@ -262,10 +314,10 @@ async function boot() {
       byId.forEach((m) => { if (m.parent >= 0) children[m.parent].push(m.id); });
       state.cube = new CubeBrowser(profile, {
         tags: (metric) => {
-          const hit = patternOfMetric(metric, byId, meta.patterns);
+          const hit = patternOfMetric(metric, byId, state.meta.patterns);
           return hit && hit.klass ? { klass: hit.klass, text: hit.klass } : null;
         },
-        onMetricSelected: (id) => select(patternsInSubtree(id, byId, children, meta.patterns)),
+        onMetricSelected: (id) => select(patternsInSubtree(id, byId, children, state.meta.patterns)),
         onCallpathSelected: (path, inclusive) => { if (state.timeline) state.timeline.setFocus(path, inclusive); },
       });
       // the metric tree opens collapsed at the root (Cube's way): a closed node shows its
@@ -278,11 +330,10 @@ async function boot() {
   } else {
     $('panes').hidden = true;
   }
-  const lead = ((meta.story || {}).shape || []).slice(0, 2).join(' · ');
-  state.idleStatus = [lead, meta.has_trace ? `${meta.events.toLocaleString('en')} events, ${meta.rows.length} locations; wheel or +/− to zoom, drag or ←/→ to pan, double-click or 0 for the whole run`
-    : (meta.trace_problem || '')].filter(Boolean).join(' · ');
-  status(state.idleStatus);
+  state.idleStatus = idleStatus(meta);
+  if (!$('status').classList.contains('error')) status(state.idleStatus);
   document.body.dataset.ready = '1';
+  if (loading) finishLoading(); else document.body.dataset.loaded = '1';
 }
 
 boot();

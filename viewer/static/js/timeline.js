@@ -202,7 +202,14 @@ export class Timeline {
     this.hideFiltered = hide;
     this.canvas.dataset.functionFilter = names ? [...names].join(',') : '';
     this.canvas.dataset.functionFilterHide = String(Boolean(names && hide));
-    this.draw();
+    // an aggregated row needs the server's counts for the new filter; the rows only a redraw
+    if (this.groups.some((g) => g.collapsed)) this.refresh(); else this.draw();
+  }
+
+  // the function filter as region ids for /api/timeline/group (undefined: no filter)
+  filterRegions() {
+    if (!this.functions) return undefined;
+    return Object.entries(this.meta.regions).filter(([, r]) => this.functions.has(r.name)).map(([id]) => id).join(',');
   }
 
   // the colour a bar of call path cp gets under the function filter (null: not drawn)
@@ -241,7 +248,7 @@ export class Timeline {
     const view = { t0: this.t0, t1: this.t1, width };
     try {
       const [data, ...groups] = await Promise.all([get('/api/timeline', { ...view, r0, r1 }),
-        ...collapsed.map((g) => get('/api/timeline/group', { ...view, metahost: g.metahost })
+        ...collapsed.map((g) => get('/api/timeline/group', { ...view, metahost: g.metahost, regions: this.filterRegions() })
           .catch((err) => { this.canvas.dataset.error = err.message; return null; }))]);
       if (ticket !== this.seq) return;
       this.data = data;
