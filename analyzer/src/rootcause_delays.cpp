@@ -55,10 +55,11 @@ void Analysis::interval_fill(uint32_t b, const IntervalStart& s, TimeMap& map,
     for (uint32_t e = calls[c].seg_begin; e < calls[c].seg_end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
     if (c == b) break;
     const SyncCall& x = calls[c];
-    const int64_t wan = wan_of(c);
-    map.add(x.cp, false, std::max<int64_t>(0, x.leave - x.enter - call_wait_[c] - wan));
+    const uint32_t a = aux_of_[c];
+    const int64_t wait = a == kNone ? 0 : aux_wait_[a], wan = a == kNone ? 0 : aux_wan_[a];
+    map.add(x.cp, false, std::max<int64_t>(0, x.leave - x.enter - wait - wan));
     map.add(x.cp, true, wan);
-    if (waits && call_wait_[c] > 0) waits->push_back({c, call_wait_[c]});
+    if (waits && wait > 0) waits->push_back({c, wait});
   }
 }
 
@@ -72,6 +73,8 @@ void Analysis::delays() {
   constexpr uint32_t kRemote = 0x80000000u;
   struct Pending { uint64_t gid; uint32_t ordinal, idx; };  // idx: rc_waits index, or kRemote | request
   std::vector<Pending> reqs;
+  reqs.reserve(waits.size());  // (every buffer of the pass sized once where it can be: a regrowth's
+                               // copy leaves a hole the heap keeps)
   for (size_t i = 0; i < waits.size(); ++i) {
     const RcWait& w = waits[i];
     const uint32_t q = rank_of(w.call);
@@ -80,7 +83,7 @@ void Analysis::delays() {
     const uint32_t owner = owner_of(w.delayer, N, P_);
     if (owner == uint32_t(me_)) { reqs.push_back({gid_of(w.call), ordinal, uint32_t(i)}); continue; }
     Request rq{gid_of(w.call), q, w.delayer, w.delayer_index, ordinal, uint32_t(i), d_.rank_metahost[q], 0,
-               w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(call_wait_[w.call])};
+               w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(wait_of(w.call))};
     tq_.clear();
     interval(w.call, w.delayer, tq_, nullptr);
     for (uint32_t cp : tq_.touched()) rq.keys += (tq_.at(cp, false) != 0) + (tq_.at(cp, true) != 0);
@@ -95,6 +98,16 @@ void Analysis::delays() {
   std::vector<KeyTicks> keys;
   {
     Bytes in = t_.exchange(out);
+    size_t n_remote = 0, n_keys = 0;
+    for (Cursor c(in); !c.done(); ++n_remote) {
+      const Request rq = c.get<Request>();
+      n_keys += rq.keys;
+      for (uint32_t k = 0; k < rq.keys; ++k) c.get<KeyTicks>();
+    }
+    reqs.reserve(reqs.size() + n_remote);
+    remote.reserve(n_remote);
+    keys_at.reserve(n_remote);
+    keys.reserve(n_keys);
     for (Cursor c(in); !c.done();) {
       Request rq = c.get<Request>();
       reqs.push_back({rq.gid, rq.ordinal, kRemote | uint32_t(remote.size())});
@@ -103,6 +116,7 @@ void Analysis::delays() {
       for (uint32_t k = 0; k < rq.keys; ++k) keys.push_back(c.get<KeyTicks>());
     }
   }
+  dbg_rss("requests");
   std::sort(reqs.begin(), reqs.end(),
             [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
 
@@ -130,7 +144,10 @@ void Analysis::delays() {
   replies_.assign(waits.size(), Reply{kNone, 0, 0.0, UINT64_MAX, 0});
   std::vector<Bytes> back(P_), graph(P_);
   std::vector<std::pair<uint32_t, int64_t>> wl;
-  prop_max_.assign(tl_.calls.size(), 0.0);
+  prop_max_.assign(aux_wait_.size(), 0.0);
+  wrecs_.reserve(reqs.size());
+  dents_.reserve(2 * reqs.size());  // (a guess: only the pages written count)
+  graph[0].reserve(reqs.size() * (sizeof(NodeMsg) + 2 * sizeof(ListEntry)));  // (a guess too)
   for (const Pending& pr : reqs) {
     const bool is_remote = pr.idx & kRemote;
     Request rq;
@@ -140,7 +157,7 @@ void Analysis::delays() {
       const RcWait& w = waits[pr.idx];
       const uint32_t q = rank_of(w.call);
       rq = Request{pr.gid, q, w.delayer, w.delayer_index, pr.ordinal, pr.idx, d_.rank_metahost[q], 0,
-                   w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(call_wait_[w.call])};
+                   w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(wait_of(w.call))};
     }
     const uint32_t sp = delayer_of(pr);
     if (sp == kNone) continue;
@@ -209,7 +226,7 @@ void Analysis::delays() {
       // gridscope's rules also count collective successors, as both count their long-term delay
       const bool propagates = fwd_.rules == Rules::Gridscope || g < 2;
       for (auto& [c, w] : wl) {
-        if (propagates) prop_max_[c] = std::max(prop_max_[c], scale);
+        if (propagates) { double& pm = prop_max_[aux_of_[c]]; pm = std::max(pm, scale); }
         append(graph[0], ListEntry{gid_of(c), w});
       }
       edges_ += wl.size();
@@ -223,6 +240,7 @@ void Analysis::delays() {
     else
       replies_[pr.idx] = reply;
   }
+  dbg_rss("delay loop");
   // the intervals are done: what located their starts goes before the next steps allocate
   decltype(peer_calls_)().swap(peer_calls_);
   decltype(group_calls_)().swap(group_calls_);
@@ -257,7 +275,7 @@ void Analysis::classes() {
     const double ind = std::min(replies_[i].indirect, double(w.ticks));
     add_sev(class_metric(DIRECT, g), w.cls, call.cp, rank, (double(w.ticks) - ind) / res_);
     add_sev(class_metric(INDIRECT, g), w.cls, call.cp, rank, ind / res_);
-    const double prop = std::min(prop_max_[w.call], 1.0) * double(w.ticks);
+    const double prop = std::min(prop_max_[aux_of_[w.call]], 1.0) * double(w.ticks);
     add_sev(class_metric(PROPAGATING, g), w.cls, call.cp, rank, prop / res_);
     add_sev(class_metric(TERMINAL, g), w.cls, call.cp, rank, (double(w.ticks) - prop) / res_);
   }

@@ -218,7 +218,10 @@ class Analysis {
     return uint32_t(tl_.rank_first[slot_of(r)] + (gid - gbase_[r]));
   }
 
-  int64_t wan_of(uint32_t c) const { return call_wan_.empty() ? 0 : call_wan_[c]; }
+  // A call's waiting (the sum of its wait states' ticks) and WAN excess: only calls with a
+  // wait state or a WAN excess have them, through aux_of_ (4 B per call, not 28).
+  int64_t wait_of(uint32_t c) const { const uint32_t a = aux_of_[c]; return a == kNone ? 0 : aux_wait_[a]; }
+  int64_t wan_of(uint32_t c) const { const uint32_t a = aux_of_[c]; return a == kNone ? 0 : aux_wan_[a]; }
 
   void synchronisations();
   // The waiting call's completion time of a point-to-point synchronisation: own leave − the
@@ -336,10 +339,13 @@ class Analysis {
   // as a whole (kNone) and its completion time as a collective or MPI_Init
   std::vector<uint32_t> group_comm_;
   std::vector<int64_t> call_completion_;
-  std::vector<int64_t> call_wait_;
-  std::vector<int64_t> call_wan_;  // per call: its WAN excess (empty: no call has one)
-  std::vector<uint32_t> call_wan_from_;  // per call: the metahost its largest WAN excess came from
-  std::vector<double> prop_max_;  // per call on some wait list: the largest scale (else 0)
+  // per call: its entry in the aux_ vectors (kNone: no wait state, no WAN excess); the calls
+  // with a wait state are numbered in call order first, those with only a WAN excess follow
+  std::vector<uint32_t> aux_of_;
+  std::vector<int64_t> aux_wait_;      // the call's waiting: the sum of its wait states' ticks
+  std::vector<int64_t> aux_wan_;       // its WAN excess (0: none)
+  std::vector<uint32_t> aux_wan_from_; // the metahost its largest WAN excess came from
+  std::vector<double> prop_max_;  // per aux entry on some wait list: the largest scale (else 0)
   std::vector<Reply> replies_;  // per rc_waits entry
   std::vector<DEntry> dents_;
   size_t dents_end(size_t wrec) const { return wrec + 1 < wrecs_.size() ? wrecs_[wrec + 1].d_begin : dents_.size(); }
@@ -356,3 +362,14 @@ class Analysis {
 };
 
 }  // namespace gs::rootcause_detail
+#include <cstdio>
+#include <cstdlib>
+namespace gs::rootcause_detail {
+inline void dbg_rss(const char* what) {
+  static const bool on = std::getenv("GRIDSCOPE_RC_TIMING");
+  if (!on) return;
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) { if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0; std::fclose(f); }
+  std::fprintf(stderr, "   rss %s: %ld MB\n", what, resident * 4096 / 1048576);
+}
+}

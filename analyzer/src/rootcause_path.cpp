@@ -18,31 +18,43 @@ namespace gs::rootcause_detail {
 
 // ---- 3. process 0 solves and walks; the results go back
 void Analysis::graph_and_path() {
-  std::vector<int64_t>().swap(call_wait_);  // 8 B per call; a call's waiting is summed from its waits below
+  // what the intervals needed of the calls' waiting and WAN excess; aux_of_ stays: it
+  // numbers the calls with waits (in call order, first) for the index of their waits below
+  std::vector<int64_t>().swap(aux_wan_);
+  std::vector<uint32_t>().swap(aux_wan_from_);
   std::vector<Bytes> node_costs(P_), cover(P_);
   if (me_ == 0) {
     solve(node_costs);
+    dbg_rss("solved");
     walk(cover);
+    dbg_rss("walked");
   }
   // a waiting call's inherited costs, shared among its waits, to their delayers' owners
   std::vector<Bytes> wait_costs(P_);
   {
     Bytes in = t_.exchange(node_costs);
-    std::vector<uint32_t> first(tl_.calls.size() + 1, 0), at;  // the waits of each call
+    {  // at most one WaitCost per wait state with a delay record, to its delayer's owner
+      std::vector<size_t> to(P_, 0);
+      for (const Reply& r : replies_)
+        if (r.wrec != kNone) to[r.src]++;
+      for (int p = 0; p < P_; ++p) wait_costs[p].reserve(to[p] * sizeof(WaitCost));
+    }
+    // the waits of each call with waits (by its aux entry: those come first, in call order)
     const auto& waits = fwd_.rc_waits;
-    for (const RcWait& w : waits) first[w.call + 1]++;
+    std::vector<uint32_t> first(aux_wait_.size() + 1, 0), at;
+    for (const RcWait& w : waits) first[aux_of_[w.call] + 1]++;
     for (size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
     at.resize(waits.size());
     // first[] as the fill cursor (no copy of it): it ends one call ahead, then moves back
-    for (uint32_t i = 0; i < waits.size(); ++i) at[first[waits[i].call]++] = i;
+    for (uint32_t i = 0; i < waits.size(); ++i) at[first[aux_of_[waits[i].call]]++] = i;
     for (size_t c = first.size() - 1; c > 0; --c) first[c] = first[c - 1];
     first[0] = 0;
     for (Cursor c(in); !c.done();) {
       NodeCost nc = c.get<NodeCost>();
-      const uint32_t call = local_of(nc.gid);
-      int64_t call_wait = 0;  // as setup() summed it (integers: any order gives the same)
-      for (uint32_t k = first[call]; k < first[call + 1]; ++k) call_wait += waits[at[k]].ticks;
-      for (uint32_t k = first[call]; k < first[call + 1]; ++k) {
+      const uint32_t call = local_of(nc.gid), a = aux_of_[call];
+      if (a == kNone) continue;  // no wait state of ours
+      const int64_t call_wait = aux_wait_[a];  // as setup() summed it
+      for (uint32_t k = first[a]; k < first[a + 1]; ++k) {
         const uint32_t i = at[k];
         if (replies_[i].wrec == kNone) continue;
         WaitCost wc{replies_[i].wrec, 0, {}};
@@ -52,12 +64,21 @@ void Analysis::graph_and_path() {
       }
     }
   }
+  std::vector<uint32_t>().swap(aux_of_);
+  std::vector<int64_t>().swap(aux_wait_);
+  dbg_rss("wait costs");
   {
     Bytes in = t_.exchange(wait_costs);
-    Records<WaitCost> costs = unpack<WaitCost>(std::move(in));
-    // in our own wait-state order (the arrival order depends on the processes)
-    std::stable_sort(costs.begin(), costs.end(), [](const WaitCost& a, const WaitCost& b) { return a.wrec < b.wrec; });
-    for (const WaitCost& m : costs) {
+    const Records<WaitCost> costs = unpack<WaitCost>(std::move(in));
+    // in our own wait-state order (the arrival order depends on the processes): a stable
+    // counting sort by wait record of the arrivals' indices (4 B each; the records stay put)
+    std::vector<uint32_t> order(costs.size()), first(wrecs_.size() + 1, 0);
+    for (const WaitCost& m : costs) first[m.wrec + 1]++;
+    for (size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
+    for (uint32_t k = 0; k < costs.size(); ++k) order[first[costs[k].wrec]++] = k;
+    std::vector<uint32_t>().swap(first);
+    for (const uint32_t k : order) {
+      const WaitCost& m = costs[k];
       const WRec& w = wrecs_[m.wrec];
       const uint32_t p = rank_of(w.sp);
       double total = 0;
@@ -71,6 +92,7 @@ void Analysis::graph_and_path() {
       }
     }
   }
+  dbg_rss("long");
   Bytes cover_in = t_.exchange(cover);
   for (Cursor c(cover_in); !c.done();) {
     CoverMsg m = c.get<CoverMsg>();
@@ -95,6 +117,16 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   struct Node { NodeMsg m; size_t list_at; };
   std::vector<Node> ws;
   std::vector<ListEntry> lists;
+  {
+    size_t nodes = 0, entries = 0;
+    for (Cursor c(graph_in_); !c.done(); ++nodes) {
+      const NodeMsg m = c.get<NodeMsg>();
+      entries += m.list;
+      for (uint32_t k = 0; k < m.list; ++k) c.get<ListEntry>();
+    }
+    ws.reserve(nodes);
+    lists.reserve(entries);
+  }
   for (Cursor c(graph_in_); !c.done();) {
     NodeMsg m = c.get<NodeMsg>();
     ws.push_back({m, lists.size()});
@@ -109,8 +141,10 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   for (const Node& w : ws) node_of[w.m.gid] = 0;
   for (const ListEntry& e : lists) node_of[e.gid] = 0;
   std::vector<uint64_t> ids;
+  ids.reserve(size_t(std::count(node_of.begin(), node_of.end(), 0u)));
   for (uint64_t g = 0; g < node_of.size(); ++g)
     if (node_of[g] == 0) { node_of[g] = uint32_t(ids.size()); ids.push_back(g); }
+  dbg_rss("solve parsed");
   auto id_of = [&](uint64_t gid) { return size_t(node_of[gid]); };
   std::vector<uint32_t> indeg(ids.size(), 0);
   std::vector<size_t> first_w(ids.size(), ws.size());
@@ -119,6 +153,13 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   // costs only where some wait state passes them on (a call without predecessors has none)
   std::vector<uint32_t> slot(ids.size(), kNone);
   std::vector<std::array<double, kCosts>> c;
+  c.reserve(size_t(ids.size() - std::count(indeg.begin(), indeg.end(), 0u)));
+  {  // what goes to each owner: one NodeCost per node with costs
+    std::vector<size_t> to(P_, 0);
+    for (size_t n = 0; n < ids.size(); ++n)
+      if (indeg[n] > 0) to[owner_of(rank_of_gid(ids[n]), N, P_)]++;
+    for (int p = 0; p < P_; ++p) node_costs[p].reserve(to[p] * sizeof(NodeCost));
+  }
   for (size_t n = 0; n < ids.size(); ++n)
     if (indeg[n] > 0) { slot[n] = uint32_t(c.size()); c.emplace_back().fill(0.0); }
   std::vector<uint8_t> done(ids.size(), 0);
