@@ -255,18 +255,9 @@ void Analysis::delays() {
   graph_in_ = t_.exchange(graph);
 }
 
-// ---- 2. wait-state classes at the waiting owners; the calls the path can leave through
+// ---- 2. wait-state classes at the waiting owners
 void Analysis::classes() {
   const auto& waits = fwd_.rc_waits;
-  std::vector<Bytes> jumps(P_);
-  uint32_t best = kNone;  // the wait the current call is left through on the critical path
-  auto flush_jump = [&]() {
-    if (best == kNone) return;
-    const RcWait& w = waits[best];
-    const SyncCall& x = tl_.calls[w.call];
-    append(jumps[0], JumpMsg{gid_of(w.call), replies_[best].target, x.enter, x.leave, w.ticks, replies_[best].target_enter});
-    best = kNone;
-  };
   for (size_t i = 0; i < waits.size(); ++i) {
     const RcWait& w = waits[i];
     const SyncCall& call = tl_.calls[w.call];
@@ -279,7 +270,22 @@ void Analysis::classes() {
     add_sev(class_metric(PROPAGATING, g), w.cls, call.cp, rank, prop / res_);
     add_sev(class_metric(TERMINAL, g), w.cls, call.cp, rank, (double(w.ticks) - prop) / res_);
   }
-  std::vector<double>().swap(prop_max_);  // read above only: gone before the jumps are built
+  std::vector<double>().swap(prop_max_);  // read above only
+}
+
+// The calls the critical path can leave through, to process 0 (after the long-term costs:
+// the jumps, 48 B each, are not held beside the propagation graph and the delay records).
+void Analysis::jumps() {
+  const auto& waits = fwd_.rc_waits;
+  std::vector<Bytes> jumps(P_);
+  uint32_t best = kNone;  // the wait the current call is left through on the critical path
+  auto flush_jump = [&]() {
+    if (best == kNone) return;
+    const RcWait& w = waits[best];
+    const SyncCall& x = tl_.calls[w.call];
+    append(jumps[0], JumpMsg{gid_of(w.call), replies_[best].target, x.enter, x.leave, w.ticks, replies_[best].target_enter});
+    best = kNone;
+  };
   // the jumps in one buffer sized beforehand: no regrowth, whose copies would double its peak
   size_t with_target = 0;
   for (const Reply& r : replies_) with_target += r.target != UINT64_MAX;
@@ -291,6 +297,7 @@ void Analysis::classes() {
     if (best == kNone || w.ticks > waits[best].ticks) best = uint32_t(i);
   }
   flush_jump();
+  std::vector<Reply>().swap(replies_);  // (read last here)
   jumps_in_ = t_.exchange(jumps);
 }
 

@@ -70,7 +70,11 @@ struct NodeMsg {  // a wait state with a non-empty wait list, followed by `list`
 };
 struct ListEntry { uint64_t gid; int64_t w; };
 struct NodeCost { uint64_t gid; double c[kCosts]; };        // 0 -> waiting owner: a call's inherited costs
-struct WaitCost { uint32_t wrec, pad; double c[kCosts]; };    // waiting owner -> delayer owner
+struct WaitCost { uint32_t wrec, pad; double c[kCosts]; };    // a wait state's inherited costs
+// waiting owner -> delayer owner: a wait state's inherited costs, the non-zero ones only
+// (`mask`), followed by those doubles; none when they sum to no positive total
+struct CostHead { uint32_t wrec; uint16_t mask, pad; };
+static_assert(kCosts <= 16, "a cost mask has 16 bits");
 // waiting owner -> 0: a call the critical path can leave through (its longest wait with a
 // known delayer) and where it would go
 struct JumpMsg { uint64_t gid, target; int64_t enter, leave, wait, target_enter; };
@@ -307,6 +311,8 @@ class Analysis {
 
   void classes();
 
+  void jumps();
+
   void graph_and_path();
 
   void solve(std::vector<Bytes>& node_costs);
@@ -364,12 +370,15 @@ class Analysis {
 }  // namespace gs::rootcause_detail
 #include <cstdio>
 #include <cstdlib>
+#include <malloc.h>
 namespace gs::rootcause_detail {
 inline void dbg_rss(const char* what) {
   static const bool on = std::getenv("GRIDSCOPE_RC_TIMING");
   if (!on) return;
   long pages = 0, resident = 0;
   if (FILE* f = std::fopen("/proc/self/statm", "r")) { if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0; std::fclose(f); }
-  std::fprintf(stderr, "   rss %s: %ld MB\n", what, resident * 4096 / 1048576);
+  const struct mallinfo2 mi = mallinfo2();
+  std::fprintf(stderr, "   rss %s: %ld MB (heap %zu MB in use, %zu free)\n", what, resident * 4096 / 1048576,
+               mi.uordblks >> 20, mi.fordblks >> 20);
 }
 }

@@ -26,8 +26,6 @@ void Analysis::graph_and_path() {
   if (me_ == 0) {
     solve(node_costs);
     dbg_rss("solved");
-    walk(cover);
-    dbg_rss("walked");
   }
   // a waiting call's inherited costs, shared among its waits, to their delayers' owners
   std::vector<Bytes> wait_costs(P_);
@@ -37,7 +35,7 @@ void Analysis::graph_and_path() {
       std::vector<size_t> to(P_, 0);
       for (const Reply& r : replies_)
         if (r.wrec != kNone) to[r.src]++;
-      for (int p = 0; p < P_; ++p) wait_costs[p].reserve(to[p] * sizeof(WaitCost));
+      for (int p = 0; p < P_; ++p) wait_costs[p].reserve(to[p] * (sizeof(CostHead) + 2 * sizeof(double)));  // (a guess)
     }
     // the waits of each call with waits (by its aux entry: those come first, in call order)
     const auto& waits = fwd_.rc_waits;
@@ -57,10 +55,19 @@ void Analysis::graph_and_path() {
       for (uint32_t k = first[a]; k < first[a + 1]; ++k) {
         const uint32_t i = at[k];
         if (replies_[i].wrec == kNone) continue;
-        WaitCost wc{replies_[i].wrec, 0, {}};
         const double share = double(waits[i].ticks) / double(call_wait);
-        for (int j = 0; j < kCosts; ++j) wc.c[j] = nc.c[j] * share;
-        append(wait_costs[replies_[i].src], wc);
+        double c[kCosts], total = 0;
+        CostHead h{replies_[i].wrec, 0, 0};
+        for (int j = 0; j < kCosts; ++j) {
+          c[j] = nc.c[j] * share;
+          total += c[j];
+          if (c[j] != 0) h.mask |= uint16_t(1u << j);
+        }
+        if (!(total > 0)) continue;  // the delayer's owner would skip it (a zero adds nothing to its sums)
+        Bytes& b = wait_costs[replies_[i].src];
+        append(b, h);
+        for (int j = 0; j < kCosts; ++j)
+          if (h.mask >> j & 1) append(b, c[j]);
       }
     }
   }
@@ -69,20 +76,35 @@ void Analysis::graph_and_path() {
   dbg_rss("wait costs");
   {
     Bytes in = t_.exchange(wait_costs);
-    const Records<WaitCost> costs = unpack<WaitCost>(std::move(in));
     // in our own wait-state order (the arrival order depends on the processes): a stable
-    // counting sort by wait record of the arrivals' indices (4 B each; the records stay put)
-    std::vector<uint32_t> order(costs.size()), first(wrecs_.size() + 1, 0);
-    for (const WaitCost& m : costs) first[m.wrec + 1]++;
+    // counting sort by wait record of the arrivals' offsets (the records stay put)
+    std::vector<uint32_t> first(wrecs_.size() + 1, 0);
+    size_t n = 0;
+    auto each = [&](auto&& f) {
+      for (size_t at = 0; at < in.size();) {
+        CostHead h;
+        std::memcpy(&h, in.data() + at, sizeof h);
+        f(h, at);
+        at += sizeof h + sizeof(double) * size_t(__builtin_popcount(h.mask));
+      }
+    };
+    each([&](const CostHead& h, size_t) { first[h.wrec + 1]++, ++n; });
     for (size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
-    for (uint32_t k = 0; k < costs.size(); ++k) order[first[costs[k].wrec]++] = k;
+    std::vector<size_t> order(n);
+    each([&](const CostHead& h, size_t at) { order[first[h.wrec]++] = at; });
     std::vector<uint32_t>().swap(first);
-    for (const uint32_t k : order) {
-      const WaitCost& m = costs[k];
+    for (const size_t at : order) {
+      WaitCost m{};  // the zeros the sender left out back in place
+      CostHead h;
+      std::memcpy(&h, in.data() + at, sizeof h);
+      m.wrec = h.wrec;
+      const char* v = in.data() + at + sizeof h;
+      for (int j = 0; j < kCosts; ++j)
+        if (h.mask >> j & 1) { std::memcpy(&m.c[j], v, sizeof(double)); v += sizeof(double); }
       const WRec& w = wrecs_[m.wrec];
       const uint32_t p = rank_of(w.sp);
       double total = 0;
-      for (double v : m.c) total += v;
+      for (double x : m.c) total += x;
       if (!(total > 0) || !(w.D > 0)) continue;
       for (size_t k = w.d_begin, end = dents_end(m.wrec); k < end; ++k) {
         const DEntry& e = dents_[k];
@@ -92,7 +114,15 @@ void Analysis::graph_and_path() {
       }
     }
   }
+  // the delay records are done with; the path's jumps follow
+  std::vector<DEntry>().swap(dents_);
+  std::vector<WRec>().swap(wrecs_);
   dbg_rss("long");
+  jumps();
+  if (me_ == 0) {
+    walk(cover);
+    dbg_rss("walked");
+  }
   Bytes cover_in = t_.exchange(cover);
   for (Cursor c(cover_in); !c.done();) {
     CoverMsg m = c.get<CoverMsg>();
@@ -150,18 +180,25 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   std::vector<size_t> first_w(ids.size(), ws.size());
   for (size_t i = ws.size(); i-- > 0;) first_w[id_of(ws[i].m.gid)] = i;
   for (const ListEntry& e : lists) indeg[id_of(e.gid)]++;
-  // costs only where some wait state passes them on (a call without predecessors has none)
-  std::vector<uint32_t> slot(ids.size(), kNone);
-  std::vector<std::array<double, kCosts>> c;
-  c.reserve(size_t(ids.size() - std::count(indeg.begin(), indeg.end(), 0u)));
-  {  // what goes to each owner: one NodeCost per node with costs
+  // costs only where some wait state passes them on (a call without predecessors has none),
+  // summed in place in the NodeCost records sent to the calls' owners (no second copy; the
+  // owners' results do not depend on the records' order: each wait's share is its own)
+  std::vector<double*> cost(ids.size(), nullptr);
+  {
     std::vector<size_t> to(P_, 0);
     for (size_t n = 0; n < ids.size(); ++n)
       if (indeg[n] > 0) to[owner_of(rank_of_gid(ids[n]), N, P_)]++;
-    for (int p = 0; p < P_; ++p) node_costs[p].reserve(to[p] * sizeof(NodeCost));
+    for (int p = 0; p < P_; ++p) node_costs[p].resize(to[p] * sizeof(NodeCost));
+    std::fill(to.begin(), to.end(), 0);
+    for (size_t n = 0; n < ids.size(); ++n)
+      if (indeg[n] > 0) {
+        const uint32_t p = owner_of(rank_of_gid(ids[n]), N, P_);
+        NodeCost* nc = reinterpret_cast<NodeCost*>(node_costs[p].data()) + to[p]++;
+        nc->gid = ids[n];
+        std::fill(std::begin(nc->c), std::end(nc->c), 0.0);
+        cost[n] = nc->c;
+      }
   }
-  for (size_t n = 0; n < ids.size(); ++n)
-    if (indeg[n] > 0) { slot[n] = uint32_t(c.size()); c.emplace_back().fill(0.0); }
   std::vector<uint8_t> done(ids.size(), 0);
   std::priority_queue<size_t> ready;  // latest call first (any fixed rule would do)
   for (size_t n = 0; n < ids.size(); ++n)
@@ -169,22 +206,19 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   auto process = [&](size_t n) {
     done[n] = 1;
     std::array<double, kCosts> mine{};
-    if (slot[n] != kNone) {
-      mine = c[slot[n]];
-      NodeCost nc{ids[n], {}};
-      std::copy(mine.begin(), mine.end(), nc.c);
-      append(node_costs[owner_of(rank_of_gid(ids[n]), N, P_)], nc);
-    }
+    if (cost[n]) std::copy(cost[n], cost[n] + kCosts, mine.begin());  // final: nothing adds to it after
     for (size_t i = first_w[n]; i < ws.size() && ws[i].m.gid == ids[n]; ++i) {
       const NodeMsg& m = ws[i].m;
       for (uint32_t k = 0; k < m.list; ++k) {
         const ListEntry& e = lists[ws[i].list_at + k];
         const size_t x = id_of(e.gid);
-        auto& cx = c[slot[x]];
-        const double w = double(e.w);
-        cx[m.group * 2 + m.cls] += m.scale * w;
-        if (m.D > 0)
-          for (int j = 0; j < kCosts; ++j) cx[j] += mine[j] * m.share / m.D * w;
+        if (!done[x]) {  // (a node already done, in a cycle, has sent its costs)
+          double* cx = cost[x];
+          const double w = double(e.w);
+          cx[m.group * 2 + m.cls] += m.scale * w;
+          if (m.D > 0)
+            for (int j = 0; j < kCosts; ++j) cx[j] += mine[j] * m.share / m.D * w;
+        }
         if (indeg[x] > 0 && --indeg[x] == 0) ready.push(x);
       }
     }
