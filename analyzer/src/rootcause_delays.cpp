@@ -139,7 +139,15 @@ void Analysis::delays() {
   std::vector<uint8_t> left(tl_.calls.size(), 0);
   for (const Pending& pr : reqs)
     if (const uint32_t sp = delayer_of(pr); sp != kNone && left[sp] < kMany) ++left[sp];
-  std::unordered_map<uint32_t, SharedInterval> shared;
+  // the delayer calls with several requests, ascending (the scan is in call order), and
+  // their shared intervals at the same positions: a search in a small array, not a hash map
+  std::vector<uint32_t> multi;
+  for (uint32_t c = 0; c < left.size(); ++c)
+    if (left[c] > 1) multi.push_back(c);
+  std::vector<SharedInterval> shared(multi.size());
+  auto shared_of = [&](uint32_t sp) -> SharedInterval& {
+    return shared[size_t(std::lower_bound(multi.begin(), multi.end(), sp) - multi.begin())];
+  };
 
   replies_.assign(waits.size(), Reply{kNone, 0, 0.0, UINT64_MAX, 0});
   std::vector<Bytes> back(P_), graph(P_);
@@ -164,24 +172,30 @@ void Analysis::delays() {
     ++with_delayer_;
     uint8_t& n = left[sp];
     const IntervalStart st = interval_start(sp, rq.q);
-    auto sh = n & kStored ? shared.find(sp) : shared.end();
-    if (sh != shared.end() && sh->second.start == st) {
-      tp_.restore(sh->second.map);
-      wl = sh->second.waits;
+    SharedInterval* sh = n & kStored ? &shared_of(sp) : nullptr;
+    int64_t sp_enter;
+    if (sh && sh->start == st) {
+      tp_.restore(sh->map);
+      wl = sh->waits;
+      sp_enter = sh->enter;
     } else {
       tp_.clear();
       wl.clear();
       interval_fill(sp, st, tp_, &wl);
+      sp_enter = tl_.calls[sp].enter;
       if ((n & kMany) > 1 && !(n & kStored)) {
-        SharedInterval& s = shared[sp];
+        SharedInterval& s = shared_of(sp);
         s.start = st;
+        s.enter = sp_enter;
         tp_.save(s.map);
         s.waits = wl;
         n |= kStored;
+        sh = &s;
       }
     }
     if ((n & kMany) != kMany && (--n & kMany) == 0 && (n & kStored)) {
-      shared.erase(sp);
+      decltype(sh->map)().swap(sh->map);
+      decltype(sh->waits)().swap(sh->waits);
       n = 0;
     }
     tq_.clear();  // the waiting side's map, by our call paths
@@ -233,7 +247,7 @@ void Analysis::delays() {
     }
     const uint32_t wrec = uint32_t(wrecs_.size());
     if (dents_.size() > d_begin) wrecs_.push_back({d_begin, sp, D, rq.wait_metahost, rq.metric, rq.cls});
-    const Reply reply{dents_.size() > d_begin ? wrec : kNone, uint32_t(me_), scale * wsum, gid_of(sp), tl_.calls[sp].enter};
+    const Reply reply{dents_.size() > d_begin ? wrec : kNone, uint32_t(me_), scale * wsum, gid_of(sp), sp_enter};
     if (is_remote)
       append(back[owner_of(rq.q, N, P_)], Indirect{rq.w_local, reply.wrec, reply.src, 0, reply.indirect, reply.target,
                                                     reply.target_enter});

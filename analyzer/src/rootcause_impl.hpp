@@ -279,6 +279,7 @@ class Analysis {
   // each member it delayed): computed once, replayed until its last request.
   struct SharedInterval {
     IntervalStart start;
+    int64_t enter;  // the delayer call's
     std::vector<TimeMap::Entry> map;
     std::vector<std::pair<uint32_t, int64_t>> waits;
   };
