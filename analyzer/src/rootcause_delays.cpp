@@ -117,8 +117,8 @@ void Analysis::delays() {
     }
   }
   dbg_rss("requests");
-  std::sort(reqs.begin(), reqs.end(),
-            [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
+  sort_by_gid(reqs.data(), reqs.size(), gbase_[N], [](const Pending& p) { return p.gid; },
+              [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
 
   auto delayer_of = [&](const Pending& pr) {  // the delayer's call, if it is one of the delayer rank's
     uint8_t ref;

@@ -238,9 +238,10 @@ void Analysis::walk(std::vector<Bytes>& cover) {
   const uint32_t N = d_.ranks();
   Records<JumpMsg> jumps = unpack<JumpMsg>(std::move(jumps_in_));
   // (a call can come twice: its waits are listed per kind; the longer one is tried first)
-  std::sort(jumps.begin(), jumps.end(), [](const JumpMsg& a, const JumpMsg& b) {
-    return std::tie(a.gid, b.wait, a.target) < std::tie(b.gid, a.wait, b.target);
-  });
+  sort_by_gid(jumps.begin(), jumps.size(), gbase_[N], [](const JumpMsg& j) { return j.gid; },
+              [](const JumpMsg& a, const JumpMsg& b) {
+                return std::tie(a.gid, b.wait, a.target) < std::tie(b.gid, a.wait, b.target);
+              });
   // From the latest MPI_Finalize back to MPI_Init, as Scalasca (from the latest last event
   // back to the first when some rank has no Finalize, or no Init)
   bool all_finalize = N > 0;
