@@ -47,8 +47,13 @@ void Analysis::graph_and_path() {
     for (uint32_t i = 0; i < waits.size(); ++i) at[first[aux_of_[waits[i].call]]++] = i;
     for (size_t c = first.size() - 1; c > 0; --c) first[c] = first[c - 1];
     first[0] = 0;
-    for (Cursor c(in); !c.done();) {
-      NodeCost nc = c.get<NodeCost>();
+    for (size_t pos = 0; pos < in.size();) {
+      NodeCostHead nh;
+      std::memcpy(&nh, in.data() + pos, sizeof nh);
+      pos += sizeof nh;
+      NodeCost nc{nh.gid, {}};  // the columns left out are 0
+      for (int j = 0; j < kCosts; ++j)
+        if (nh.cols >> j & 1) { std::memcpy(&nc.c[j], in.data() + pos, sizeof(double)); pos += sizeof(double); }
       const uint32_t call = local_of(nc.gid), a = aux_of_[call];
       if (a == kNone) continue;  // no wait state of ours
       const int64_t call_wait = aux_wait_[a];  // as setup() summed it
@@ -181,22 +186,30 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   for (size_t i = ws.size(); i-- > 0;) first_w[id_of(ws[i].m.gid)] = i;
   for (const ListEntry& e : lists) indeg[id_of(e.gid)]++;
   // costs only where some wait state passes them on (a call without predecessors has none),
-  // summed in place in the NodeCost records sent to the calls' owners (no second copy; the
-  // owners' results do not depend on the records' order: each wait's share is its own)
+  // summed in place in the records sent to the calls' owners (no second copy; the owners'
+  // results do not depend on the records' order: each wait's share is its own). Only the
+  // columns some wait state starts, (its group, its class), are kept: costs are passed on
+  // column by column, so every other column stays 0 everywhere (and the owners add no zero).
+  uint64_t cols = 0;
+  for (const Node& w : ws) cols |= uint64_t(1) << (w.m.group * 2 + w.m.cls);
+  int col[kCosts], ncol = 0;
+  for (int j = 0; j < kCosts; ++j) col[j] = cols >> j & 1 ? ncol++ : -1;
+  const size_t rec = sizeof(NodeCostHead) + sizeof(double) * size_t(ncol);
   std::vector<double*> cost(ids.size(), nullptr);
   {
     std::vector<size_t> to(P_, 0);
     for (size_t n = 0; n < ids.size(); ++n)
       if (indeg[n] > 0) to[owner_of(rank_of_gid(ids[n]), N, P_)]++;
-    for (int p = 0; p < P_; ++p) node_costs[p].resize(to[p] * sizeof(NodeCost));
+    for (int p = 0; p < P_; ++p) node_costs[p].resize(to[p] * rec);
     std::fill(to.begin(), to.end(), 0);
     for (size_t n = 0; n < ids.size(); ++n)
       if (indeg[n] > 0) {
         const uint32_t p = owner_of(rank_of_gid(ids[n]), N, P_);
-        NodeCost* nc = reinterpret_cast<NodeCost*>(node_costs[p].data()) + to[p]++;
-        nc->gid = ids[n];
-        std::fill(std::begin(nc->c), std::end(nc->c), 0.0);
-        cost[n] = nc->c;
+        char* at = node_costs[p].data() + rec * to[p]++;
+        const NodeCostHead h{ids[n], cols};
+        std::memcpy(at, &h, sizeof h);
+        cost[n] = reinterpret_cast<double*>(at + sizeof h);
+        std::fill(cost[n], cost[n] + ncol, 0.0);
       }
   }
   std::vector<uint8_t> done(ids.size(), 0);
@@ -205,8 +218,8 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
     if (indeg[n] == 0) ready.push(n);
   auto process = [&](size_t n) {
     done[n] = 1;
-    std::array<double, kCosts> mine{};
-    if (cost[n]) std::copy(cost[n], cost[n] + kCosts, mine.begin());  // final: nothing adds to it after
+    double mine[kCosts] = {};
+    if (cost[n]) std::copy(cost[n], cost[n] + ncol, mine);  // final: nothing adds to it after
     for (size_t i = first_w[n]; i < ws.size() && ws[i].m.gid == ids[n]; ++i) {
       const NodeMsg& m = ws[i].m;
       for (uint32_t k = 0; k < m.list; ++k) {
@@ -215,9 +228,9 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
         if (!done[x]) {  // (a node already done, in a cycle, has sent its costs)
           double* cx = cost[x];
           const double w = double(e.w);
-          cx[m.group * 2 + m.cls] += m.scale * w;
+          cx[col[m.group * 2 + m.cls]] += m.scale * w;
           if (m.D > 0)
-            for (int j = 0; j < kCosts; ++j) cx[j] += mine[j] * m.share / m.D * w;
+            for (int j = 0; j < ncol; ++j) cx[j] += mine[j] * m.share / m.D * w;
         }
         if (indeg[x] > 0 && --indeg[x] == 0) ready.push(x);
       }
