@@ -181,8 +181,7 @@ void Analysis::synchronisations() {
     call_completion_[init] =
         std::max<int64_t>(0, leave - std::max(init_earliest_leave, std::min(init_latest_enter, leave)));
   }
-  for (uint32_t c = 0; c < calls.size(); ++c)
-    if (calls[c].barrier_comm != kNone) group_comm_[c] = calls[c].barrier_comm;
+  for (const auto& [c, comm] : tl_.barriers) group_comm_[c] = comm;
 
   std::vector<Bytes> out(P_);
   for (const RcWait& w : fwd_.rc_waits) {

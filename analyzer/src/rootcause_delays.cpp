@@ -52,7 +52,7 @@ void Analysis::interval_fill(uint32_t b, const IntervalStart& s, TimeMap& map,
   const uint32_t start = s.start, from = s.from;
   if (from != kNone) map.add(calls[from].cp, false, s.completion);  // (TimeMap ignores 0)
   for (uint32_t c = start;; ++c) {
-    for (uint32_t e = calls[c].seg_begin; e < calls[c].seg_end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
+    for (uint32_t e = tl_.seg_begin(c), end = tl_.seg_end(c); e < end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
     if (c == b) break;
     const SyncCall& x = calls[c];
     const uint32_t a = aux_of_[c];
