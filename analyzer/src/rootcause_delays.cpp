@@ -309,6 +309,11 @@ void Analysis::delays() {
 void Analysis::classes() {
   const auto& waits = fwd_.rc_waits;
   for (size_t i = 0; i < waits.size(); ++i) {
+    prefetch_wait(i + 8, 0);
+    if (i + 4 < waits.size()) {
+      const uint32_t a = aux_of_[waits[i + 4].call];
+      if (a != kNone) __builtin_prefetch(&prop_max_[a]);
+    }
     const RcWait& w = waits[i];
     const SyncCall& call = tl_.calls[w.call];
     const uint32_t rank = rank_of(w.call);
@@ -341,6 +346,7 @@ void Analysis::jumps() {
   for (const Reply& r : replies_) with_target += r.target != UINT64_MAX;
   jumps[0].reserve(with_target * sizeof(JumpMsg));
   for (size_t i = 0; i < waits.size(); ++i) {
+    prefetch_wait(i + 8, 0);
     if (replies_[i].target == UINT64_MAX) continue;
     const RcWait& w = waits[i];
     if (best != kNone && waits[best].call != w.call) flush_jump();
