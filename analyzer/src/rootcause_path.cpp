@@ -168,9 +168,8 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
     for (uint32_t k = 0; k < m.list; ++k) lists.push_back(c.get<ListEntry>());
   }
   Bytes().swap(graph_in_);
-  std::sort(ws.begin(), ws.end(), [](const Node& a, const Node& b) {
-    return std::tie(a.m.gid, a.m.ordinal) < std::tie(b.m.gid, b.m.ordinal);
-  });
+  auto by_wait = [](const Node& a, const Node& b) { return std::tie(a.m.gid, a.m.ordinal) < std::tie(b.m.gid, b.m.ordinal); };
+  if (!std::is_sorted(ws.begin(), ws.end(), by_wait)) std::sort(ws.begin(), ws.end(), by_wait);  // (one process's are)
   // nodes: the calls that occur, numbered in call order (a direct index over all calls)
   std::vector<uint32_t> node_of(gbase_[N], kNone);
   for (const Node& w : ws) node_of[w.m.gid] = 0;
@@ -180,11 +179,16 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   for (uint64_t g = 0; g < node_of.size(); ++g)
     if (node_of[g] == 0) { node_of[g] = uint32_t(ids.size()); ids.push_back(g); }
   dbg_rss("solve parsed");
-  auto id_of = [&](uint64_t gid) { return size_t(node_of[gid]); };
-  std::vector<uint32_t> indeg(ids.size(), 0);
+  // what the propagation reads of a node, together (one cache line, not three arrays)
+  struct State { double* cost; uint32_t indeg; uint8_t done; };
+  std::vector<State> st(ids.size(), State{nullptr, 0, 0});
   std::vector<size_t> first_w(ids.size(), ws.size());
-  for (size_t i = ws.size(); i-- > 0;) first_w[id_of(ws[i].m.gid)] = i;
-  for (const ListEntry& e : lists) indeg[id_of(e.gid)]++;
+  for (size_t i = ws.size(); i-- > 0;) first_w[node_of[ws[i].m.gid]] = i;
+  for (ListEntry& e : lists) {  // the list entries by node from here on
+    e.gid = node_of[e.gid];
+    st[e.gid].indeg++;
+  }
+  std::vector<uint32_t>().swap(node_of);
   // costs only where some wait state passes them on (a call without predecessors has none),
   // summed in place in the records sent to the calls' owners (no second copy; the owners'
   // results do not depend on the records' order: each wait's share is its own). Only the
@@ -195,54 +199,53 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   int col[kCosts], ncol = 0;
   for (int j = 0; j < kCosts; ++j) col[j] = cols >> j & 1 ? ncol++ : -1;
   const size_t rec = sizeof(NodeCostHead) + sizeof(double) * size_t(ncol);
-  std::vector<double*> cost(ids.size(), nullptr);
   {
     std::vector<size_t> to(P_, 0);
     for (size_t n = 0; n < ids.size(); ++n)
-      if (indeg[n] > 0) to[owner_of(rank_of_gid(ids[n]), N, P_)]++;
+      if (st[n].indeg > 0) to[owner_of(rank_of_gid(ids[n]), N, P_)]++;
     for (int p = 0; p < P_; ++p) node_costs[p].resize(to[p] * rec);
     std::fill(to.begin(), to.end(), 0);
     for (size_t n = 0; n < ids.size(); ++n)
-      if (indeg[n] > 0) {
+      if (st[n].indeg > 0) {
         const uint32_t p = owner_of(rank_of_gid(ids[n]), N, P_);
         char* at = node_costs[p].data() + rec * to[p]++;
         const NodeCostHead h{ids[n], cols};
         std::memcpy(at, &h, sizeof h);
-        cost[n] = reinterpret_cast<double*>(at + sizeof h);
-        std::fill(cost[n], cost[n] + ncol, 0.0);
+        st[n].cost = reinterpret_cast<double*>(at + sizeof h);
+        std::fill(st[n].cost, st[n].cost + ncol, 0.0);
       }
   }
-  std::vector<uint8_t> done(ids.size(), 0);
   std::priority_queue<size_t> ready;  // latest call first (any fixed rule would do)
   for (size_t n = 0; n < ids.size(); ++n)
-    if (indeg[n] == 0) ready.push(n);
+    if (st[n].indeg == 0) ready.push(n);
   auto process = [&](size_t n) {
-    done[n] = 1;
+    st[n].done = 1;
     double mine[kCosts] = {};
-    if (cost[n]) std::copy(cost[n], cost[n] + ncol, mine);  // final: nothing adds to it after
+    if (st[n].cost) std::copy(st[n].cost, st[n].cost + ncol, mine);  // final: nothing adds to it after
     for (size_t i = first_w[n]; i < ws.size() && ws[i].m.gid == ids[n]; ++i) {
       const NodeMsg& m = ws[i].m;
+      const ListEntry* list = lists.data() + ws[i].list_at;
       for (uint32_t k = 0; k < m.list; ++k) {
-        const ListEntry& e = lists[ws[i].list_at + k];
-        const size_t x = id_of(e.gid);
-        if (!done[x]) {  // (a node already done, in a cycle, has sent its costs)
-          double* cx = cost[x];
-          const double w = double(e.w);
+        if (k + 2 < m.list) __builtin_prefetch(&st[list[k + 2].gid]);
+        State& x = st[list[k].gid];
+        if (!x.done) {  // (a node already done, in a cycle, has sent its costs)
+          double* cx = x.cost;
+          const double w = double(list[k].w);
           cx[col[m.group * 2 + m.cls]] += m.scale * w;
           if (m.D > 0)
             for (int j = 0; j < ncol; ++j) cx[j] += mine[j] * m.share / m.D * w;
         }
-        if (indeg[x] > 0 && --indeg[x] == 0) ready.push(x);
+        if (x.indeg > 0 && --x.indeg == 0) ready.push(size_t(list[k].gid));
       }
     }
   };
   while (!ready.empty()) {
     size_t n = ready.top();
     ready.pop();
-    if (!done[n]) process(n);
+    if (!st[n].done) process(n);
   }
   for (size_t n = ids.size(); n-- > 0;)  // cycles (a trace that breaks causality): as far as they go
-    if (!done[n]) { ++unordered_; process(n); }
+    if (!st[n].done) { ++unordered_; process(n); }
 }
 
 // The critical path: backward from the end of the last rank (docs/root-causes.md), from
