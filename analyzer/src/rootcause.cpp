@@ -227,11 +227,23 @@ void Analysis::synchronisations() {
     synchronised(b.call, b.p, b.leave == INT64_MAX ? 0 : waiting_completion(b.ref, leave, b.leave));
   }
   dbg_rss("sync exchanged");
-  for (auto& [key, peer] : peer_calls_) std::sort(peer.list.begin(), peer.list.end());
+  for (auto& [key, peer] : peer_calls_) {
+    std::sort(peer.list.begin(), peer.list.end());
+    peer.sync.reserve(peer.list.size());
+    for (const auto& [c, completion] : peer.list) peer.sync.push_back({c, completion});
+    decltype(peer.list)().swap(peer.list);
+  }
   group_hint_.assign(mine_.size(), 0);
   group_calls_.resize(mine_.size());  // per rank: its barriers, N-to-N groups, MPI_Init and MPI_Finalize
-  for (uint32_t c = 0; c < calls.size(); ++c)
-    if (group_comm_[c] != kNone) group_calls_[slot_of(rank_of(c))].push_back({c, group_comm_[c], call_completion_[c]});
+  for (size_t s = 0; s < mine_.size(); ++s) {
+    const uint32_t first = tl_.rank_first[s], end = rank_end(s);
+    const size_t n = size_t(std::count_if(group_comm_.begin() + first, group_comm_.begin() + end,
+                                          [](uint32_t comm) { return comm != kNone; }));
+    std::vector<GroupCall>& g = group_calls_[s];
+    g.reserve(n);
+    for (uint32_t c = first; c < end; ++c)
+      if (group_comm_[c] != kNone) g.push_back({c, group_comm_[c], call_completion_[c]});
+  }
   // all the intervals need of them is in peer_calls_ and group_calls_ now
   std::vector<uint32_t>().swap(group_comm_);
   std::vector<int64_t>().swap(call_completion_);

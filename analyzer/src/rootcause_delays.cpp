@@ -26,14 +26,14 @@ Analysis::IntervalStart Analysis::interval_start(uint32_t b, uint32_t other) {
   int64_t completion = 0;
   auto peer = peer_calls_.find(uint64_t(rank) << 32 | other);  // the latest call before b that synchronised with it
   if (peer != peer_calls_.end()) {
-    const auto& list = peer->second.list;
-    auto it = list.begin() + lower_bound_near(list, b, peer->second.hint, [](const auto& x) { return x.first; });
-    if (it != list.begin()) {
-      from = (it - 1)->first;
+    PeerCalls& pc = peer->second;
+    const size_t at = lower_bound_near(pc.sync, b, pc.hint, [](const PeerSync& x) { return x.call; });
+    if (at > 0) {
+      from = pc.sync[at - 1].call;
       // several synchronisations of one call with the same rank: the largest completion (a
       // Late Receiver's may be negative under scout's rules: waiting_completion)
       completion = INT64_MIN;
-      for (auto jt = it; jt != list.begin() && (jt - 1)->first == from; --jt) completion = std::max(completion, (jt - 1)->second);
+      for (size_t j = at; j > 0 && pc.sync[j - 1].call == from; --j) completion = std::max(completion, pc.sync[j - 1].completion);
       start = from + 1;
     }
   }

@@ -386,7 +386,15 @@ class Analysis {
   std::vector<uint64_t> gbase_;
   std::vector<RankCount> ranks_;  // every rank's
   // (rank << 32 | peer) -> its calls that synchronised with peer, with their completion times
-  struct PeerCalls { std::vector<std::pair<uint32_t, int64_t>> list; uint32_t hint = 0; };
+  // (filled in `list`, then sorted into `sync`: 12 bytes an entry, exactly as many as needed)
+#pragma pack(push, 4)
+  struct PeerSync { uint32_t call; int64_t completion; };
+#pragma pack(pop)
+  struct PeerCalls {
+    std::vector<std::pair<uint32_t, int64_t>> list;
+    std::vector<PeerSync> sync;
+    uint32_t hint = 0;
+  };
   std::unordered_map<uint64_t, PeerCalls> peer_calls_;
   std::vector<std::vector<GroupCall>> group_calls_;  // per owned rank: barriers, N-to-N groups, Init, Finalize
   std::vector<uint32_t> group_hint_;                 // per owned rank: where its last interval search ended
