@@ -116,10 +116,6 @@ void Analysis::delays() {
       for (uint32_t k = 0; k < rq.keys; ++k) keys.push_back(c.get<KeyTicks>());
     }
   }
-  dbg_rss("requests");
-  sort_by_gid(reqs.data(), reqs.size(), gbase_[N], [](const Pending& p) { return p.gid; },
-              [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
-
   auto delayer_of = [&](const Pending& pr) {  // the delayer's call, if it is one of the delayer rank's
     uint8_t ref;
     uint32_t index, p;
@@ -137,8 +133,11 @@ void Analysis::delays() {
   // holds its interval
   constexpr uint8_t kStored = 0x80, kMany = 0x7f;
   std::vector<uint8_t> left(tl_.calls.size(), 0);
-  for (const Pending& pr : reqs)
+  for (const Pending& pr : reqs)  // (before the sort: in the waits' order, read in order)
     if (const uint32_t sp = delayer_of(pr); sp != kNone && left[sp] < kMany) ++left[sp];
+  dbg_rss("requests");
+  sort_by_gid(reqs.data(), reqs.size(), gbase_[N], [](const Pending& p) { return p.gid; },
+              [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
   // the delayer calls with several requests, ascending (the scan is in call order), and
   // their shared intervals at the same positions: a search in a small array, not a hash map
   std::vector<uint32_t> multi;
