@@ -35,8 +35,13 @@ RootCauseResult Analysis::run() {
     auto now = std::chrono::steady_clock::now();
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    std::fprintf(stderr, "root causes [%d] %s: %.3f s, peak RSS %ld MB\n", me_, what,
-                 std::chrono::duration<double>(now - t0).count(), ru.ru_maxrss / 1024);
+    long pages = 0, resident = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+      std::fclose(f);
+    }
+    std::fprintf(stderr, "root causes [%d] %s: %.3f s, RSS %ld MB, peak RSS %ld MB\n", me_, what,
+                 std::chrono::duration<double>(now - t0).count(), resident * 4096 / 1048576, ru.ru_maxrss / 1024);
     t0 = now;
   };
   lap("start");
@@ -97,31 +102,44 @@ void Analysis::setup() {
   }
   if (M) t_.min(local_min.data(), int(M));
 
-  call_wait_.assign(calls.size(), 0);
-  for (const RcWait& w : fwd_.rc_waits) call_wait_[w.call] += w.ticks;
+  aux_of_.assign(calls.size(), kNone);
+  for (const RcWait& w : fwd_.rc_waits) aux_of_[w.call] = 0;
+  uint32_t naux = 0;
+  for (uint32_t& a : aux_of_)
+    if (a == 0) a = naux++;
+  aux_wait_.assign(naux, 0);
+  for (const RcWait& w : fwd_.rc_waits) aux_wait_[aux_of_[w.call]] += w.ticks;
+  aux_wan_.assign(naux, 0);
+  aux_wan_from_.assign(naux, 0);
   std::vector<ReplayResult::Transfer> transfers(fwd_.recv_transfer);  // in receive order, as the records
   std::sort(transfers.begin(), transfers.end(), [](const auto& a, const auto& b) { return a.recv < b.recv; });
   for (const ReplayResult::Transfer& x : transfers) {
     const uint32_t c = tl_.recv_call[x.recv];
     const int64_t lm = local_min[d_.rank_metahost[x.dst]];
     const int64_t excess = std::min(x.ticks - (lm == INT64_MAX ? 0 : lm),
-                                    calls[c].leave - calls[c].enter - call_wait_[c]);
+                                    calls[c].leave - calls[c].enter - wait_of(c));
     if (excess > 0) {
-      if (call_wan_.empty()) call_wan_.assign(calls.size(), 0), call_wan_from_.assign(calls.size(), 0);
-      if (excess > call_wan_[c]) {
-        call_wan_[c] = excess;
-        call_wan_from_[c] = d_.rank_metahost[x.src];
+      if (aux_of_[c] == kNone) {
+        aux_of_[c] = uint32_t(aux_wait_.size());
+        aux_wait_.push_back(0), aux_wan_.push_back(0), aux_wan_from_.push_back(0);
+      }
+      const uint32_t a = aux_of_[c];
+      if (excess > aux_wan_[a]) {
+        aux_wan_[a] = excess;
+        aux_wan_from_[a] = d_.rank_metahost[x.src];
       }
     }
   }
+  dbg_rss("wan");
   wan_sources();
 }
 
 // Per (call path, rank, source metahost): the WAN excess of the calls, summed.
 void Analysis::wan_sources() {
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, int64_t> sums;
-  for (size_t c = 0; c < call_wan_.size(); ++c)
-    if (call_wan_[c] > 0) sums[{tl_.calls[c].cp, rank_of(uint32_t(c)), call_wan_from_[c]}] += call_wan_[c];
+  for (uint32_t c = 0; c < aux_of_.size(); ++c)
+    if (const uint32_t a = aux_of_[c]; a != kNone && aux_wan_[a] > 0)
+      sums[{tl_.calls[c].cp, rank_of(c), aux_wan_from_[a]}] += aux_wan_[a];
   for (const auto& [k, v] : sums)
     out_.wan_sources.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), 0, double(v) / res_});
 }
@@ -163,11 +181,22 @@ void Analysis::synchronisations() {
     call_completion_[init] =
         std::max<int64_t>(0, leave - std::max(init_earliest_leave, std::min(init_latest_enter, leave)));
   }
-  for (uint32_t c = 0; c < calls.size(); ++c)
-    if (calls[c].barrier_comm != kNone) group_comm_[c] = calls[c].barrier_comm;
+  for (const auto& [c, comm] : tl_.barriers) group_comm_[c] = comm;
 
   std::vector<Bytes> out(P_);
-  for (const RcWait& w : fwd_.rc_waits) {
+  for (size_t i = 0; i < fwd_.rc_waits.size(); ++i) {
+    prefetch_wait(i + 16, 1);
+    prefetch_wait(i + 8, 0);
+    prefetch_wait(i + 8, 2);
+    if (i + 8 < fwd_.rc_waits.size() && fwd_.rc_waits[i + 8].ref == REF_COLL) {
+      const RcWait& f = fwd_.rc_waits[i + 8];
+      __builtin_prefetch(&call_completion_[f.call]);
+      if (f.delayer_index < fwd_.coll_position_call.size()) {
+        const uint32_t sp = fwd_.coll_position_call[f.delayer_index];
+        if (sp < calls.size()) __builtin_prefetch(&call_completion_[sp]);
+      }
+    }
+    const RcWait& w = fwd_.rc_waits[i];
     const uint32_t q = rank_of(w.call);
     if (w.delayer == kNone || w.delayer == q) continue;
     const bool answered = needs_delayer_leave(w.ref);
@@ -197,11 +226,24 @@ void Analysis::synchronisations() {
     const int64_t leave = calls[b.call].leave;
     synchronised(b.call, b.p, b.leave == INT64_MAX ? 0 : waiting_completion(b.ref, leave, b.leave));
   }
-  for (auto& [key, peer] : peer_calls_) std::sort(peer.list.begin(), peer.list.end());
+  dbg_rss("sync exchanged");
+  for (auto& [key, peer] : peer_calls_) {
+    std::sort(peer.list.begin(), peer.list.end());
+    peer.sync.reserve(peer.list.size());
+    for (const auto& [c, completion] : peer.list) peer.sync.push_back({c, completion});
+    decltype(peer.list)().swap(peer.list);
+  }
   group_hint_.assign(mine_.size(), 0);
   group_calls_.resize(mine_.size());  // per rank: its barriers, N-to-N groups, MPI_Init and MPI_Finalize
-  for (uint32_t c = 0; c < calls.size(); ++c)
-    if (group_comm_[c] != kNone) group_calls_[slot_of(rank_of(c))].push_back({c, group_comm_[c], call_completion_[c]});
+  for (size_t s = 0; s < mine_.size(); ++s) {
+    const uint32_t first = tl_.rank_first[s], end = rank_end(s);
+    const size_t n = size_t(std::count_if(group_comm_.begin() + first, group_comm_.begin() + end,
+                                          [](uint32_t comm) { return comm != kNone; }));
+    std::vector<GroupCall>& g = group_calls_[s];
+    g.reserve(n);
+    for (uint32_t c = first; c < end; ++c)
+      if (group_comm_[c] != kNone) g.push_back({c, group_comm_[c], call_completion_[c]});
+  }
   // all the intervals need of them is in peer_calls_ and group_calls_ now
   std::vector<uint32_t>().swap(group_comm_);
   std::vector<int64_t>().swap(call_completion_);

@@ -26,14 +26,14 @@ Analysis::IntervalStart Analysis::interval_start(uint32_t b, uint32_t other) {
   int64_t completion = 0;
   auto peer = peer_calls_.find(uint64_t(rank) << 32 | other);  // the latest call before b that synchronised with it
   if (peer != peer_calls_.end()) {
-    const auto& list = peer->second.list;
-    auto it = list.begin() + lower_bound_near(list, b, peer->second.hint, [](const auto& x) { return x.first; });
-    if (it != list.begin()) {
-      from = (it - 1)->first;
+    PeerCalls& pc = peer->second;
+    const size_t at = lower_bound_near(pc.sync, b, pc.hint, [](const PeerSync& x) { return x.call; });
+    if (at > 0) {
+      from = pc.sync[at - 1].call;
       // several synchronisations of one call with the same rank: the largest completion (a
       // Late Receiver's may be negative under scout's rules: waiting_completion)
       completion = INT64_MIN;
-      for (auto jt = it; jt != list.begin() && (jt - 1)->first == from; --jt) completion = std::max(completion, (jt - 1)->second);
+      for (size_t j = at; j > 0 && pc.sync[j - 1].call == from; --j) completion = std::max(completion, pc.sync[j - 1].completion);
       start = from + 1;
     }
   }
@@ -52,13 +52,14 @@ void Analysis::interval_fill(uint32_t b, const IntervalStart& s, TimeMap& map,
   const uint32_t start = s.start, from = s.from;
   if (from != kNone) map.add(calls[from].cp, false, s.completion);  // (TimeMap ignores 0)
   for (uint32_t c = start;; ++c) {
-    for (uint32_t e = calls[c].seg_begin; e < calls[c].seg_end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
+    for (uint32_t e = tl_.seg_begin(c), end = tl_.seg_end(c); e < end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
     if (c == b) break;
     const SyncCall& x = calls[c];
-    const int64_t wan = wan_of(c);
-    map.add(x.cp, false, std::max<int64_t>(0, x.leave - x.enter - call_wait_[c] - wan));
+    const uint32_t a = aux_of_[c];
+    const int64_t wait = a == kNone ? 0 : aux_wait_[a], wan = a == kNone ? 0 : aux_wan_[a];
+    map.add(x.cp, false, std::max<int64_t>(0, x.leave - x.enter - wait - wan));
     map.add(x.cp, true, wan);
-    if (waits && call_wait_[c] > 0) waits->push_back({c, call_wait_[c]});
+    if (waits && wait > 0) waits->push_back({c, wait});
   }
 }
 
@@ -72,6 +73,8 @@ void Analysis::delays() {
   constexpr uint32_t kRemote = 0x80000000u;
   struct Pending { uint64_t gid; uint32_t ordinal, idx; };  // idx: rc_waits index, or kRemote | request
   std::vector<Pending> reqs;
+  reqs.reserve(waits.size());  // (every buffer of the pass sized once where it can be: a regrowth's
+                               // copy leaves a hole the heap keeps)
   for (size_t i = 0; i < waits.size(); ++i) {
     const RcWait& w = waits[i];
     const uint32_t q = rank_of(w.call);
@@ -80,7 +83,7 @@ void Analysis::delays() {
     const uint32_t owner = owner_of(w.delayer, N, P_);
     if (owner == uint32_t(me_)) { reqs.push_back({gid_of(w.call), ordinal, uint32_t(i)}); continue; }
     Request rq{gid_of(w.call), q, w.delayer, w.delayer_index, ordinal, uint32_t(i), d_.rank_metahost[q], 0,
-               w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(call_wait_[w.call])};
+               w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(wait_of(w.call))};
     tq_.clear();
     interval(w.call, w.delayer, tq_, nullptr);
     for (uint32_t cp : tq_.touched()) rq.keys += (tq_.at(cp, false) != 0) + (tq_.at(cp, true) != 0);
@@ -95,6 +98,16 @@ void Analysis::delays() {
   std::vector<KeyTicks> keys;
   {
     Bytes in = t_.exchange(out);
+    size_t n_remote = 0, n_keys = 0;
+    for (Cursor c(in); !c.done(); ++n_remote) {
+      const Request rq = c.get<Request>();
+      n_keys += rq.keys;
+      for (uint32_t k = 0; k < rq.keys; ++k) c.get<KeyTicks>();
+    }
+    reqs.reserve(reqs.size() + n_remote);
+    remote.reserve(n_remote);
+    keys_at.reserve(n_remote);
+    keys.reserve(n_keys);
     for (Cursor c(in); !c.done();) {
       Request rq = c.get<Request>();
       reqs.push_back({rq.gid, rq.ordinal, kRemote | uint32_t(remote.size())});
@@ -103,9 +116,6 @@ void Analysis::delays() {
       for (uint32_t k = 0; k < rq.keys; ++k) keys.push_back(c.get<KeyTicks>());
     }
   }
-  std::sort(reqs.begin(), reqs.end(),
-            [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
-
   auto delayer_of = [&](const Pending& pr) {  // the delayer's call, if it is one of the delayer rank's
     uint8_t ref;
     uint32_t index, p;
@@ -123,15 +133,65 @@ void Analysis::delays() {
   // holds its interval
   constexpr uint8_t kStored = 0x80, kMany = 0x7f;
   std::vector<uint8_t> left(tl_.calls.size(), 0);
-  for (const Pending& pr : reqs)
+  for (const Pending& pr : reqs)  // (before the sort: in the waits' order, read in order)
     if (const uint32_t sp = delayer_of(pr); sp != kNone && left[sp] < kMany) ++left[sp];
-  std::unordered_map<uint32_t, SharedInterval> shared;
+  dbg_rss("requests");
+  sort_by_gid(reqs.data(), reqs.size(), gbase_[N], [](const Pending& p) { return p.gid; },
+              [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
+  // the delayer calls with several requests, ascending (the scan is in call order), and
+  // their shared intervals at the same positions: a search in a small array, not a hash map
+  std::vector<uint32_t> multi;
+  for (uint32_t c = 0; c < left.size(); ++c)
+    if (left[c] > 1) multi.push_back(c);
+  std::vector<SharedInterval> shared(multi.size());
+  auto shared_of = [&](uint32_t sp) -> SharedInterval& {
+    return shared[size_t(std::lower_bound(multi.begin(), multi.end(), sp) - multi.begin())];
+  };
 
   replies_.assign(waits.size(), Reply{kNone, 0, 0.0, UINT64_MAX, 0});
   std::vector<Bytes> back(P_), graph(P_);
   std::vector<std::pair<uint32_t, int64_t>> wl;
-  prop_max_.assign(tl_.calls.size(), 0.0);
-  for (const Pending& pr : reqs) {
+  prop_max_.assign(aux_wait_.size(), 0.0);
+  wrecs_.reserve(reqs.size());
+  dents_.reserve(2 * reqs.size());  // (a guess: only the pages written count)
+  graph[0].reserve(reqs.size() * (sizeof(NodeMsg) + 2 * sizeof(ListEntry)));  // (a guess too)
+  // The requests run in waiting-call order, so the delayer's side is read at random: its
+  // records are fetched ahead, in stages (the wait, then its delayer record, then the call).
+  auto ref_of = [&](const Pending& pr, uint8_t& ref, uint32_t& index) {
+    if (pr.idx & kRemote) { const Request& r = remote[pr.idx & ~kRemote]; ref = r.ref, index = r.index; }
+    else { const RcWait& w = waits[pr.idx]; ref = w.ref, index = w.delayer_index; }
+  };
+  auto prefetch = [&](size_t k) {
+    constexpr size_t kFar = 24, kMid = 12, kNear = 6;
+    if (k + kFar < reqs.size()) {
+      const Pending& f = reqs[k + kFar];
+      if (f.idx & kRemote) __builtin_prefetch(&remote[f.idx & ~kRemote]);
+      else __builtin_prefetch(&waits[f.idx]);
+    }
+    if (k + kMid < reqs.size()) {
+      uint8_t ref;
+      uint32_t index;
+      ref_of(reqs[k + kMid], ref, index);
+      const std::vector<uint32_t>* v = ref == REF_SEND        ? &tl_.send_call
+                                       : ref == REF_RECV_POST ? &tl_.recv_post_call
+                                                              : &fwd_.coll_position_call;
+      if (index < v->size()) __builtin_prefetch(v->data() + index);
+    }
+    if (k + kNear < reqs.size()) {
+      uint8_t ref;
+      uint32_t index;
+      ref_of(reqs[k + kNear], ref, index);
+      const uint32_t sp = delayer_call(ref, index);
+      if (sp < tl_.calls.size()) {
+        __builtin_prefetch(&left[sp]);
+        __builtin_prefetch(&tl_.calls[sp]);
+        __builtin_prefetch(&aux_of_[sp]);
+      }
+    }
+  };
+  for (size_t k = 0; k < reqs.size(); ++k) {
+    prefetch(k);
+    const Pending& pr = reqs[k];
     const bool is_remote = pr.idx & kRemote;
     Request rq;
     if (is_remote) {
@@ -140,31 +200,37 @@ void Analysis::delays() {
       const RcWait& w = waits[pr.idx];
       const uint32_t q = rank_of(w.call);
       rq = Request{pr.gid, q, w.delayer, w.delayer_index, pr.ordinal, pr.idx, d_.rank_metahost[q], 0,
-                   w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(call_wait_[w.call])};
+                   w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(wait_of(w.call))};
     }
     const uint32_t sp = delayer_of(pr);
     if (sp == kNone) continue;
     ++with_delayer_;
     uint8_t& n = left[sp];
     const IntervalStart st = interval_start(sp, rq.q);
-    auto sh = n & kStored ? shared.find(sp) : shared.end();
-    if (sh != shared.end() && sh->second.start == st) {
-      tp_.restore(sh->second.map);
-      wl = sh->second.waits;
+    SharedInterval* sh = n & kStored ? &shared_of(sp) : nullptr;
+    int64_t sp_enter;
+    if (sh && sh->start == st) {
+      tp_.restore(sh->map);
+      wl = sh->waits;
+      sp_enter = sh->enter;
     } else {
       tp_.clear();
       wl.clear();
       interval_fill(sp, st, tp_, &wl);
+      sp_enter = tl_.calls[sp].enter;
       if ((n & kMany) > 1 && !(n & kStored)) {
-        SharedInterval& s = shared[sp];
+        SharedInterval& s = shared_of(sp);
         s.start = st;
+        s.enter = sp_enter;
         tp_.save(s.map);
         s.waits = wl;
         n |= kStored;
+        sh = &s;
       }
     }
     if ((n & kMany) != kMany && (--n & kMany) == 0 && (n & kStored)) {
-      shared.erase(sp);
+      decltype(sh->map)().swap(sh->map);
+      decltype(sh->waits)().swap(sh->waits);
       n = 0;
     }
     tq_.clear();  // the waiting side's map, by our call paths
@@ -209,20 +275,21 @@ void Analysis::delays() {
       // gridscope's rules also count collective successors, as both count their long-term delay
       const bool propagates = fwd_.rules == Rules::Gridscope || g < 2;
       for (auto& [c, w] : wl) {
-        if (propagates) prop_max_[c] = std::max(prop_max_[c], scale);
+        if (propagates) { double& pm = prop_max_[aux_of_[c]]; pm = std::max(pm, scale); }
         append(graph[0], ListEntry{gid_of(c), w});
       }
       edges_ += wl.size();
     }
     const uint32_t wrec = uint32_t(wrecs_.size());
     if (dents_.size() > d_begin) wrecs_.push_back({d_begin, sp, D, rq.wait_metahost, rq.metric, rq.cls});
-    const Reply reply{dents_.size() > d_begin ? wrec : kNone, uint32_t(me_), scale * wsum, gid_of(sp), tl_.calls[sp].enter};
+    const Reply reply{dents_.size() > d_begin ? wrec : kNone, uint32_t(me_), scale * wsum, gid_of(sp), sp_enter};
     if (is_remote)
       append(back[owner_of(rq.q, N, P_)], Indirect{rq.w_local, reply.wrec, reply.src, 0, reply.indirect, reply.target,
                                                     reply.target_enter});
     else
       replies_[pr.idx] = reply;
   }
+  dbg_rss("delay loop");
   // the intervals are done: what located their starts goes before the next steps allocate
   decltype(peer_calls_)().swap(peer_calls_);
   decltype(group_calls_)().swap(group_calls_);
@@ -237,8 +304,32 @@ void Analysis::delays() {
   graph_in_ = t_.exchange(graph);
 }
 
-// ---- 2. wait-state classes at the waiting owners; the calls the path can leave through
+// ---- 2. wait-state classes at the waiting owners
 void Analysis::classes() {
+  const auto& waits = fwd_.rc_waits;
+  for (size_t i = 0; i < waits.size(); ++i) {
+    prefetch_wait(i + 8, 0);
+    if (i + 4 < waits.size()) {
+      const uint32_t a = aux_of_[waits[i + 4].call];
+      if (a != kNone) __builtin_prefetch(&prop_max_[a]);
+    }
+    const RcWait& w = waits[i];
+    const SyncCall& call = tl_.calls[w.call];
+    const uint32_t rank = rank_of(w.call);
+    const int g = group_of(w.metric);
+    const double ind = std::min(replies_[i].indirect, double(w.ticks));
+    add_sev(class_metric(DIRECT, g), w.cls, call.cp, rank, (double(w.ticks) - ind) / res_);
+    add_sev(class_metric(INDIRECT, g), w.cls, call.cp, rank, ind / res_);
+    const double prop = std::min(prop_max_[aux_of_[w.call]], 1.0) * double(w.ticks);
+    add_sev(class_metric(PROPAGATING, g), w.cls, call.cp, rank, prop / res_);
+    add_sev(class_metric(TERMINAL, g), w.cls, call.cp, rank, (double(w.ticks) - prop) / res_);
+  }
+  std::vector<double>().swap(prop_max_);  // read above only
+}
+
+// The calls the critical path can leave through, to process 0 (after the long-term costs:
+// the jumps, 48 B each, are not held beside the propagation graph and the delay records).
+void Analysis::jumps() {
   const auto& waits = fwd_.rc_waits;
   std::vector<Bytes> jumps(P_);
   uint32_t best = kNone;  // the wait the current call is left through on the critical path
@@ -249,30 +340,19 @@ void Analysis::classes() {
     append(jumps[0], JumpMsg{gid_of(w.call), replies_[best].target, x.enter, x.leave, w.ticks, replies_[best].target_enter});
     best = kNone;
   };
-  for (size_t i = 0; i < waits.size(); ++i) {
-    const RcWait& w = waits[i];
-    const SyncCall& call = tl_.calls[w.call];
-    const uint32_t rank = rank_of(w.call);
-    const int g = group_of(w.metric);
-    const double ind = std::min(replies_[i].indirect, double(w.ticks));
-    add_sev(class_metric(DIRECT, g), w.cls, call.cp, rank, (double(w.ticks) - ind) / res_);
-    add_sev(class_metric(INDIRECT, g), w.cls, call.cp, rank, ind / res_);
-    const double prop = std::min(prop_max_[w.call], 1.0) * double(w.ticks);
-    add_sev(class_metric(PROPAGATING, g), w.cls, call.cp, rank, prop / res_);
-    add_sev(class_metric(TERMINAL, g), w.cls, call.cp, rank, (double(w.ticks) - prop) / res_);
-  }
-  std::vector<double>().swap(prop_max_);  // read above only: gone before the jumps are built
   // the jumps in one buffer sized beforehand: no regrowth, whose copies would double its peak
   size_t with_target = 0;
   for (const Reply& r : replies_) with_target += r.target != UINT64_MAX;
   jumps[0].reserve(with_target * sizeof(JumpMsg));
   for (size_t i = 0; i < waits.size(); ++i) {
+    prefetch_wait(i + 8, 0);
     if (replies_[i].target == UINT64_MAX) continue;
     const RcWait& w = waits[i];
     if (best != kNone && waits[best].call != w.call) flush_jump();
     if (best == kNone || w.ticks > waits[best].ticks) best = uint32_t(i);
   }
   flush_jump();
+  std::vector<Reply>().swap(replies_);  // (read last here)
   jumps_in_ = t_.exchange(jumps);
 }
 

@@ -69,8 +69,14 @@ struct NodeMsg {  // a wait state with a non-empty wait list, followed by `list`
   double D, scale, share;
 };
 struct ListEntry { uint64_t gid; int64_t w; };
-struct NodeCost { uint64_t gid; double c[kCosts]; };        // 0 -> waiting owner: a call's inherited costs
-struct WaitCost { uint32_t wrec, pad; double c[kCosts]; };    // waiting owner -> delayer owner
+struct NodeCost { uint64_t gid; double c[kCosts]; };        // a call's inherited costs
+// 0 -> waiting owner: a call's inherited costs, the columns in `cols` only, followed by those doubles
+struct NodeCostHead { uint64_t gid, cols; };
+struct WaitCost { uint32_t wrec, pad; double c[kCosts]; };    // a wait state's inherited costs
+// waiting owner -> delayer owner: a wait state's inherited costs, the non-zero ones only
+// (`mask`), followed by those doubles; none when they sum to no positive total
+struct CostHead { uint32_t wrec; uint16_t mask, pad; };
+static_assert(kCosts <= 16, "a cost mask has 16 bits");
 // waiting owner -> 0: a call the critical path can leave through (its longest wait with a
 // known delayer) and where it would go
 struct JumpMsg { uint64_t gid, target; int64_t enter, leave, wait, target_enter; };
@@ -129,6 +135,31 @@ size_t lower_bound_near(const std::vector<T>& v, uint32_t k, uint32_t& hint, Key
                                             [&](const T& x, uint32_t c) { return key(x) < c; }) - v.begin());
   hint = uint32_t(at);
   return at;
+}
+
+// Sorts v[0, n) by `less`, whose first key is gid(x) < range (a global call id): a stable
+// counting sort by that key, then each run of one key by `less` (runs are a few entries). The
+// same order as std::sort by `less` where no two entries are equal under it (and where they
+// are, the callers' equal entries are alike). Falls back to std::sort where the range is far
+// larger than n (the counts would cost more than the entries).
+template <class T, class Gid, class Less>
+void sort_by_gid(T* v, size_t n, uint64_t range, Gid gid, Less less) {
+  if (n < 2) return;
+  if (range > 8 * uint64_t(n) + (1u << 20) || n >= UINT32_MAX) { std::sort(v, v + n, less); return; }
+  std::vector<T> out(n);
+  {
+    std::vector<uint32_t> first(range + 1, 0);
+    for (size_t i = 0; i < n; ++i) first[gid(v[i]) + 1]++;
+    for (size_t k = 1; k <= range; ++k) first[k] += first[k - 1];
+    for (size_t i = 0; i < n; ++i) out[first[gid(v[i])]++] = v[i];
+  }
+  for (size_t a = 0; a < n;) {
+    size_t b = a + 1;
+    while (b < n && gid(out[b]) == gid(out[a])) ++b;
+    if (b - a > 1) std::sort(out.begin() + a, out.begin() + b, less);
+    a = b;
+  }
+  std::copy(out.begin(), out.end(), v);
 }
 
 // A time map over call paths (and their WAN parts), dense by process-local call path.
@@ -218,7 +249,10 @@ class Analysis {
     return uint32_t(tl_.rank_first[slot_of(r)] + (gid - gbase_[r]));
   }
 
-  int64_t wan_of(uint32_t c) const { return call_wan_.empty() ? 0 : call_wan_[c]; }
+  // A call's waiting (the sum of its wait states' ticks) and WAN excess: only calls with a
+  // wait state or a WAN excess have them, through aux_of_ (4 B per call, not 28).
+  int64_t wait_of(uint32_t c) const { const uint32_t a = aux_of_[c]; return a == kNone ? 0 : aux_wait_[a]; }
+  int64_t wan_of(uint32_t c) const { const uint32_t a = aux_of_[c]; return a == kNone ? 0 : aux_wan_[a]; }
 
   void synchronisations();
   // The waiting call's completion time of a point-to-point synchronisation: own leave − the
@@ -272,6 +306,7 @@ class Analysis {
   // each member it delayed): computed once, replayed until its last request.
   struct SharedInterval {
     IntervalStart start;
+    int64_t enter;  // the delayer call's
     std::vector<TimeMap::Entry> map;
     std::vector<std::pair<uint32_t, int64_t>> waits;
   };
@@ -284,6 +319,27 @@ class Analysis {
   }
 
   void delays();
+
+  // rc_waits[i]'s records, fetched ahead: its waiting call (stage 0), its delayer record
+  // (stage 1) and the delayer's call (stage 2; the record fetched by stage 1 before). The
+  // waits lie by kind and instance, not by call: every rank's calls are read at once.
+  void prefetch_wait(size_t i, int stage) const {
+    const auto& waits = fwd_.rc_waits;
+    if (i >= waits.size()) return;
+    const RcWait& w = waits[i];
+    if (stage == 0) {
+      __builtin_prefetch(&tl_.calls[w.call]);
+      __builtin_prefetch(&aux_of_[w.call]);
+      return;
+    }
+    const std::vector<uint32_t>* v = w.ref == REF_SEND        ? &tl_.send_call
+                                     : w.ref == REF_RECV_POST ? &tl_.recv_post_call
+                                                              : &fwd_.coll_position_call;
+    if (w.delayer_index >= v->size()) return;
+    if (stage == 1) { __builtin_prefetch(v->data() + w.delayer_index); return; }
+    const uint32_t sp = (*v)[w.delayer_index];
+    if (sp < tl_.calls.size()) __builtin_prefetch(&tl_.calls[sp]);
+  }
 
   std::pair<double, double>& cause(uint16_t metric, uint8_t cls, const DEntry& e, uint32_t p, uint32_t wait_mh) {
     const uint8_t kind = e.wan ? KIND_WAN : cp_mpi_[e.cp] ? KIND_COMMUNICATION : KIND_COMPUTATION;
@@ -303,6 +359,8 @@ class Analysis {
   }
 
   void classes();
+
+  void jumps();
 
   void graph_and_path();
 
@@ -328,7 +386,15 @@ class Analysis {
   std::vector<uint64_t> gbase_;
   std::vector<RankCount> ranks_;  // every rank's
   // (rank << 32 | peer) -> its calls that synchronised with peer, with their completion times
-  struct PeerCalls { std::vector<std::pair<uint32_t, int64_t>> list; uint32_t hint = 0; };
+  // (filled in `list`, then sorted into `sync`: 12 bytes an entry, exactly as many as needed)
+#pragma pack(push, 4)
+  struct PeerSync { uint32_t call; int64_t completion; };
+#pragma pack(pop)
+  struct PeerCalls {
+    std::vector<std::pair<uint32_t, int64_t>> list;
+    std::vector<PeerSync> sync;
+    uint32_t hint = 0;
+  };
   std::unordered_map<uint64_t, PeerCalls> peer_calls_;
   std::vector<std::vector<GroupCall>> group_calls_;  // per owned rank: barriers, N-to-N groups, Init, Finalize
   std::vector<uint32_t> group_hint_;                 // per owned rank: where its last interval search ended
@@ -336,10 +402,13 @@ class Analysis {
   // as a whole (kNone) and its completion time as a collective or MPI_Init
   std::vector<uint32_t> group_comm_;
   std::vector<int64_t> call_completion_;
-  std::vector<int64_t> call_wait_;
-  std::vector<int64_t> call_wan_;  // per call: its WAN excess (empty: no call has one)
-  std::vector<uint32_t> call_wan_from_;  // per call: the metahost its largest WAN excess came from
-  std::vector<double> prop_max_;  // per call on some wait list: the largest scale (else 0)
+  // per call: its entry in the aux_ vectors (kNone: no wait state, no WAN excess); the calls
+  // with a wait state are numbered in call order first, those with only a WAN excess follow
+  std::vector<uint32_t> aux_of_;
+  std::vector<int64_t> aux_wait_;      // the call's waiting: the sum of its wait states' ticks
+  std::vector<int64_t> aux_wan_;       // its WAN excess (0: none)
+  std::vector<uint32_t> aux_wan_from_; // the metahost its largest WAN excess came from
+  std::vector<double> prop_max_;  // per aux entry on some wait list: the largest scale (else 0)
   std::vector<Reply> replies_;  // per rc_waits entry
   std::vector<DEntry> dents_;
   size_t dents_end(size_t wrec) const { return wrec + 1 < wrecs_.size() ? wrecs_[wrec + 1].d_begin : dents_.size(); }
@@ -356,3 +425,17 @@ class Analysis {
 };
 
 }  // namespace gs::rootcause_detail
+#include <cstdio>
+#include <cstdlib>
+#include <malloc.h>
+namespace gs::rootcause_detail {
+inline void dbg_rss(const char* what) {
+  static const bool on = std::getenv("GRIDSCOPE_RC_TIMING");
+  if (!on) return;
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) { if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0; std::fclose(f); }
+  const struct mallinfo2 mi = mallinfo2();
+  std::fprintf(stderr, "   rss %s: %ld MB (heap %zu MB in use, %zu free)\n", what, resident * 4096 / 1048576,
+               mi.uordblks >> 20, mi.fordblks >> 20);
+}
+}

@@ -18,50 +18,98 @@ namespace gs::rootcause_detail {
 
 // ---- 3. process 0 solves and walks; the results go back
 void Analysis::graph_and_path() {
-  std::vector<int64_t>().swap(call_wait_);  // 8 B per call; a call's waiting is summed from its waits below
+  // what the intervals needed of the calls' waiting and WAN excess; aux_of_ stays: it
+  // numbers the calls with waits (in call order, first) for the index of their waits below
+  std::vector<int64_t>().swap(aux_wan_);
+  std::vector<uint32_t>().swap(aux_wan_from_);
   std::vector<Bytes> node_costs(P_), cover(P_);
   if (me_ == 0) {
     solve(node_costs);
-    walk(cover);
+    dbg_rss("solved");
   }
   // a waiting call's inherited costs, shared among its waits, to their delayers' owners
   std::vector<Bytes> wait_costs(P_);
   {
     Bytes in = t_.exchange(node_costs);
-    std::vector<uint32_t> first(tl_.calls.size() + 1, 0), at;  // the waits of each call
+    {  // at most one WaitCost per wait state with a delay record, to its delayer's owner
+      std::vector<size_t> to(P_, 0);
+      for (const Reply& r : replies_)
+        if (r.wrec != kNone) to[r.src]++;
+      for (int p = 0; p < P_; ++p) wait_costs[p].reserve(to[p] * (sizeof(CostHead) + 2 * sizeof(double)));  // (a guess)
+    }
+    // the waits of each call with waits (by its aux entry: those come first, in call order)
     const auto& waits = fwd_.rc_waits;
-    for (const RcWait& w : waits) first[w.call + 1]++;
+    std::vector<uint32_t> first(aux_wait_.size() + 1, 0), at;
+    for (const RcWait& w : waits) first[aux_of_[w.call] + 1]++;
     for (size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
     at.resize(waits.size());
     // first[] as the fill cursor (no copy of it): it ends one call ahead, then moves back
-    for (uint32_t i = 0; i < waits.size(); ++i) at[first[waits[i].call]++] = i;
+    for (uint32_t i = 0; i < waits.size(); ++i) at[first[aux_of_[waits[i].call]]++] = i;
     for (size_t c = first.size() - 1; c > 0; --c) first[c] = first[c - 1];
     first[0] = 0;
-    for (Cursor c(in); !c.done();) {
-      NodeCost nc = c.get<NodeCost>();
-      const uint32_t call = local_of(nc.gid);
-      int64_t call_wait = 0;  // as setup() summed it (integers: any order gives the same)
-      for (uint32_t k = first[call]; k < first[call + 1]; ++k) call_wait += waits[at[k]].ticks;
-      for (uint32_t k = first[call]; k < first[call + 1]; ++k) {
+    for (size_t pos = 0; pos < in.size();) {
+      NodeCostHead nh;
+      std::memcpy(&nh, in.data() + pos, sizeof nh);
+      pos += sizeof nh;
+      NodeCost nc{nh.gid, {}};  // the columns left out are 0
+      for (int j = 0; j < kCosts; ++j)
+        if (nh.cols >> j & 1) { std::memcpy(&nc.c[j], in.data() + pos, sizeof(double)); pos += sizeof(double); }
+      const uint32_t call = local_of(nc.gid), a = aux_of_[call];
+      if (a == kNone) continue;  // no wait state of ours
+      const int64_t call_wait = aux_wait_[a];  // as setup() summed it
+      for (uint32_t k = first[a]; k < first[a + 1]; ++k) {
         const uint32_t i = at[k];
         if (replies_[i].wrec == kNone) continue;
-        WaitCost wc{replies_[i].wrec, 0, {}};
         const double share = double(waits[i].ticks) / double(call_wait);
-        for (int j = 0; j < kCosts; ++j) wc.c[j] = nc.c[j] * share;
-        append(wait_costs[replies_[i].src], wc);
+        double c[kCosts], total = 0;
+        CostHead h{replies_[i].wrec, 0, 0};
+        for (int j = 0; j < kCosts; ++j) {
+          c[j] = nc.c[j] * share;
+          total += c[j];
+          if (c[j] != 0) h.mask |= uint16_t(1u << j);
+        }
+        if (!(total > 0)) continue;  // the delayer's owner would skip it (a zero adds nothing to its sums)
+        Bytes& b = wait_costs[replies_[i].src];
+        append(b, h);
+        for (int j = 0; j < kCosts; ++j)
+          if (h.mask >> j & 1) append(b, c[j]);
       }
     }
   }
+  std::vector<uint32_t>().swap(aux_of_);
+  std::vector<int64_t>().swap(aux_wait_);
+  dbg_rss("wait costs");
   {
     Bytes in = t_.exchange(wait_costs);
-    Records<WaitCost> costs = unpack<WaitCost>(std::move(in));
-    // in our own wait-state order (the arrival order depends on the processes)
-    std::stable_sort(costs.begin(), costs.end(), [](const WaitCost& a, const WaitCost& b) { return a.wrec < b.wrec; });
-    for (const WaitCost& m : costs) {
+    // in our own wait-state order (the arrival order depends on the processes): a stable
+    // counting sort by wait record of the arrivals' offsets (the records stay put)
+    std::vector<uint32_t> first(wrecs_.size() + 1, 0);
+    size_t n = 0;
+    auto each = [&](auto&& f) {
+      for (size_t at = 0; at < in.size();) {
+        CostHead h;
+        std::memcpy(&h, in.data() + at, sizeof h);
+        f(h, at);
+        at += sizeof h + sizeof(double) * size_t(__builtin_popcount(h.mask));
+      }
+    };
+    each([&](const CostHead& h, size_t) { first[h.wrec + 1]++, ++n; });
+    for (size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
+    std::vector<size_t> order(n);
+    each([&](const CostHead& h, size_t at) { order[first[h.wrec]++] = at; });
+    std::vector<uint32_t>().swap(first);
+    for (const size_t at : order) {
+      WaitCost m{};  // the zeros the sender left out back in place
+      CostHead h;
+      std::memcpy(&h, in.data() + at, sizeof h);
+      m.wrec = h.wrec;
+      const char* v = in.data() + at + sizeof h;
+      for (int j = 0; j < kCosts; ++j)
+        if (h.mask >> j & 1) { std::memcpy(&m.c[j], v, sizeof(double)); v += sizeof(double); }
       const WRec& w = wrecs_[m.wrec];
       const uint32_t p = rank_of(w.sp);
       double total = 0;
-      for (double v : m.c) total += v;
+      for (double x : m.c) total += x;
       if (!(total > 0) || !(w.D > 0)) continue;
       for (size_t k = w.d_begin, end = dents_end(m.wrec); k < end; ++k) {
         const DEntry& e = dents_[k];
@@ -71,6 +119,15 @@ void Analysis::graph_and_path() {
       }
     }
   }
+  // the delay records are done with; the path's jumps follow
+  std::vector<DEntry>().swap(dents_);
+  std::vector<WRec>().swap(wrecs_);
+  dbg_rss("long");
+  jumps();
+  if (me_ == 0) {
+    walk(cover);
+    dbg_rss("walked");
+  }
   Bytes cover_in = t_.exchange(cover);
   for (Cursor c(cover_in); !c.done();) {
     CoverMsg m = c.get<CoverMsg>();
@@ -79,7 +136,7 @@ void Analysis::graph_and_path() {
     const uint32_t lo = m.lo_ticks < 0 ? kNone : local_of(m.lo);
     for (uint32_t x = lo == kNone ? tl_.rank_first[slot_of(rank)] : lo + 1;; ++x) {
       const SyncCall& call = tl_.calls[x];
-      for (uint32_t e = call.seg_begin; e < call.seg_end; ++e)
+      for (uint32_t e = tl_.seg_begin(x), end = tl_.seg_end(x); e < end; ++e)
         add_sev(M_CRITICAL_PATH, CLS_NONE, tl_.seg[e].cp, rank, double(tl_.seg[e].ticks) / res_);
       if (x == hi) break;
       add_sev(M_CRITICAL_PATH, CLS_NONE, call.cp, rank, double(call.leave - call.enter) / res_);
@@ -95,66 +152,100 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   struct Node { NodeMsg m; size_t list_at; };
   std::vector<Node> ws;
   std::vector<ListEntry> lists;
+  {
+    size_t nodes = 0, entries = 0;
+    for (Cursor c(graph_in_); !c.done(); ++nodes) {
+      const NodeMsg m = c.get<NodeMsg>();
+      entries += m.list;
+      for (uint32_t k = 0; k < m.list; ++k) c.get<ListEntry>();
+    }
+    ws.reserve(nodes);
+    lists.reserve(entries);
+  }
   for (Cursor c(graph_in_); !c.done();) {
     NodeMsg m = c.get<NodeMsg>();
     ws.push_back({m, lists.size()});
     for (uint32_t k = 0; k < m.list; ++k) lists.push_back(c.get<ListEntry>());
   }
   Bytes().swap(graph_in_);
-  std::sort(ws.begin(), ws.end(), [](const Node& a, const Node& b) {
-    return std::tie(a.m.gid, a.m.ordinal) < std::tie(b.m.gid, b.m.ordinal);
-  });
+  auto by_wait = [](const Node& a, const Node& b) { return std::tie(a.m.gid, a.m.ordinal) < std::tie(b.m.gid, b.m.ordinal); };
+  if (!std::is_sorted(ws.begin(), ws.end(), by_wait)) std::sort(ws.begin(), ws.end(), by_wait);  // (one process's are)
   // nodes: the calls that occur, numbered in call order (a direct index over all calls)
   std::vector<uint32_t> node_of(gbase_[N], kNone);
   for (const Node& w : ws) node_of[w.m.gid] = 0;
   for (const ListEntry& e : lists) node_of[e.gid] = 0;
   std::vector<uint64_t> ids;
+  ids.reserve(size_t(std::count(node_of.begin(), node_of.end(), 0u)));
   for (uint64_t g = 0; g < node_of.size(); ++g)
     if (node_of[g] == 0) { node_of[g] = uint32_t(ids.size()); ids.push_back(g); }
-  auto id_of = [&](uint64_t gid) { return size_t(node_of[gid]); };
-  std::vector<uint32_t> indeg(ids.size(), 0);
+  dbg_rss("solve parsed");
+  // what the propagation reads of a node, together (one cache line, not three arrays)
+  struct State { double* cost; uint32_t indeg; uint8_t done; };
+  std::vector<State> st(ids.size(), State{nullptr, 0, 0});
   std::vector<size_t> first_w(ids.size(), ws.size());
-  for (size_t i = ws.size(); i-- > 0;) first_w[id_of(ws[i].m.gid)] = i;
-  for (const ListEntry& e : lists) indeg[id_of(e.gid)]++;
-  // costs only where some wait state passes them on (a call without predecessors has none)
-  std::vector<uint32_t> slot(ids.size(), kNone);
-  std::vector<std::array<double, kCosts>> c;
-  for (size_t n = 0; n < ids.size(); ++n)
-    if (indeg[n] > 0) { slot[n] = uint32_t(c.size()); c.emplace_back().fill(0.0); }
-  std::vector<uint8_t> done(ids.size(), 0);
+  for (size_t i = ws.size(); i-- > 0;) first_w[node_of[ws[i].m.gid]] = i;
+  for (ListEntry& e : lists) {  // the list entries by node from here on
+    e.gid = node_of[e.gid];
+    st[e.gid].indeg++;
+  }
+  std::vector<uint32_t>().swap(node_of);
+  // costs only where some wait state passes them on (a call without predecessors has none),
+  // summed in place in the records sent to the calls' owners (no second copy; the owners'
+  // results do not depend on the records' order: each wait's share is its own). Only the
+  // columns some wait state starts, (its group, its class), are kept: costs are passed on
+  // column by column, so every other column stays 0 everywhere (and the owners add no zero).
+  uint64_t cols = 0;
+  for (const Node& w : ws) cols |= uint64_t(1) << (w.m.group * 2 + w.m.cls);
+  int col[kCosts], ncol = 0;
+  for (int j = 0; j < kCosts; ++j) col[j] = cols >> j & 1 ? ncol++ : -1;
+  const size_t rec = sizeof(NodeCostHead) + sizeof(double) * size_t(ncol);
+  {
+    std::vector<size_t> to(P_, 0);
+    for (size_t n = 0; n < ids.size(); ++n)
+      if (st[n].indeg > 0) to[owner_of(rank_of_gid(ids[n]), N, P_)]++;
+    for (int p = 0; p < P_; ++p) node_costs[p].resize(to[p] * rec);
+    std::fill(to.begin(), to.end(), 0);
+    for (size_t n = 0; n < ids.size(); ++n)
+      if (st[n].indeg > 0) {
+        const uint32_t p = owner_of(rank_of_gid(ids[n]), N, P_);
+        char* at = node_costs[p].data() + rec * to[p]++;
+        const NodeCostHead h{ids[n], cols};
+        std::memcpy(at, &h, sizeof h);
+        st[n].cost = reinterpret_cast<double*>(at + sizeof h);
+        std::fill(st[n].cost, st[n].cost + ncol, 0.0);
+      }
+  }
   std::priority_queue<size_t> ready;  // latest call first (any fixed rule would do)
   for (size_t n = 0; n < ids.size(); ++n)
-    if (indeg[n] == 0) ready.push(n);
+    if (st[n].indeg == 0) ready.push(n);
   auto process = [&](size_t n) {
-    done[n] = 1;
-    std::array<double, kCosts> mine{};
-    if (slot[n] != kNone) {
-      mine = c[slot[n]];
-      NodeCost nc{ids[n], {}};
-      std::copy(mine.begin(), mine.end(), nc.c);
-      append(node_costs[owner_of(rank_of_gid(ids[n]), N, P_)], nc);
-    }
+    st[n].done = 1;
+    double mine[kCosts] = {};
+    if (st[n].cost) std::copy(st[n].cost, st[n].cost + ncol, mine);  // final: nothing adds to it after
     for (size_t i = first_w[n]; i < ws.size() && ws[i].m.gid == ids[n]; ++i) {
       const NodeMsg& m = ws[i].m;
+      const ListEntry* list = lists.data() + ws[i].list_at;
       for (uint32_t k = 0; k < m.list; ++k) {
-        const ListEntry& e = lists[ws[i].list_at + k];
-        const size_t x = id_of(e.gid);
-        auto& cx = c[slot[x]];
-        const double w = double(e.w);
-        cx[m.group * 2 + m.cls] += m.scale * w;
-        if (m.D > 0)
-          for (int j = 0; j < kCosts; ++j) cx[j] += mine[j] * m.share / m.D * w;
-        if (indeg[x] > 0 && --indeg[x] == 0) ready.push(x);
+        if (k + 2 < m.list) __builtin_prefetch(&st[list[k + 2].gid]);
+        State& x = st[list[k].gid];
+        if (!x.done) {  // (a node already done, in a cycle, has sent its costs)
+          double* cx = x.cost;
+          const double w = double(list[k].w);
+          cx[col[m.group * 2 + m.cls]] += m.scale * w;
+          if (m.D > 0)
+            for (int j = 0; j < ncol; ++j) cx[j] += mine[j] * m.share / m.D * w;
+        }
+        if (x.indeg > 0 && --x.indeg == 0) ready.push(size_t(list[k].gid));
       }
     }
   };
   while (!ready.empty()) {
     size_t n = ready.top();
     ready.pop();
-    if (!done[n]) process(n);
+    if (!st[n].done) process(n);
   }
   for (size_t n = ids.size(); n-- > 0;)  // cycles (a trace that breaks causality): as far as they go
-    if (!done[n]) { ++unordered_; process(n); }
+    if (!st[n].done) { ++unordered_; process(n); }
 }
 
 // The critical path: backward from the end of the last rank (docs/root-causes.md), from
@@ -163,9 +254,10 @@ void Analysis::walk(std::vector<Bytes>& cover) {
   const uint32_t N = d_.ranks();
   Records<JumpMsg> jumps = unpack<JumpMsg>(std::move(jumps_in_));
   // (a call can come twice: its waits are listed per kind; the longer one is tried first)
-  std::sort(jumps.begin(), jumps.end(), [](const JumpMsg& a, const JumpMsg& b) {
-    return std::tie(a.gid, b.wait, a.target) < std::tie(b.gid, a.wait, b.target);
-  });
+  sort_by_gid(jumps.begin(), jumps.size(), gbase_[N], [](const JumpMsg& j) { return j.gid; },
+              [](const JumpMsg& a, const JumpMsg& b) {
+                return std::tie(a.gid, b.wait, a.target) < std::tie(b.gid, a.wait, b.target);
+              });
   // From the latest MPI_Finalize back to MPI_Init, as Scalasca (from the latest last event
   // back to the first when some rank has no Finalize, or no Init)
   bool all_finalize = N > 0;

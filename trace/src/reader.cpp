@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <optional>
 #include <tuple>
 #include <string>
@@ -64,7 +65,7 @@ class RecordBuilder {
       const uint8_t kind = init_or_finalize(region);
       if (kind) {
         const uint32_t call = sync_call();
-        tl_.calls[call].barrier_comm = kAllRanks;
+        tl_.barriers.push_back({call, kAllRanks});
         (kind == kInit ? tl_.rank_init : tl_.rank_finalize).back() = call;
       }
     }
@@ -246,15 +247,23 @@ class RecordBuilder {
   uint32_t sync_call() {
     Frame& f = stack_.back();
     if (f.sync == kNone) {
-      f.sync = uint32_t(tl_.calls.size());
-      SyncCall c{};
-      c.enter = f.enter; c.leave = f.enter; c.cp = f.cp;
-      c.seg_begin = seg_start_; c.seg_end = f.seg_mark;
-      c.barrier_comm = kNone;
-      tl_.calls.push_back(c);
+      f.sync = add_call(f.enter, f.cp, f.seg_mark);
       prefault_.calls.after_push(tl_.calls);
     }
     return f.sync;
+  }
+  // A timeline call whose segment is seg[seg_start_, seg_end); the previous call's end is
+  // listed (Timeline::seg_ends) where it is not this one's begin.
+  uint32_t add_call(int64_t at, uint32_t cp, uint32_t seg_end) {
+    if (seg_start_ & kSegListed) throw std::length_error("timeline: more than 2^31 segment entries");
+    if (prev_call_ != kNone && prev_end_ != seg_start_) {
+      tl_.calls[prev_call_].seg |= kSegListed;
+      tl_.seg_ends.push_back({prev_call_, prev_end_});
+    }
+    prev_call_ = uint32_t(tl_.calls.size());
+    prev_end_ = seg_end;
+    tl_.calls.push_back(SyncCall{at, at, cp, seg_start_});
+    return prev_call_;
   }
 
   const Defs& d_;
@@ -293,6 +302,7 @@ class RecordBuilder {
   std::vector<int64_t> seg_acc_;
   std::vector<uint32_t> touched_;
   uint32_t seg_start_ = uint32_t(out_.timeline.seg.size());
+  uint32_t prev_call_ = kNone, prev_end_ = 0;  // this rank's latest timeline call and its segment's end
   bool started_ = false;
 };
 
@@ -399,7 +409,7 @@ OTF2_CallbackCode RecordBuilder::coll_end(uint64_t t, OTF2_CollectiveOp op, OTF2
   prefault_.colls.after_push(out_.colls);
   if (tl_.enabled) {
     uint32_t call = sync_call();
-    if (cls == CollClass::Barrier) tl_.calls[call].barrier_comm = comm;
+    if (cls == CollClass::Barrier) tl_.barriers.push_back({call, comm});
     tl_.coll_call.push_back(call);
   }
   return OTF2_CALLBACK_SUCCESS;
@@ -477,12 +487,10 @@ void RecordBuilder::finish_location(size_t first_recv, size_t first_nbc) {
   }
   if (tl_.enabled) {  // the tail: a pseudo-call at the last event
     if (!started_) tl_.rank_start.push_back(last_);
-    segment_flush();
-    SyncCall c{};
-    c.enter = c.leave = last_; c.cp = kNone;
-    c.seg_begin = seg_start_; c.seg_end = uint32_t(tl_.seg.size());
-    c.barrier_comm = kNone;
-    tl_.calls.push_back(c);
+    const uint32_t end = segment_flush();
+    const uint32_t tail = add_call(last_, kNone, end);
+    tl_.calls[tail].seg |= kSegListed;  // a rank's last call: its end always listed
+    tl_.seg_ends.push_back({tail, end});
   }
   for (uint32_t cp = 0; cp < visits_.size(); ++cp)
     if (visits_[cp])
