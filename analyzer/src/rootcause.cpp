@@ -184,19 +184,7 @@ void Analysis::synchronisations() {
   for (const auto& [c, comm] : tl_.barriers) group_comm_[c] = comm;
 
   std::vector<Bytes> out(P_);
-  for (size_t i = 0; i < fwd_.rc_waits.size(); ++i) {
-    prefetch_wait(i + 16, 1);
-    prefetch_wait(i + 8, 0);
-    prefetch_wait(i + 8, 2);
-    if (i + 8 < fwd_.rc_waits.size() && fwd_.rc_waits[i + 8].ref == REF_COLL) {
-      const RcWait& f = fwd_.rc_waits[i + 8];
-      __builtin_prefetch(&call_completion_[f.call]);
-      if (f.delayer_index < fwd_.coll_position_call.size()) {
-        const uint32_t sp = fwd_.coll_position_call[f.delayer_index];
-        if (sp < calls.size()) __builtin_prefetch(&call_completion_[sp]);
-      }
-    }
-    const RcWait& w = fwd_.rc_waits[i];
+  for (const RcWait& w : fwd_.rc_waits) {
     const uint32_t q = rank_of(w.call);
     if (w.delayer == kNone || w.delayer == q) continue;
     const bool answered = needs_delayer_leave(w.ref);

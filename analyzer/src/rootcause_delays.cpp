@@ -155,42 +155,7 @@ void Analysis::delays() {
   wrecs_.reserve(reqs.size());
   dents_.reserve(2 * reqs.size());  // (a guess: only the pages written count)
   graph[0].reserve(reqs.size() * (sizeof(NodeMsg) + 2 * sizeof(ListEntry)));  // (a guess too)
-  // The requests run in waiting-call order, so the delayer's side is read at random: its
-  // records are fetched ahead, in stages (the wait, then its delayer record, then the call).
-  auto ref_of = [&](const Pending& pr, uint8_t& ref, uint32_t& index) {
-    if (pr.idx & kRemote) { const Request& r = remote[pr.idx & ~kRemote]; ref = r.ref, index = r.index; }
-    else { const RcWait& w = waits[pr.idx]; ref = w.ref, index = w.delayer_index; }
-  };
-  auto prefetch = [&](size_t k) {
-    constexpr size_t kFar = 24, kMid = 12, kNear = 6;
-    if (k + kFar < reqs.size()) {
-      const Pending& f = reqs[k + kFar];
-      if (f.idx & kRemote) __builtin_prefetch(&remote[f.idx & ~kRemote]);
-      else __builtin_prefetch(&waits[f.idx]);
-    }
-    if (k + kMid < reqs.size()) {
-      uint8_t ref;
-      uint32_t index;
-      ref_of(reqs[k + kMid], ref, index);
-      const std::vector<uint32_t>* v = ref == REF_SEND        ? &tl_.send_call
-                                       : ref == REF_RECV_POST ? &tl_.recv_post_call
-                                                              : &fwd_.coll_position_call;
-      if (index < v->size()) __builtin_prefetch(v->data() + index);
-    }
-    if (k + kNear < reqs.size()) {
-      uint8_t ref;
-      uint32_t index;
-      ref_of(reqs[k + kNear], ref, index);
-      const uint32_t sp = delayer_call(ref, index);
-      if (sp < tl_.calls.size()) {
-        __builtin_prefetch(&left[sp]);
-        __builtin_prefetch(&tl_.calls[sp]);
-        __builtin_prefetch(&aux_of_[sp]);
-      }
-    }
-  };
   for (size_t k = 0; k < reqs.size(); ++k) {
-    prefetch(k);
     const Pending& pr = reqs[k];
     const bool is_remote = pr.idx & kRemote;
     Request rq;
@@ -308,11 +273,6 @@ void Analysis::delays() {
 void Analysis::classes() {
   const auto& waits = fwd_.rc_waits;
   for (size_t i = 0; i < waits.size(); ++i) {
-    prefetch_wait(i + 8, 0);
-    if (i + 4 < waits.size()) {
-      const uint32_t a = aux_of_[waits[i + 4].call];
-      if (a != kNone) __builtin_prefetch(&prop_max_[a]);
-    }
     const RcWait& w = waits[i];
     const SyncCall& call = tl_.calls[w.call];
     const uint32_t rank = rank_of(w.call);
@@ -345,7 +305,6 @@ void Analysis::jumps() {
   for (const Reply& r : replies_) with_target += r.target != UINT64_MAX;
   jumps[0].reserve(with_target * sizeof(JumpMsg));
   for (size_t i = 0; i < waits.size(); ++i) {
-    prefetch_wait(i + 8, 0);
     if (replies_[i].target == UINT64_MAX) continue;
     const RcWait& w = waits[i];
     if (best != kNone && waits[best].call != w.call) flush_jump();

@@ -320,27 +320,6 @@ class Analysis {
 
   void delays();
 
-  // rc_waits[i]'s records, fetched ahead: its waiting call (stage 0), its delayer record
-  // (stage 1) and the delayer's call (stage 2; the record fetched by stage 1 before). The
-  // waits lie by kind and instance, not by call: every rank's calls are read at once.
-  void prefetch_wait(size_t i, int stage) const {
-    const auto& waits = fwd_.rc_waits;
-    if (i >= waits.size()) return;
-    const RcWait& w = waits[i];
-    if (stage == 0) {
-      __builtin_prefetch(&tl_.calls[w.call]);
-      __builtin_prefetch(&aux_of_[w.call]);
-      return;
-    }
-    const std::vector<uint32_t>* v = w.ref == REF_SEND        ? &tl_.send_call
-                                     : w.ref == REF_RECV_POST ? &tl_.recv_post_call
-                                                              : &fwd_.coll_position_call;
-    if (w.delayer_index >= v->size()) return;
-    if (stage == 1) { __builtin_prefetch(v->data() + w.delayer_index); return; }
-    const uint32_t sp = (*v)[w.delayer_index];
-    if (sp < tl_.calls.size()) __builtin_prefetch(&tl_.calls[sp]);
-  }
-
   std::pair<double, double>& cause(uint16_t metric, uint8_t cls, const DEntry& e, uint32_t p, uint32_t wait_mh) {
     const uint8_t kind = e.wan ? KIND_WAN : cp_mpi_[e.cp] ? KIND_COMMUNICATION : KIND_COMPUTATION;
     const CauseKey key{metric, cls, kind, e.cp, p, wait_mh};
