@@ -11,6 +11,7 @@
 #include "gridscope/trace/matching.hpp"
 #include "pattern_math.hpp"
 #include "replay_impl.hpp"
+#include "sorting.hpp"
 
 namespace gs {
 namespace {
@@ -163,13 +164,6 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
   }
   flush();
   return partner;
-}
-
-// The calls and sends below come in time order on one thread, so they are usually sorted
-// already: checking costs one pass, sorting n log n comparisons.
-template <class It, class Less>
-void sort_unless_sorted(It first, It last, Less less) {
-  if (!std::is_sorted(first, last, less)) std::sort(first, last, less);
 }
 
 // Sender side: Late Receiver, as Scalasca's scout charges it (MPI.pattern,

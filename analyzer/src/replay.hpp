@@ -88,7 +88,7 @@ struct ReplayResult {
   Counters counters;
   // Root causes only (LocalData::timeline.enabled): the wait states in scope, the transfer
   // time inside its completing call of each receive whose message crossed metahosts (with
-  // its receive index and ranks: the pass needs no message record), and the
+  // its receive index and ranks: the pass needs no message record; in receive order), and the
   // synchronisation call of each collective record position.
   std::vector<RcWait> rc_waits;
   struct Transfer { uint32_t recv, src, dst, pad; int64_t ticks; };

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <map>
 #include <stdexcept>
-#include <type_traits>
 #include <vector>
 
 #include "gridscope/trace/pages.hpp"
@@ -120,21 +119,9 @@ Gathered<Rec, Msg> gather_instances(const PageVector<Rec>& records, const std::v
   return Gathered<Rec, Msg>(records, position, std::move(own), unpack<Msg>(t.exchange(out)));
 }
 
-// One instance's records, member by member (in position order).
-template <class Ref>
-class Instance {
- public:
-  Instance(const std::vector<Ref>& m) : m_(m) {}
-  size_t size() const { return m_.size(); }
-  const Ref& operator[](size_t k) const { return m_[k]; }
-
- private:
-  const std::vector<Ref>& m_;
-};
-
-// Calls fn(instance, comm) for each complete instance of the gathered records of collective
-// instances (blocking or non-blocking), in instance_order; instances that lack members or
-// mix operations are counted incomplete.
+// Calls fn(members, comm) for each complete instance of the gathered records of collective
+// instances (blocking or non-blocking), in instance_order, its records member by member (in
+// position order); instances that lack members or mix operations are counted incomplete.
 template <class Msgs, class Fn>
 void for_each_complete_instance(const Defs& d, const Msgs& recs, int P, ReplayResult& res, Fn fn) {
   using Ref = decltype(recs[0]);
@@ -151,7 +138,7 @@ void for_each_complete_instance(const Defs& d, const Msgs& recs, int P, ReplayRe
       complete = members[k].rec.cls == first.cls && members[k].rec.pos == k;
     if (complete) {
       res.counters.collectives++;
-      fn(Instance<Ref>(members), comm);
+      fn(members, comm);
     } else {
       res.counters.incomplete_collectives++;
     }
@@ -388,7 +375,6 @@ CollOrder collective_order(const LocalData& data) {
 // the instances are computed (the memory serves the steps after it).
 void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res, Accumulator& acc) {
   const int P = t.size();
-  const uint32_t N = d.ranks();
   const CollOrder order_of = collective_order(data);
   const size_t owned = order_of.call.size();
   const bool rc = data.timeline.enabled;

@@ -7,7 +7,6 @@
 #include <ctime>
 
 namespace gs {
-
 namespace {
 
 class LocalTransport : public Transport {

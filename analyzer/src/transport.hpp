@@ -81,4 +81,5 @@ class Records {
 };
 template <class T>
 Records<T> unpack(Bytes b) { return Records<T>(std::move(b)); }
+
 }  // namespace gs

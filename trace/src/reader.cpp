@@ -3,10 +3,10 @@
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <stdexcept>
 #include <optional>
-#include <tuple>
+#include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "gridscope/trace/error.hpp"
 #include "reader_impl.hpp"
@@ -256,14 +256,15 @@ class RecordBuilder {
   // listed (Timeline::seg_ends) where it is not this one's begin.
   uint32_t add_call(int64_t at, uint32_t cp, uint32_t seg_end) {
     if (seg_start_ & kSegListed) throw std::length_error("timeline: more than 2^31 segment entries");
-    if (prev_call_ != kNone && prev_end_ != seg_start_) {
-      tl_.calls[prev_call_].seg |= kSegListed;
-      tl_.seg_ends.push_back({prev_call_, prev_end_});
-    }
+    if (prev_call_ != kNone && prev_end_ != seg_start_) list_seg_end(prev_call_, prev_end_);
     prev_call_ = uint32_t(tl_.calls.size());
     prev_end_ = seg_end;
     tl_.calls.push_back(SyncCall{at, at, cp, seg_start_});
     return prev_call_;
+  }
+  void list_seg_end(uint32_t call, uint32_t end) {
+    tl_.calls[call].seg |= kSegListed;
+    tl_.seg_ends.push_back({call, end});
   }
 
   const Defs& d_;
@@ -488,9 +489,7 @@ void RecordBuilder::finish_location(size_t first_recv, size_t first_nbc) {
   if (tl_.enabled) {  // the tail: a pseudo-call at the last event
     if (!started_) tl_.rank_start.push_back(last_);
     const uint32_t end = segment_flush();
-    const uint32_t tail = add_call(last_, kNone, end);
-    tl_.calls[tail].seg |= kSegListed;  // a rank's last call: its end always listed
-    tl_.seg_ends.push_back({tail, end});
+    list_seg_end(add_call(last_, kNone, end), end);  // a rank's last call: its end always listed
   }
   for (uint32_t cp = 0; cp < visits_.size(); ++cp)
     if (visits_[cp])
