@@ -28,20 +28,15 @@
 namespace gs::rootcause_detail {
 
 RootCauseResult Analysis::run() {
-  const bool timing = std::getenv("GRIDSCOPE_RC_TIMING");  // tuning knob: phase times on stderr
+  const bool timing = rc_timing();
   auto t0 = std::chrono::steady_clock::now();
   auto lap = [&](const char* what) {
     if (!timing) return;
     auto now = std::chrono::steady_clock::now();
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    long pages = 0, resident = 0;
-    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-      if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-      std::fclose(f);
-    }
     std::fprintf(stderr, "root causes [%d] %s: %.3f s, RSS %ld MB, peak RSS %ld MB\n", me_, what,
-                 std::chrono::duration<double>(now - t0).count(), resident * 4096 / 1048576, ru.ru_maxrss / 1024);
+                 std::chrono::duration<double>(now - t0).count(), resident_mb(), ru.ru_maxrss / 1024);
     t0 = now;
   };
   lap("start");
@@ -111,9 +106,7 @@ void Analysis::setup() {
   for (const RcWait& w : fwd_.rc_waits) aux_wait_[aux_of_[w.call]] += w.ticks;
   aux_wan_.assign(naux, 0);
   aux_wan_from_.assign(naux, 0);
-  std::vector<ReplayResult::Transfer> transfers(fwd_.recv_transfer);  // in receive order, as the records
-  std::sort(transfers.begin(), transfers.end(), [](const auto& a, const auto& b) { return a.recv < b.recv; });
-  for (const ReplayResult::Transfer& x : transfers) {
+  for (const ReplayResult::Transfer& x : fwd_.recv_transfer) {  // in receive order (the replay's)
     const uint32_t c = tl_.recv_call[x.recv];
     const int64_t lm = local_min[d_.rank_metahost[x.dst]];
     const int64_t excess = std::min(x.ticks - (lm == INT64_MAX ? 0 : lm),
@@ -130,7 +123,7 @@ void Analysis::setup() {
       }
     }
   }
-  dbg_rss("wan");
+  report_memory("wan");
   wan_sources();
 }
 
@@ -214,7 +207,7 @@ void Analysis::synchronisations() {
     const int64_t leave = calls[b.call].leave;
     synchronised(b.call, b.p, b.leave == INT64_MAX ? 0 : waiting_completion(b.ref, leave, b.leave));
   }
-  dbg_rss("sync exchanged");
+  report_memory("sync exchanged");
   for (auto& [key, peer] : peer_calls_) {
     std::sort(peer.list.begin(), peer.list.end());
     peer.sync.reserve(peer.list.size());

@@ -135,7 +135,7 @@ void Analysis::delays() {
   std::vector<uint8_t> left(tl_.calls.size(), 0);
   for (const Pending& pr : reqs)  // (before the sort: in the waits' order, read in order)
     if (const uint32_t sp = delayer_of(pr); sp != kNone && left[sp] < kMany) ++left[sp];
-  dbg_rss("requests");
+  report_memory("requests");
   sort_by_gid(reqs.data(), reqs.size(), gbase_[N], [](const Pending& p) { return p.gid; },
               [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
   // the delayer calls with several requests, ascending (the scan is in call order), and
@@ -254,7 +254,7 @@ void Analysis::delays() {
     else
       replies_[pr.idx] = reply;
   }
-  dbg_rss("delay loop");
+  report_memory("delay loop");
   // the intervals are done: what located their starts goes before the next steps allocate
   decltype(peer_calls_)().swap(peer_calls_);
   decltype(group_calls_)().swap(group_calls_);

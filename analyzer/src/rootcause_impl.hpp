@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -13,7 +15,10 @@
 #include <utility>
 #include <vector>
 
+#include <malloc.h>
+
 #include "rootcause.hpp"
+#include "sorting.hpp"
 
 namespace gs::rootcause_detail {
 
@@ -137,29 +142,27 @@ size_t lower_bound_near(const std::vector<T>& v, uint32_t k, uint32_t& hint, Key
   return at;
 }
 
-// Sorts v[0, n) by `less`, whose first key is gid(x) < range (a global call id): a stable
-// counting sort by that key, then each run of one key by `less` (runs are a few entries). The
-// same order as std::sort by `less` where no two entries are equal under it (and where they
-// are, the callers' equal entries are alike). Falls back to std::sort where the range is far
-// larger than n (the counts would cost more than the entries).
-template <class T, class Gid, class Less>
-void sort_by_gid(T* v, size_t n, uint64_t range, Gid gid, Less less) {
-  if (n < 2) return;
-  if (range > 8 * uint64_t(n) + (1u << 20) || n >= UINT32_MAX) { std::sort(v, v + n, less); return; }
-  std::vector<T> out(n);
-  {
-    std::vector<uint32_t> first(range + 1, 0);
-    for (size_t i = 0; i < n; ++i) first[gid(v[i]) + 1]++;
-    for (size_t k = 1; k <= range; ++k) first[k] += first[k - 1];
-    for (size_t i = 0; i < n; ++i) out[first[gid(v[i])]++] = v[i];
+// Tuning knob: with GRIDSCOPE_RC_TIMING set, the pass prints its phases' times and its
+// memory on stderr.
+inline bool rc_timing() {
+  static const bool on = std::getenv("GRIDSCOPE_RC_TIMING") != nullptr;
+  return on;
+}
+// The process's resident memory now, in MB (/proc/self/statm; 0 where unreadable).
+inline long resident_mb() {
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
   }
-  for (size_t a = 0; a < n;) {
-    size_t b = a + 1;
-    while (b < n && gid(out[b]) == gid(out[a])) ++b;
-    if (b - a > 1) std::sort(out.begin() + a, out.begin() + b, less);
-    a = b;
-  }
-  std::copy(out.begin(), out.end(), v);
+  return resident * 4096 / 1048576;
+}
+// Memory at a point inside a phase (with rc_timing): resident, and the heap's use.
+inline void report_memory(const char* what) {
+  if (!rc_timing()) return;
+  const struct mallinfo2 mi = mallinfo2();
+  std::fprintf(stderr, "   rss %s: %ld MB (heap %zu MB in use, %zu free)\n", what, resident_mb(), mi.uordblks >> 20,
+               mi.fordblks >> 20);
 }
 
 // A time map over call paths (and their WAN parts), dense by process-local call path.
@@ -404,17 +407,3 @@ class Analysis {
 };
 
 }  // namespace gs::rootcause_detail
-#include <cstdio>
-#include <cstdlib>
-#include <malloc.h>
-namespace gs::rootcause_detail {
-inline void dbg_rss(const char* what) {
-  static const bool on = std::getenv("GRIDSCOPE_RC_TIMING");
-  if (!on) return;
-  long pages = 0, resident = 0;
-  if (FILE* f = std::fopen("/proc/self/statm", "r")) { if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0; std::fclose(f); }
-  const struct mallinfo2 mi = mallinfo2();
-  std::fprintf(stderr, "   rss %s: %ld MB (heap %zu MB in use, %zu free)\n", what, resident * 4096 / 1048576,
-               mi.uordblks >> 20, mi.fordblks >> 20);
-}
-}

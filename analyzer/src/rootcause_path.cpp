@@ -25,7 +25,7 @@ void Analysis::graph_and_path() {
   std::vector<Bytes> node_costs(P_), cover(P_);
   if (me_ == 0) {
     solve(node_costs);
-    dbg_rss("solved");
+    report_memory("solved");
   }
   // a waiting call's inherited costs, shared among its waits, to their delayers' owners
   std::vector<Bytes> wait_costs(P_);
@@ -78,7 +78,7 @@ void Analysis::graph_and_path() {
   }
   std::vector<uint32_t>().swap(aux_of_);
   std::vector<int64_t>().swap(aux_wait_);
-  dbg_rss("wait costs");
+  report_memory("wait costs");
   {
     Bytes in = t_.exchange(wait_costs);
     // in our own wait-state order (the arrival order depends on the processes): a stable
@@ -122,11 +122,11 @@ void Analysis::graph_and_path() {
   // the delay records are done with; the path's jumps follow
   std::vector<DEntry>().swap(dents_);
   std::vector<WRec>().swap(wrecs_);
-  dbg_rss("long");
+  report_memory("long");
   jumps();
   if (me_ == 0) {
     walk(cover);
-    dbg_rss("walked");
+    report_memory("walked");
   }
   Bytes cover_in = t_.exchange(cover);
   for (Cursor c(cover_in); !c.done();) {
@@ -169,7 +169,7 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   }
   Bytes().swap(graph_in_);
   auto by_wait = [](const Node& a, const Node& b) { return std::tie(a.m.gid, a.m.ordinal) < std::tie(b.m.gid, b.m.ordinal); };
-  if (!std::is_sorted(ws.begin(), ws.end(), by_wait)) std::sort(ws.begin(), ws.end(), by_wait);  // (one process's are)
+  sort_unless_sorted(ws.begin(), ws.end(), by_wait);  // (one process's are sorted)
   // nodes: the calls that occur, numbered in call order (a direct index over all calls)
   std::vector<uint32_t> node_of(gbase_[N], kNone);
   for (const Node& w : ws) node_of[w.m.gid] = 0;
@@ -178,7 +178,7 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   ids.reserve(size_t(std::count(node_of.begin(), node_of.end(), 0u)));
   for (uint64_t g = 0; g < node_of.size(); ++g)
     if (node_of[g] == 0) { node_of[g] = uint32_t(ids.size()); ids.push_back(g); }
-  dbg_rss("solve parsed");
+  report_memory("solve parsed");
   // what the propagation reads of a node, together (one cache line, not three arrays)
   struct State { double* cost; uint32_t indeg; uint8_t done; };
   std::vector<State> st(ids.size(), State{nullptr, 0, 0});
@@ -226,7 +226,7 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
       const NodeMsg& m = ws[i].m;
       const ListEntry* list = lists.data() + ws[i].list_at;
       for (uint32_t k = 0; k < m.list; ++k) {
-        if (k + 2 < m.list) __builtin_prefetch(&st[list[k + 2].gid]);
+        if (k + 2 < m.list) __builtin_prefetch(&st[list[k + 2].gid]);  // (solve: 4 % fewer samples)
         State& x = st[list[k].gid];
         if (!x.done) {  // (a node already done, in a cycle, has sent its costs)
           double* cx = x.cost;
