@@ -88,6 +88,10 @@ class Gathered {
     const Msg& m = remote_[i - own_.size()];
     return {m.rec, m.index};
   }
+  void prefetch(size_t i) const {
+    if (i < own_.size()) __builtin_prefetch(&records_[own_[i]]);
+    else __builtin_prefetch(&remote_[i - own_.size()]);
+  }
 
  private:
   const PageVector<Rec>& records_;
@@ -127,11 +131,17 @@ void for_each_complete_instance(const Defs& d, const Msgs& recs, int P, ReplayRe
   using Ref = decltype(recs[0]);
   const std::vector<uint32_t> order = instance_order(d, recs, P);
   std::vector<Ref> members;
+  // An instance's records lie one in each member's stream: more streams than the hardware
+  // follows at 64 ranks and more, so each record was a cache miss (a third of
+  // collective_results' samples); fetched this many records ahead instead.
+  constexpr size_t kAhead = 24;
   for (size_t i = 0, j; i < order.size(); i = j) {
     const auto& first = recs[order[i]].rec;
     members.clear();
-    for (j = i; j < order.size() && recs[order[j]].rec.comm == first.comm && recs[order[j]].rec.seq == first.seq; ++j)
+    for (j = i; j < order.size() && recs[order[j]].rec.comm == first.comm && recs[order[j]].rec.seq == first.seq; ++j) {
+      if (j + kAhead < order.size()) recs.prefetch(order[j + kAhead]);
       members.push_back(recs[order[j]]);
+    }
     const CommDef& comm = d.comms[first.comm];
     bool complete = members.size() == comm.members.size();
     for (size_t k = 0; complete && k < members.size(); ++k)
@@ -151,6 +161,47 @@ void for_each_complete_instance(const Defs& d, const Msgs& recs, int P, ReplayRe
 constexpr uint16_t kRcSync = 0xffff;     // a member's synchronisation point (root causes)
 constexpr uint16_t kRcSyncSet = 0xfffe;  // one rank of a synchronising set (start: the set's key)
 constexpr uint32_t kInSyncSet = UINT32_MAX - 2;  // kRcSync's group: the set keyed by its start
+
+// The results of the instances computed here, by the member's rank, each rank's in the
+// order computed. Its owner reads them in its records' order, rank by rank: kept by rank,
+// one rank's results lie together, where results kept instance after instance put each
+// one a few kilobytes from the next it read (a cache and TLB miss per result). `reserve`
+// takes each rank's records (an upper bound: at most `per_record` results each; a
+// synchronising set's entries, rare, may grow it).
+class ResultsByRank {
+  // A rank's results in memory mapped for them when they are many (given back once charged,
+  // leaving no hole in the heap), from the heap when few: a mapping per rank would run into
+  // the system's limit on mappings at tens of thousands of ranks.
+  template <class T>
+  struct Allocator : std::allocator<T> {
+    template <class U>
+    struct rebind { using other = Allocator<U>; };
+    Allocator() = default;
+    template <class U>
+    Allocator(const Allocator<U>&) {}
+    T* allocate(size_t n) { return n * sizeof(T) >= kMapped ? PageAllocator<T>().allocate(n) : std::allocator<T>::allocate(n); }
+    void deallocate(T* p, size_t n) {
+      if (n * sizeof(T) >= kMapped) PageAllocator<T>().deallocate(p, n);
+      else std::allocator<T>::deallocate(p, n);
+    }
+  };
+  static constexpr size_t kMapped = size_t(1) << 20;
+
+ public:
+  using Results = std::vector<ResMsg, Allocator<ResMsg>>;
+  explicit ResultsByRank(uint32_t ranks) : by_rank_(ranks) {}
+  template <class Recs>
+  void reserve(const Recs& recs, size_t per_record) {
+    std::vector<size_t> n(by_rank_.size(), 0);
+    for (size_t i = 0; i < recs.size(); ++i) n[recs[i].rec.rank] += per_record;
+    for (size_t r = 0; r < n.size(); ++r) by_rank_[r].reserve(by_rank_[r].size() + n[r]);
+  }
+  void add(const ResMsg& m) { by_rank_[m.rank].push_back(m); }
+  Results& of(uint32_t rank) { return by_rank_[rank]; }
+
+ private:
+  std::vector<Results> by_rank_;
+};
 
 // Scalasca's synchronisation points of a blocking collective instance (scout's
 // MpiCommunicationHandler and SynchpointHandler; docs/root-causes.md): which members
@@ -216,15 +267,12 @@ CollSync coll_sync(const std::vector<CollMember>& m, CollClass cls) {
 
 // At the instance's owner (instance_owner): the waiting times of every complete
 // instance, addressed to each member's owner.
-std::vector<Bytes> collective_results(const Defs& d, const Gathered<CollRec, CollMsg>& recs, int P, ReplayResult& res,
-                                      bool rc) {
+void collective_results(const Defs& d, const Gathered<CollRec, CollMsg>& recs, int P, ReplayResult& res, bool rc,
+                        ResultsByRank& out) {
   const uint32_t N = d.ranks();
-  // at most two results (waiting, completion) per record: reserved address space, the
-  // pages are touched only as results are written
-  std::vector<Bytes> out(P);
-  std::vector<size_t> count(P, 0);
-  for (size_t i = 0; i < recs.size(); ++i) count[owner_of(recs[i].rec.rank, N, P)] += rc ? 3 : 2;
-  for (int p = 0; p < P; ++p) out[p].reserve(count[p] * sizeof(ResMsg));
+  // at most two results (waiting, completion) per record, and a synchronisation point with
+  // root causes: reserved address space, the pages are touched only as results are written
+  out.reserve(recs, rc ? 3 : 2);
   std::vector<CollMember> members;
   for_each_complete_instance(d, recs, P, res, [&](const auto& inst, const CommDef& comm) {
     members.clear();
@@ -242,8 +290,8 @@ std::vector<Bytes> collective_results(const Defs& d, const Gathered<CollRec, Col
         if (w[k] <= 0) continue;
         const CollRec& c = inst[k].rec;
         int64_t start = completion ? c.end - w[k] : c.begin;
-        append(out[owner_of(c.rank, N, P)], ResMsg{metric, uint8_t(comm.grid ? CLS_GRID : CLS_LOCAL), 0, c.cp, c.rank,
-                                                   inst[k].index, delayer_rank, delayer_index, start, w[k]});
+        out.add(ResMsg{metric, uint8_t(comm.grid ? CLS_GRID : CLS_LOCAL), 0, c.cp, c.rank, inst[k].index, delayer_rank,
+                       delayer_index, start, w[k]});
       }
     };
     const CollClass cls = CollClass(inst[0].rec.cls);
@@ -264,15 +312,13 @@ std::vector<Bytes> collective_results(const Defs& d, const Gathered<CollRec, Col
         if (!sy.sync[k]) continue;
         const CollRec& c = inst[k].rec;
         const uint32_t owner = owner_of(c.rank, N, P);
-        append(out[owner], ResMsg{kRcSync, 0, 0, c.cp, c.rank, inst[k].index,
-                                  sy.group ? c.comm : in_set ? kInSyncSet : kNone, kNone, in_set ? key : c.begin,
-                                  sy.completion[k]});
+        out.add(ResMsg{kRcSync, 0, 0, c.cp, c.rank, inst[k].index, sy.group ? c.comm : in_set ? kInSyncSet : kNone,
+                       kNone, in_set ? key : c.begin, sy.completion[k]});
         if (!in_set || set_sent[owner]) continue;
         set_sent[owner] = 1;
         for (size_t j = 0; j < sy.sync.size(); ++j)
           if (sy.sync[j])
-            append(out[owner], ResMsg{kRcSyncSet, 0, 0, c.cp, c.rank, inst[k].index, inst[j].rec.rank, kNone,
-                                      key, 0});
+            out.add(ResMsg{kRcSyncSet, 0, 0, c.cp, c.rank, inst[k].index, inst[j].rec.rank, kNone, key, 0});
       }
     }
     // A clock violation: a member left before what it needed began. At a barrier that is
@@ -289,17 +335,16 @@ std::vector<Bytes> collective_results(const Defs& d, const Gathered<CollRec, Col
         if (m.received > 0 && m.end < latest_sender) res.counters.clock_violations++;
     }
   });
-  return out;
 }
 
 // At the instance's owner (instance_owner): the waiting times of every complete
-// non-blocking instance (docs/patterns.md), appended to `out` for each member's owner:
+// non-blocking instance (docs/patterns.md), added to `out` for each member's owner:
 // per member its wait for a late join, then its completion delay (Barrier, N-to-N only).
 // Members that completed it in an MPI_Test* wait for nobody (their join and their leave
 // still count for the others).
 void nonblocking_results(const Defs& d, const Gathered<NbcRec, NbcMsg>& recs, int P, ReplayResult& res,
-                         std::vector<Bytes>& out) {
-  const uint32_t N = d.ranks();
+                         ResultsByRank& out) {
+  out.reserve(recs, 2);
   std::vector<NbcMember> members;
   for_each_complete_instance(d, recs, P, res, [&](const auto& inst, const CommDef& comm) {
     members.clear();
@@ -324,12 +369,11 @@ void nonblocking_results(const Defs& d, const Gathered<NbcRec, NbcMsg>& recs, in
     for (size_t k = 0; k < members.size(); ++k) {
       const NbcRec& c = inst[k].rec;
       if (c.is_test) continue;
-      Bytes& to = out[owner_of(c.rank, N, P)];
       for (const Measured& m : measured) {  // per member in declaration order: waiting before completion
         const int64_t v = k < m.w.size() ? m.w[k] : 0;
         if (v <= 0) continue;
-        append(to, ResMsg{m.p->metric, cls, uint8_t(m.p->completion), c.cp, c.rank, inst[k].index, m.delayer_rank,
-                          m.delayer_index, m.p->completion ? c.leave - v : c.enter, v});
+        out.add(ResMsg{m.p->metric, cls, uint8_t(m.p->completion), c.cp, c.rank, inst[k].index, m.delayer_rank,
+                       m.delayer_index, m.p->completion ? c.leave - v : c.enter, v});
       }
     }
   });
@@ -392,87 +436,126 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
       nbc_done_call[order_of.nbcs[k]] = data.nbcs[k].done_call;
     }
   }
-  std::vector<Bytes> out;
+  const uint32_t N = d.ranks(), me = uint32_t(t.rank());
+  ResultsByRank computed(N);
   {
     const auto colls = gather_instances<CollMsg>(data.colls, order_of.colls, t);
     const auto nbcs = gather_instances<NbcMsg>(data.nbcs, order_of.nbcs, t);
-    out = collective_results(d, colls, P, res, rc);
-    nonblocking_results(d, nbcs, P, res, out);
+    collective_results(d, colls, P, res, rc, computed);
+    nonblocking_results(d, nbcs, P, res, computed);
   }
   PageVector<CollRec>().swap(data.colls);
   PageVector<NbcRec>().swap(data.nbcs);
-  // The results arrive grouped by computing process; they are charged (and written) in
-  // the order of the members' own records instead, which no -j changes: rank, then event
-  // order, the results of one record in the order computed (waiting before completion).
-  // A stable counting sort by record index: O(n), 4 bytes per result and record.
-  Records<ResMsg> results = unpack<ResMsg>(t.exchange(out));
-  std::vector<uint32_t> slot(owned + 1, 0);
-  for (const ResMsg& r : results) {
-    if (r.index >= owned) throw std::logic_error("collective result for an unknown record");
-    slot[r.index + 1]++;
+  // Our own ranks' results stay; the others go to their owners, rank by rank.
+  std::vector<Bytes> out(P);
+  for (uint32_t r = 0; r < N; ++r) {
+    const uint32_t p = owner_of(r, N, P);
+    if (p == me) continue;
+    ResultsByRank::Results& v = computed.of(r);
+    const char* bytes = reinterpret_cast<const char*>(v.data());
+    out[p].insert(out[p].end(), bytes, bytes + v.size() * sizeof(ResMsg));
+    ResultsByRank::Results().swap(v);
   }
-  for (size_t k = 1; k < slot.size(); ++k) slot[k] += slot[k - 1];
-  std::vector<uint32_t> order(results.size());
-  for (size_t i = 0; i < results.size(); ++i) order[slot[results[i].index]++] = uint32_t(i);
+  const Records<ResMsg> arrived = unpack<ResMsg>(t.exchange(out));
+  // They are charged (and written) in the order of the members' own records, which no -j
+  // changes: rank, then event order, the results of one record in the order computed
+  // (waiting before completion). Rank by rank (the owned ranks are consecutive), a stable
+  // counting sort by record index of the rank's results: ours, then those that arrived (each
+  // process sent its rank by rank: runs of one rank).
+  uint32_t first_rank = N, end_rank = 0;
+  for (uint32_t r = 0; r < N; ++r)
+    if (owner_of(r, N, P) == me) first_rank = std::min(first_rank, r), end_rank = r + 1;
+  std::vector<std::vector<std::pair<size_t, size_t>>> runs(end_rank > first_rank ? end_rank - first_rank : 0);
+  for (size_t i = 0, j; i < arrived.size(); i = j) {
+    const uint32_t r = arrived[i].rank;
+    for (j = i + 1; j < arrived.size() && arrived[j].rank == r; ++j) {}
+    if (r < first_rank || r >= end_rank) throw std::logic_error("collective result for a rank not owned here");
+    runs[r - first_rank].push_back({i, j});
+  }
   // A Wait*/Test* that completes several non-blocking collectives waits once: only its
   // longest wait for a join counts (the first of equal ones), as for Late Sender in a
   // Waitall, then its longest completion delay (the first of equal ones), capped by the
   // call's duration minus that wait: the two never cover the same time of the call.
   std::vector<std::pair<uint32_t, int64_t>> in_set;     // (record position, key of its synchronising set)
   std::map<int64_t, std::vector<uint32_t>> set_ranks;  // key -> the set's ranks
-  // (the results are read in record order, out of the order they arrived in: fetching a few
-  // ahead hides most of the cache misses, about a tenth of a collective-heavy replay)
+  // (one rank's results, read in its records' order: a few fetched ahead, as they may lie
+  // apart)
   constexpr size_t kAhead = 16;
-  for (size_t k = 0; k < order.size();) {
-    if (k + kAhead < order.size()) __builtin_prefetch(&results[order[k + kAhead]]);
-    const ResMsg& first = results[order[k]];
-    if (first.metric == kRcSync) {
-      res.coll_position_sync[first.index] = first.value;
-      res.coll_position_group[first.index] = first.delayer;
-      if (first.delayer == kInSyncSet) in_set.emplace_back(first.index, first.start);
-      ++k;
-      continue;
+  auto charge = [&](const std::vector<const ResMsg*>& order) {
+    for (size_t k = 0; k < order.size();) {
+      if (k + kAhead < order.size()) __builtin_prefetch(order[k + kAhead]);
+      const ResMsg& first = *order[k];
+      if (first.metric == kRcSync) {
+        res.coll_position_sync[first.index] = first.value;
+        res.coll_position_group[first.index] = first.delayer;
+        if (first.delayer == kInSyncSet) in_set.emplace_back(first.index, first.start);
+        ++k;
+        continue;
+      }
+      if (first.metric == kRcSyncSet) {
+        set_ranks[first.start].push_back(first.delayer);
+        ++k;
+        continue;
+      }
+      const uint32_t call = order_of.call[first.index];
+      if (call == kNone) {
+        acc.add(first.metric, first.cls == CLS_GRID, first.cp, first.rank, order_of.thread[first.index], first.start,
+                first.value);
+        if (rc && first.delayer != kNone && first.value > 0)
+          res.rc_waits.push_back({res.coll_position_call[first.index], first.metric, first.cls, REF_COLL, first.delayer,
+                                  first.delayer_index, first.value});
+        ++k;
+        continue;
+      }
+      const ResMsg* wait = nullptr;
+      const ResMsg* done = nullptr;
+      size_t next = k;
+      for (; next < order.size(); ++next) {
+        const ResMsg& r = *order[next];
+        if (r.rank != first.rank || order_of.call[r.index] != call || r.metric >= kRcSyncSet) break;
+        const ResMsg*& best = r.completion ? done : wait;
+        if (!best || r.value > best->value) best = &r;
+      }
+      int64_t waited = 0;
+      if (wait) {
+        acc.add(wait->metric, wait->cls == CLS_GRID, wait->cp, wait->rank, order_of.thread[wait->index], wait->start,
+                wait->value);
+        waited = wait->value;
+        if (rc && wait->delayer != kNone && wait->delayer != wait->rank && nbc_done_call[wait->index] != kNone)
+          res.rc_waits.push_back({nbc_done_call[wait->index], wait->metric, wait->cls, REF_COLL, wait->delayer,
+                                  wait->delayer_index, wait->value});
+      }
+      if (done) {
+        const int64_t leave = done->start + done->value;
+        const int64_t value = std::min(done->value, order_of.duration[done->index] - waited);
+        acc.add(done->metric, done->cls == CLS_GRID, done->cp, done->rank, order_of.thread[done->index], leave - value,
+                value);
+      }
+      k = next;
     }
-    if (first.metric == kRcSyncSet) {
-      set_ranks[first.start].push_back(first.delayer);
-      ++k;
-      continue;
-    }
-    const uint32_t call = order_of.call[first.index];
-    if (call == kNone) {
-      acc.add(first.metric, first.cls == CLS_GRID, first.cp, first.rank, order_of.thread[first.index], first.start,
-              first.value);
-      if (rc && first.delayer != kNone && first.value > 0)
-        res.rc_waits.push_back({res.coll_position_call[first.index], first.metric, first.cls, REF_COLL, first.delayer,
-                                first.delayer_index, first.value});
-      ++k;
-      continue;
-    }
-    const ResMsg* wait = nullptr;
-    const ResMsg* done = nullptr;
-    size_t next = k;
-    for (; next < order.size(); ++next) {
-      const ResMsg& r = results[order[next]];
-      if (r.rank != first.rank || order_of.call[r.index] != call || r.metric >= kRcSyncSet) break;
-      const ResMsg*& best = r.completion ? done : wait;
-      if (!best || r.value > best->value) best = &r;
-    }
-    int64_t waited = 0;
-    if (wait) {
-      acc.add(wait->metric, wait->cls == CLS_GRID, wait->cp, wait->rank, order_of.thread[wait->index], wait->start,
-              wait->value);
-      waited = wait->value;
-      if (rc && wait->delayer != kNone && wait->delayer != wait->rank && nbc_done_call[wait->index] != kNone)
-        res.rc_waits.push_back({nbc_done_call[wait->index], wait->metric, wait->cls, REF_COLL, wait->delayer,
-                                wait->delayer_index, wait->value});
-    }
-    if (done) {
-      const int64_t leave = done->start + done->value;
-      const int64_t value = std::min(done->value, order_of.duration[done->index] - waited);
-      acc.add(done->metric, done->cls == CLS_GRID, done->cp, done->rank, order_of.thread[done->index], leave - value,
-              value);
-    }
-    k = next;
+  };
+  std::vector<const ResMsg*> order;
+  std::vector<uint32_t> slot;
+  for (uint32_t r = first_rank; r < end_rank; ++r) {
+    auto each_result = [&](auto&& f) {
+      for (const ResMsg& m : computed.of(r)) f(m);
+      for (const auto& [begin, end] : runs[r - first_rank])
+        for (size_t i = begin; i < end; ++i) f(arrived[i]);
+    };
+    uint32_t lo = UINT32_MAX, hi = 0;
+    size_t n = 0;
+    each_result([&](const ResMsg& m) {
+      if (m.index >= owned) throw std::logic_error("collective result for an unknown record");
+      lo = std::min(lo, m.index), hi = std::max(hi, m.index), ++n;
+    });
+    if (n == 0) continue;
+    slot.assign(size_t(hi - lo) + 2, 0);
+    each_result([&](const ResMsg& m) { slot[m.index - lo + 1]++; });
+    for (size_t k = 1; k < slot.size(); ++k) slot[k] += slot[k - 1];
+    order.resize(n);
+    each_result([&](const ResMsg& m) { order[slot[m.index - lo]++] = &m; });
+    charge(order);
+    ResultsByRank::Results().swap(computed.of(r));
   }
   std::map<int64_t, uint32_t> set_id;
   for (auto& [key, ranks] : set_ranks) {
