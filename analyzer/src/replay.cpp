@@ -85,7 +85,7 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
   const size_t kWindow = 100;
   uint32_t current_dst = kNone;
   auto& recvs = data.recvs;
-  constexpr size_t kAhead = 8;
+  constexpr size_t kAhead = 48;  // (8 ahead left a third of the misses: point_to_point 278 -> 229 samples)
   for (size_t k = 0; k < std::min(kAhead, recvs.size()); ++k)
     if (partner[k] != kNone) prefetch_send(sends, partner[k]);
   for (size_t i = 0; i < recvs.size();) {
