@@ -34,7 +34,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from benchlib import CPU, GRIDSCOPE, MPI_ENV, cpu_seconds, median, native_bin, raw_read, timed
+from benchlib import CPU, GRIDSCOPE, MPI_ENV, cpu_seconds, installed_python_env, median, native_bin, raw_read, timed
 
 WAIT_INSTANCE_BYTES = 32  # one WaitRow in the engine's wait-state files (analyzer/src/rows.hpp)
 SPEEDUP_TARGET = 1.7
@@ -130,7 +130,7 @@ def engine_run(anchor: Path, scratch: Path, jobs: int, label: str, via_mpirun: b
 
 def measure(shape: Shape, folder: Path, work: Path, repeat: int, root_causes: bool = True) -> dict:
     anchor = folder / "traces.otf2"
-    env = dict(os.environ, **MPI_ENV)
+    env = dict(installed_python_env(), **MPI_ENV)
     raw, whole, after, e1, e2 = [], [], [], [], []
     events = 0
     for _ in range(repeat):  # interleaved, so machine load hits every measurement alike
