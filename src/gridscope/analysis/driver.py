@@ -131,6 +131,7 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
             from gridscope.analysis import cube_export, engine_files, engine_waits, summary  # noqa: F401
             from gridscope.analysis import waitstates  # noqa: F401
             import gridscope.cube  # noqa: F401
+            engine_waits.prepare_arrow()
             engine.wait()
             engine_s = time.perf_counter() - started
             step("results")

@@ -195,6 +195,12 @@ class WaitBatches:
         return pa.RecordBatch.from_arrays([columns[name] for name in self.schema.names], schema=self.schema)
 
 
+def prepare_arrow() -> None:
+    """pyarrow sets up its pandas support the first time it converts an array (15 ms, a
+    version check): done by the caller while the engine runs, not after it."""
+    pa.array(np.zeros(0))
+
+
 def remove_wait_columns(folder: Path, head: EngineHead) -> None:
     """Deletes the wait-state column files (the bulk of the engine's output)."""
     for p in range(head.processes):
