@@ -397,11 +397,13 @@ CollOrder collective_order(const LocalData& data) {
   uint32_t m = 0, b = 0;
   auto blocking_until = [&](uint32_t end) {
     for (; b < end; ++b) {
+      if (b > 0) check_rank_order(data.colls[b - 1].rank, data.colls[b].rank);
       o.thread[m] = data.colls[b].thread;
       o.colls[b] = m++;
     }
   };
   for (size_t k = 0; k < data.nbcs.size(); ++k) {
+    if (k > 0) check_rank_order(data.nbcs[k - 1].rank, data.nbcs[k].rank);
     blocking_until(data.nbcs[k].after_colls);
     o.call[m] = data.nbcs[k].call;
     o.duration[m] = data.nbcs[k].leave - data.nbcs[k].enter;

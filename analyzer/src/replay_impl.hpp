@@ -3,6 +3,7 @@
 // records and results they exchange and the severity accumulator.
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 
 #include "replay.hpp"
 
@@ -20,6 +21,14 @@ struct ResMsg {
   uint16_t metric; uint8_t cls, completion; uint32_t cp, rank, index, delayer, delayer_index;
   int64_t start, value;
 };
+
+// The canonical wait-state order needs each kind of record grouped by rank in ascending
+// order (the reader reads the owned locations one after the other, in rank order): checked
+// by the passes that read the records anyway, where one rank's records end (`next` after
+// `last`).
+inline void check_rank_order(uint32_t last, uint32_t next) {
+  if (next < last) throw std::logic_error("records are not grouped by rank in ascending order");
+}
 
 class Accumulator {
  public:
