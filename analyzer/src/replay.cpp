@@ -38,7 +38,8 @@ void prefetch_send(const SendList& sends, size_t i) { sends.prefetch(i); }
 
 // Receiver side: Late Sender, Wrong Order, transfer statistics, clock violations.
 // `sends` holds the matched-to records (any type with src, dst, comm, tag, enter, evt).
-// Returns each receive's partner in `sends` (kNone: unmatched).
+// Calls matched(k, i) for each receive k matched to send i of `sends`, as it reads the
+// receive (a second pass over the receives for it read every record again).
 // A receive-completing call that waited for a sender (a Late Sender candidate, Scalasca's
 // LATE_SENDER_CANDIDATE): its rank, thread and enter. Late Receiver leaves such a multiple
 // wait alone (sender_side).
@@ -48,9 +49,9 @@ struct CallKey {
   bool operator<(const CallKey& o) const { return std::tie(rank, thread, enter) < std::tie(o.rank, o.thread, o.enter); }
 };
 
-template <class SendList>
-std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendList& sends, ReplayResult& res,
-                                    Accumulator& acc, std::vector<CallKey>& ls_calls) {
+template <class SendList, class Matched>
+void receiver_side(const Defs& d, LocalData& data, const SendList& sends, ReplayResult& res, Accumulator& acc,
+                   std::vector<CallKey>& ls_calls, Matched matched) {
   std::vector<uint32_t> partner = match(data.recvs, sends, &res.counters.unmatched_sends, data.recv_order);
 
   const size_t M = d.metahosts.size();
@@ -105,6 +106,7 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
       const RecvRec& r = recvs[k];
       if (k + kAhead < recvs.size() && partner[k + kAhead] != kNone) prefetch_send(sends, partner[k + kAhead]);
       if (partner[k] == kNone) { res.counters.unmatched_receives++; continue; }
+      matched(k, partner[k]);
       const auto& s = sends[partner[k]];
       res.counters.messages++;
       if (r.evt < s.evt) res.counters.clock_violations++;
@@ -167,7 +169,6 @@ std::vector<uint32_t> receiver_side(const Defs& d, LocalData& data, const SendLi
     i = j;
   }
   flush();
-  return partner;
 }
 
 // Sender side: Late Receiver, as Scalasca's scout charges it (MPI.pattern,
@@ -289,13 +290,11 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   std::vector<uint32_t> post_recv(data.sends.size(), kNone);
   std::vector<CallKey> ls_calls;
   if (P == 1) {  // everything is local: match against our own records, no copies
-    std::vector<uint32_t> partner = receiver_side(d, data, data.sends, res, acc, ls_calls);
+    receiver_side(d, data, data.sends, res, acc, ls_calls, [&](size_t k, uint32_t i) {
+      posted[i] = data.recvs[k].req_enter;
+      post_recv[i] = uint32_t(k);
+    });
     waits.end_phase(PHASE_RECEIVER);
-    for (size_t k = 0; k < partner.size(); ++k)
-      if (partner[k] != kNone) {
-        posted[partner[k]] = data.recvs[k].req_enter;
-        post_recv[partner[k]] = uint32_t(k);
-      }
     sender_side(d, data, posted, post_recv, std::move(ls_calls), res, acc);
     waits.end_phase(PHASE_LATE_RECEIVER);
     return;
@@ -317,18 +316,16 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
     else append(out[p], SendMsg{s.src, s.dst, s.comm, s.tag, uint32_t(k), 0, s.enter, s.evt, s.bytes});
   }
   SendsSeen sends(data.sends, std::move(own), unpack<SendMsg>(t.exchange(out)));
-  std::vector<uint32_t> partner = receiver_side(d, data, sends, res, acc, ls_calls);
-  waits.end_phase(PHASE_RECEIVER);
   // ... and the receivers' owners tell the senders' owners when the matched receive was posted.
-  for (size_t k = 0; k < partner.size(); ++k) {
-    if (partner[k] == kNone) continue;
-    if (sends.is_own(partner[k])) {
-      posted[sends.index(partner[k])] = data.recvs[k].req_enter;
-      post_recv[sends.index(partner[k])] = uint32_t(k);
+  receiver_side(d, data, sends, res, acc, ls_calls, [&](size_t k, uint32_t i) {
+    if (sends.is_own(i)) {
+      posted[sends.index(i)] = data.recvs[k].req_enter;
+      post_recv[sends.index(i)] = uint32_t(k);
     } else {
-      append(out[owner_of(data.recvs[k].src, N, P)], PostMsg{sends.index(partner[k]), uint32_t(k), data.recvs[k].req_enter});
+      append(out[owner_of(data.recvs[k].src, N, P)], PostMsg{sends.index(i), uint32_t(k), data.recvs[k].req_enter});
     }
-  }
+  });
+  waits.end_phase(PHASE_RECEIVER);
   for (const PostMsg& m : unpack<PostMsg>(t.exchange(out))) {
     posted[m.index] = m.req_enter;
     post_recv[m.index] = m.recv;
