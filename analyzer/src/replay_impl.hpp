@@ -26,8 +26,9 @@ struct ResMsg {
 // order (the reader reads the owned locations one after the other, in rank order): checked
 // by the passes that read the records anyway, where one rank's records end (`next` after
 // `last`).
+[[noreturn]] inline void fail_rank_order() { throw std::logic_error("records are not grouped by rank in ascending order"); }
 inline void check_rank_order(uint32_t last, uint32_t next) {
-  if (next < last) throw std::logic_error("records are not grouped by rank in ascending order");
+  if (next < last) fail_rank_order();
 }
 
 class Accumulator {
