@@ -22,6 +22,14 @@ def test_every_command_has_help():
         assert "Usage:" in proc.stdout, name
 
 
+def test_a_command_starts_without_the_others():
+    """`gridscope CMD` imports CMD's module alone (each module is named after its command)."""
+    code = ("import sys; from gridscope.cli import _register_commands; _register_commands(['version']); "
+            "print(sorted(m for m in sys.modules if m.startswith('gridscope.cli.') and m != 'gridscope.cli.app'))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "['gridscope.cli.version']"
+
+
 def test_unknown_command_fails_without_traceback():
     proc = run_gridscope("no-such-command", check=False)
     assert proc.returncode != 0

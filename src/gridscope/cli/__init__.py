@@ -18,10 +18,15 @@ from gridscope.errors import GridscopeError
 DEBUG_ENV = "GRIDSCOPE_DEBUG"
 
 
-def _register_commands() -> None:
-    for module in pkgutil.iter_modules(__path__):
-        if module.name != "app" and not module.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{module.name}")
+def _register_commands(args: list[str] | tuple[str, ...] = ()) -> None:
+    """Imports the command modules: only the one named by the first argument when there is
+    one (each module is named after its command), for every command's start-up lists and
+    builds the options of all the others otherwise (~15 ms)."""
+    names = [m.name for m in pkgutil.iter_modules(__path__) if m.name != "app" and not m.name.startswith("_")]
+    if args and args[0] in names:
+        names = [args[0]]
+    for name in names:
+        importlib.import_module(f"{__name__}.{name}")
 
 
 class Terminated(BaseException):
@@ -42,7 +47,7 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_sigterm)
     out = output_of(args)
-    _register_commands()
+    _register_commands(args)
     try:
         with removed_on_failure(out):
             app(args=args, prog_name="gridscope")
