@@ -174,6 +174,23 @@ std::string latencies_json(const std::vector<gs::LinkLatency>& v, const gs::Defs
   return j.str();
 }
 
+// The wait states are all written and root causes follow: each process writes its rows per
+// phase (waits.P.rows.json: with callpaths.P.tsv what the driver needs to convert them), and
+// once all have, process 0 says so on stdout, so the driver converts them during the root-cause
+// pass instead of after it. Mirrored in names.py (ENGINE_WAITS_WRITTEN, WAIT_ROWS_FILE).
+void announce_wait_states(const std::string& dir, const gs::WaitWriter& waits, gs::Transport& t) {
+  std::string text = "{\"wait_rows\": [";
+  for (int p = 0; p < gs::kWaitPhases; ++p) text += (p ? ", " : "") + std::to_string(waits.phase_rows()[p]);
+  text += "]}\n";
+  gs::write_file(dir + "/waits." + std::to_string(t.rank()) + ".rows.json", text.data(), text.size());
+  uint64_t all_written = 0;
+  t.sum(&all_written, 1);  // (a barrier: every process's files are closed)
+  if (t.rank() == 0) {
+    std::fputs("gridscope-replay: wait states written\n", stdout);
+    std::fflush(stdout);
+  }
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -218,9 +235,11 @@ int run(const Options& o, gs::Transport& t) {
   gs::ReplayResult res = gs::replay(defs, data, t, waits, o.rules);
   waits.close();
   double replay_s = seconds_since(t0) - read_s;
+  gs::write_callpaths(o.out, defs, data, me);
   gs::RootCauseResult rc;
   double rc_s = 0;
   if (root_causes && !rc_threads) {
+    announce_wait_states(o.out, waits, t);
     rc = gs::root_causes(defs, data, res, t, mine);
     rc_s = seconds_since(t0) - read_s - replay_s;
     for (auto& [k, v] : rc.severities) res.severities[k] += v;

@@ -433,9 +433,7 @@ ReplayResult replay(const Defs& defs, LocalData& data, Transport& t, WaitWriter&
   return res;
 }
 
-void write_engine_files(const std::string& dir, const Defs& defs, const LocalData& data, const ReplayResult& res,
-                        int process) {
-  const std::string suffix = "." + std::to_string(process);
+void write_callpaths(const std::string& dir, const Defs& defs, const LocalData& data, int process) {
   std::string cps;
   cps.reserve(data.tree.nodes.size() * 24);
   for (size_t i = 0; i < data.tree.nodes.size(); ++i) {
@@ -446,7 +444,12 @@ void write_engine_files(const std::string& dir, const Defs& defs, const LocalDat
     cps += std::to_string(i) + "\t" + (n.parent == kNone ? std::string("-1") : std::to_string(n.parent)) + "\t" + name +
            "\t" + (defs.regions[n.region].is_mpi ? "1" : "0") + "\n";
   }
-  write_file(dir + "/callpaths" + suffix + ".tsv", cps.data(), cps.size());
+  write_file(dir + "/callpaths." + std::to_string(process) + ".tsv", cps.data(), cps.size());
+}
+
+void write_engine_files(const std::string& dir, const Defs& defs, const LocalData& data, const ReplayResult& res,
+                        int process) {
+  const std::string suffix = "." + std::to_string(process);
   std::vector<SevRow> rows;
   rows.reserve(4 * data.cp_stats.size() + res.severities.size());
   for (const CallPathStats& c : data.cp_stats) {

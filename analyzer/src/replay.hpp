@@ -109,6 +109,9 @@ constexpr uint32_t kSyncSetFlag = 0x40000000u;  // below kAllRanks and kNone, ab
 // once sent to their instances' owners.
 ReplayResult replay(const Defs& defs, LocalData& data, Transport& t, WaitWriter& waits, Rules rules);
 
+// callpaths.P.tsv: the call paths of process P's records (complete once they are read).
+void write_callpaths(const std::string& dir, const Defs& defs, const LocalData& data, int process);
+// severities.P.bin and pairs.P.bin.
 void write_engine_files(const std::string& dir, const Defs& defs, const LocalData& data, const ReplayResult& res,
                         int process);
 

@@ -38,3 +38,53 @@ def test_much_stderr_before_the_output_does_not_block():
     # 1 MiB on stderr, far beyond a pipe's 64 KiB, before the line the driver waits for
     with run(f"import sys; sys.stderr.write('w' * (1 << 20)); print({N.ENGINE_DONE!r}, flush=True)") as engine:
         engine.wait()
+
+
+def test_wait_states_written_then_the_output():
+    script = f"print({N.ENGINE_WAITS_WRITTEN!r}, flush=True); print({N.ENGINE_DONE!r}, flush=True)"
+    with run(script) as engine:
+        assert engine.wait_for_wait_states()
+        engine.wait()
+
+
+def test_without_root_causes_the_output_comes_first():
+    with run(f"print({N.ENGINE_DONE!r}, flush=True)") as engine:
+        assert not engine.wait_for_wait_states()
+        engine.wait()  # already read: returns at once
+
+
+def test_failure_after_the_wait_states_is_reported():
+    fails = (f"import sys; print({N.ENGINE_WAITS_WRITTEN!r}, flush=True); "
+             f"sys.stderr.write({N.ENGINE_BINARY!r} + ': root causes: out of memory\\n'); sys.exit(2)")
+    with run(fails) as engine:
+        assert engine.wait_for_wait_states()
+        with pytest.raises(GridscopeError) as err:
+            engine.wait()
+    assert err.value.line() == "gridscope: root causes: out of memory"
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_engine_says_when_its_wait_states_are_written(make_trace, tmp_path, jobs):
+    """With root causes the engine announces its wait states before its root-cause pass, with
+    each process's rows per phase as meta.json gives them afterwards; without, it does not."""
+    import json
+
+    from gridscope import native
+
+    trace = make_trace("late_sender") / "traces.otf2"
+    engine = str(native.binary(N.ENGINE_BINARY))
+    for root_causes in ("on", "off"):
+        out = tmp_path / f"{root_causes}-{jobs}"
+        out.mkdir()
+        proc = subprocess.run([engine, "--processes", str(jobs), "-o", str(out), "--root-causes", root_causes,
+                               str(trace)], capture_output=True, text=True, check=True)
+        lines = proc.stdout.splitlines()
+        rows = sorted(out.glob("waits.*.rows.json"))
+        if root_causes == "off":
+            assert lines == [N.ENGINE_DONE] and rows == []
+            continue
+        assert lines == [N.ENGINE_WAITS_WRITTEN, N.ENGINE_DONE]
+        meta = json.loads((out / "meta.json").read_text())
+        assert [json.loads((out / N.WAIT_ROWS_FILE.format(process=p)).read_text())["wait_rows"]
+                for p in range(jobs)] == [s["wait_rows"] for s in meta["process_stats"]]
+        assert len(rows) == jobs and sum(map(sum, (s["wait_rows"] for s in meta["process_stats"]))) > 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from contextlib import contextmanager
@@ -120,18 +121,28 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
             step("metahosts")
             per_rank, metahost_file = map_metahosts(anchor, opts.metahosts, scratch)
         latencies = {"node": opts.latency_node_s, "host": opts.latency_host_s, "grid": opts.latency_grid_s}
-        with start_engine(anchor, scratch, opts.jobs, metahost_file, time_correct=opts.time_correct,
-                          latencies=latencies, launcher=launcher, root_causes=opts.root_causes,
-                          rules=opts.rules) as engine:
+        from concurrent.futures import ThreadPoolExecutor
+
+        # (the pool outside the engine: leaving early, the engine is stopped first, then the
+        # conversion below finishes; its file is in the scratch folder, removed with it)
+        with ThreadPoolExecutor(max_workers=1) as pool, \
+                start_engine(anchor, scratch, opts.jobs, metahost_file, time_correct=opts.time_correct,
+                             latencies=latencies, launcher=launcher, root_causes=opts.root_causes,
+                             rules=opts.rules) as engine:
             step("replay (--launcher)" if launcher is not None
                  else f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
             # The engine runs in its own process(es): load the Python side meanwhile. (An
             # exception here, e.g. SIGTERM, leaves the block: the engine is stopped, not awaited.)
-            from concurrent.futures import ThreadPoolExecutor  # noqa: F401
             from gridscope.analysis import cube_export, engine_files, engine_waits, summary  # noqa: F401
             from gridscope.analysis import waitstates  # noqa: F401
             import gridscope.cube  # noqa: F401
             engine_waits.prepare_arrow()
+            # With root causes the engine says when its wait states are written: they are
+            # converted during its root-cause pass, not after it.
+            waits_written = None
+            if engine.wait_for_wait_states():
+                waits_written = start_wait_file(pool, scratch, engine_files.read_wait_head(scratch),
+                                                opts.wait_batch_rows)
             engine.wait()
             engine_s = time.perf_counter() - started
             step("results")
@@ -139,7 +150,7 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
             check_unmatched(head.meta, anchor, opts.allow_unmatched)
             if per_rank is None:
                 per_rank = [head.meta["metahosts"][i] for i in head.meta["rank_metahost"]]
-            summary = write_outputs(scratch, head, out, str(anchor), per_rank, opts.wait_batch_rows)
+            summary = write_outputs(scratch, head, out, str(anchor), per_rank, opts.wait_batch_rows, waits_written)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     stats = head.meta["process_stats"]
@@ -160,34 +171,41 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
     return summary
 
 
+def start_wait_file(pool, scratch: Path, head, batch_rows: int = N.WAIT_BATCH_ROWS):
+    """Starts converting the engine's wait states into the wait-state file on the pool's
+    thread; the file is made in the scratch folder (write_outputs puts it in place). Returns
+    the conversion's future. Reading and writing the millions of wait states is mostly calls
+    that do not hold the GIL, so the rest goes on meanwhile on the other core."""
+    from gridscope.analysis.engine_waits import WaitBatches
+
+    waits = WaitBatches(scratch, head, batch_rows)  # checks the files before anything is written
+    return pool.submit(_write_waits, waits, scratch, head, scratch / N.WAITSTATES_FILE)
+
+
 def write_outputs(scratch: Path, head, out: Path, trace: str, per_rank: list[str],
-                  wait_batch_rows: int = N.WAIT_BATCH_ROWS) -> dict:
-    """Writes profile.cubex and the wait-state file from the engine's output; returns the summary."""
+                  wait_batch_rows: int = N.WAIT_BATCH_ROWS, waits_written=None) -> dict:
+    """Writes profile.cubex and the wait-state file from the engine's output; returns the
+    summary. `waits_written`: the wait states' conversion if started already (start_wait_file)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from gridscope.analysis.critical_path_pieces import read_pieces, write_pieces
     from gridscope.analysis.cube_export import build_experiment
     from gridscope.analysis.engine_output import read_profile
-    from gridscope.analysis.engine_waits import WaitBatches
     from gridscope.analysis import validate
     from gridscope.analysis.summary import build_summary
     from gridscope.cube import write_cubex
 
     # a wait-state file of an earlier version's analysis into the same folder is stale now
     (out / N.LEGACY_WAITSTATES_FILE).unlink(missing_ok=True)
-    waits = WaitBatches(scratch, head, wait_batch_rows)  # checks the files before anything is written
     with ThreadPoolExecutor(max_workers=1) as pool:
-        # Reading and writing the millions of wait states is mostly calls that do not hold
-        # the GIL, so the profile (hundreds of rows), summary and Cube file are done
-        # meanwhile on the other core.
-        written = pool.submit(_write_waits, waits, scratch, head, out / N.WAITSTATES_FILE)
+        # the profile (hundreds of rows), summary and Cube file while the wait states are written
+        written = waits_written or start_wait_file(pool, scratch, head, wait_batch_rows)
         result = read_profile(scratch, head)
         pieces = read_pieces(scratch, head)
         summary = build_summary(result, trace, per_rank)
         problem = validate.impossible(summary)
-        if problem is not None:  # refused before the Cube file; the wait states go again
+        if problem is not None:  # refused before the Cube file and the wait states
             written.result()
-            (out / N.WAITSTATES_FILE).unlink(missing_ok=True)
             validate.check(summary, trace)
         summary["byte_mismatches"] = int(head.meta.get("byte_mismatches", 0))
         summary["warnings"] = validate.warnings(head.meta, summary)
@@ -197,6 +215,7 @@ def write_outputs(scratch: Path, head, out: Path, trace: str, per_rank: list[str
             (out / N.CRITICAL_PATH_FILE).unlink(missing_ok=True)
         write_cubex(build_experiment(result, per_rank, trace), out / N.PROFILE_FILE, mtime=_trace_mtime(trace))
         written.result()
+    os.replace(scratch / N.WAITSTATES_FILE, out / N.WAITSTATES_FILE)
     return summary
 
 

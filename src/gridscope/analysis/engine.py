@@ -139,14 +139,32 @@ class EngineRun:
         self._stderr = stderr  # a temporary file: a pipe nobody reads could fill and block the engine
         self._anchor = anchor
         self._launcher = launcher
+        self._done = False  # N.ENGINE_DONE was read
+
+    def wait_for_wait_states(self) -> bool:
+        """Returns True once the engine says its wait states are written and its root-cause
+        pass follows (N.ENGINE_WAITS_WRITTEN), so the caller can convert them meanwhile;
+        False when it says all its output is written first (no root causes)."""
+        for line in self._popen.stdout:
+            line = line.rstrip("\n")
+            if line == N.ENGINE_WAITS_WRITTEN:
+                return True
+            if line == N.ENGINE_DONE:
+                self._done = True
+                return False
+        self.wait()  # ended without saying either: its error
+        return False
 
     def wait(self) -> None:
         """Returns once the engine says all its output is written (N.ENGINE_DONE on
         stdout), before its processes have exited: freeing the records (and under a launcher
         MPI_Finalize and the launcher's teardown) take 0.03-0.08 s that the caller can use
         (docs/perf-analyzer.md)."""
+        if self._done:
+            return
         for line in self._popen.stdout:
             if line.rstrip("\n") == N.ENGINE_DONE:
+                self._done = True
                 return
         if self._popen.wait() == -signal.SIGINT:  # Ctrl-C reached the engine first
             raise KeyboardInterrupt

@@ -178,13 +178,32 @@ def index_type(labels: int) -> type:
     return next(t for t in (np.int8, np.int16, np.int32) if labels <= np.iinfo(t).max)
 
 
-def read_head(folder: Path) -> EngineHead:
-    meta_path = folder / "meta.json"
+def _json(path: Path) -> dict:
     try:
-        meta = json.loads(meta_path.read_text())
+        return json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as err:
-        raise GridscopeError(meta_path, f"engine output missing or unreadable: {err}") from None
-    tables = [_callpath_table(folder / f"callpaths.{p}.tsv") for p in range(int(meta["processes"]))]
+        raise GridscopeError(path, f"engine output missing or unreadable: {err}") from None
+
+
+def read_head(folder: Path) -> EngineHead:
+    meta = _json(folder / "meta.json")
+    return _head(folder, meta, int(meta["processes"]))
+
+
+def read_wait_head(folder: Path) -> EngineHead:
+    """What the wait states' conversion needs of the head, once the engine has said they are
+    written (N.ENGINE_WAITS_WRITTEN) and before its meta.json: each process's call paths and
+    rows per phase (meta["process_stats"][P]["wait_rows"], as meta.json will have them)."""
+    processes = 0
+    while (folder / N.WAIT_ROWS_FILE.format(process=processes)).exists():
+        processes += 1
+    stats = [{"wait_rows": _json(folder / N.WAIT_ROWS_FILE.format(process=p)).get("wait_rows", [])}
+             for p in range(processes)]
+    return _head(folder, {"processes": processes, "process_stats": stats}, processes)
+
+
+def _head(folder: Path, meta: dict, processes: int) -> EngineHead:
+    tables = [_callpath_table(folder / f"callpaths.{p}.tsv") for p in range(processes)]
     all_paths = {path for paths, _ in tables for path in paths}
     mpi_paths = {path for paths, mpi in tables for path, m in zip(paths, mpi) if m}
     callpaths = tuple(sorted(all_paths, key=lambda s: s.split("/")))

@@ -12,6 +12,10 @@ LEGACY_WAITSTATES_FILE = "waitstates.parquet"
 ENGINE_DIR = ".engine"          # scratch folder for the engine's raw output
 ENGINE_BINARY = "gridscope-replay"
 ENGINE_DONE = "gridscope-replay: output written"  # the engine's stdout line once all is on disk
+# Its line once the wait states are written, before its root-cause pass: each process P's rows
+# per phase are then in WAIT_ROWS_FILE, its call paths in callpaths.P.tsv (engine_files.read_wait_head).
+ENGINE_WAITS_WRITTEN = "gridscope-replay: wait states written"
+WAIT_ROWS_FILE = "waits.{process}.rows.json"
 # Rows per record batch of the wait-state file (engine_waits): ~2.5 MB of columns per batch,
 # as many rows as pyarrow.feather.write_feather puts in one (docs/perf-analyzer.md).
 WAIT_BATCH_ROWS = 1 << 16
