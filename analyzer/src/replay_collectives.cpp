@@ -483,10 +483,11 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   // (one rank's results, read in its records' order: a few fetched ahead, as they may lie
   // apart)
   constexpr size_t kAhead = 16;
-  auto charge = [&](const std::vector<const ResMsg*>& order) {
-    for (size_t k = 0; k < order.size();) {
-      if (k + kAhead < order.size()) __builtin_prefetch(order[k + kAhead]);
-      const ResMsg& first = *order[k];
+  // one rank's n results, at(k) the k-th in its records' order
+  auto charge = [&](size_t n, auto&& at) {
+    for (size_t k = 0; k < n;) {
+      if (k + kAhead < n) __builtin_prefetch(&at(k + kAhead));
+      const ResMsg& first = at(k);
       if (first.metric == kRcSync) {
         res.coll_position_sync[first.index] = first.value;
         res.coll_position_group[first.index] = first.delayer;
@@ -512,8 +513,8 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
       const ResMsg* wait = nullptr;
       const ResMsg* done = nullptr;
       size_t next = k;
-      for (; next < order.size(); ++next) {
-        const ResMsg& r = *order[next];
+      for (; next < n; ++next) {
+        const ResMsg& r = at(next);
         if (r.rank != first.rank || order_of.call[r.index] != call || r.metric >= kRcSyncSet) break;
         const ResMsg*& best = r.completion ? done : wait;
         if (!best || r.value > best->value) best = &r;
@@ -546,18 +547,24 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
     };
     uint32_t lo = UINT32_MAX, hi = 0;
     size_t n = 0;
+    bool in_order = true;  // (the results of one communicator come in its records' order)
     each_result([&](const ResMsg& m) {
       if (m.index >= owned) throw std::logic_error("collective result for an unknown record");
+      in_order &= n == 0 || m.index >= hi;
       lo = std::min(lo, m.index), hi = std::max(hi, m.index), ++n;
     });
-    if (n == 0) continue;
-    slot.assign(size_t(hi - lo) + 2, 0);
-    each_result([&](const ResMsg& m) { slot[m.index - lo + 1]++; });
-    for (size_t k = 1; k < slot.size(); ++k) slot[k] += slot[k - 1];
-    order.resize(n);
-    each_result([&](const ResMsg& m) { order[slot[m.index - lo]++] = &m; });
-    charge(order);
-    ResultsByRank::Results().swap(computed.of(r));
+    ResultsByRank::Results& ours = computed.of(r);
+    if (in_order && ours.size() == n) {  // ours alone, already in order: no sort
+      charge(n, [&](size_t k) -> const ResMsg& { return ours[k]; });
+    } else if (n > 0) {
+      slot.assign(size_t(hi - lo) + 2, 0);
+      each_result([&](const ResMsg& m) { slot[m.index - lo + 1]++; });
+      for (size_t k = 1; k < slot.size(); ++k) slot[k] += slot[k - 1];
+      order.resize(n);
+      each_result([&](const ResMsg& m) { order[slot[m.index - lo]++] = &m; });
+      charge(n, [&](size_t k) -> const ResMsg& { return *order[k]; });
+    }
+    ResultsByRank::Results().swap(ours);
   }
   std::map<int64_t, uint32_t> set_id;
   for (auto& [key, ranks] : set_ranks) {
