@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -65,8 +66,13 @@ struct Notice { uint32_t ref, index, p, q, call, reply; int64_t leave; };
 struct Back { uint32_t call, p, ref, pad; int64_t leave; };
 // delayer owner -> waiting owner: the indirect part and where the critical path would move
 struct Indirect { uint32_t w_local, wrec, src, pad; double ticks; uint64_t target; int64_t target_enter; };
-// What a waiting owner keeps of each of its wait states from the delayer's side.
-struct Reply { uint32_t wrec, src; double indirect; uint64_t target; int64_t target_enter; };
+// What a waiting owner keeps of each of its wait states from the delayer's side: 16 bytes.
+// `via`: kNone, no delayer call; else, without kFar, the delayer's call here (its owner is
+// this process, where the path would move is that call, its enter from the timeline); with
+// kFar, the entry in far_replies_ of a delayer call at another process.
+struct Reply { uint32_t wrec, via; double indirect; };
+constexpr uint32_t kFar = 0x80000000u;
+struct FarReply { uint64_t target; int64_t target_enter; uint32_t src, pad; };
 struct NodeMsg {  // a wait state with a non-empty wait list, followed by `list` ListEntry
   uint64_t gid;
   uint32_t ordinal, list;
@@ -83,8 +89,14 @@ struct WaitCost { uint32_t wrec, pad; double c[kCosts]; };    // a wait state's 
 struct CostHead { uint32_t wrec; uint16_t mask, pad; };
 static_assert(kCosts <= 16, "a cost mask has 16 bits");
 // waiting owner -> 0: a call the critical path can leave through (its longest wait with a
-// known delayer) and where it would go
-struct JumpMsg { uint64_t gid, target; int64_t enter, leave, wait, target_enter; };
+// known delayer) and where it would go; `resume`: the call's enter + that wait. Only those
+// the path can take (target_enter <= resume) are sent: 40 bytes each.
+struct JumpMsg { uint64_t gid, target; int64_t resume, leave, target_enter; };
+// the order walk() reads them in: by call, then the latest resume (one call's jumps have one
+// enter: the longest wait), then the target
+inline bool jump_order(const JumpMsg& a, const JumpMsg& b) {
+  return std::tie(a.gid, b.resume, a.target) < std::tie(b.gid, a.resume, b.target);
+}
 // 0 -> owner: the path covers rank's segments before calls (lo, hi] and calls (lo, hi)
 // whole, and `lo_ticks` of call lo (lo_ticks < 0: no call lo, down to the rank's start)
 struct CoverMsg { uint64_t lo, hi; int64_t lo_ticks; };
@@ -255,7 +267,7 @@ class Analysis {
   // A call's waiting (the sum of its wait states' ticks) and WAN excess: only calls with a
   // wait state or a WAN excess have them, through aux_of_ (4 B per call, not 28).
   int64_t wait_of(uint32_t c) const { const uint32_t a = aux_of_[c]; return a == kNone ? 0 : aux_wait_[a]; }
-  int64_t wan_of(uint32_t c) const { const uint32_t a = aux_of_[c]; return a == kNone ? 0 : aux_wan_[a]; }
+  int64_t wan_of(uint32_t c) const { const uint32_t a = aux_of_[c]; return a == kNone || aux_wan_.empty() ? 0 : aux_wan_[a]; }
 
   void synchronisations();
   // The waiting call's completion time of a point-to-point synchronisation: own leave − the
@@ -388,10 +400,12 @@ class Analysis {
   // with a wait state are numbered in call order first, those with only a WAN excess follow
   std::vector<uint32_t> aux_of_;
   std::vector<int64_t> aux_wait_;      // the call's waiting: the sum of its wait states' ticks
-  std::vector<int64_t> aux_wan_;       // its WAN excess (0: none)
-  std::vector<uint32_t> aux_wan_from_; // the metahost its largest WAN excess came from
+  std::vector<int64_t> aux_wan_;       // its WAN excess (0: none; empty: no call has one)
+  std::vector<uint32_t> aux_wan_from_; // the metahost its largest WAN excess came from (setup only)
   std::vector<double> prop_max_;  // per aux entry on some wait list: the largest scale (else 0)
   std::vector<Reply> replies_;  // per rc_waits entry
+  std::vector<FarReply> far_replies_;  // those of delayer calls at other processes
+  uint32_t reply_src(const Reply& r) const { return r.via & kFar ? far_replies_[r.via & ~kFar].src : uint32_t(me_); }
   std::vector<DEntry> dents_;
   size_t dents_end(size_t wrec) const { return wrec + 1 < wrecs_.size() ? wrecs_[wrec + 1].d_begin : dents_.size(); }
   std::vector<WRec> wrecs_;

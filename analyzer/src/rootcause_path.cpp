@@ -34,7 +34,7 @@ void Analysis::graph_and_path() {
     {  // at most one WaitCost per wait state with a delay record, to its delayer's owner
       std::vector<size_t> to(P_, 0);
       for (const Reply& r : replies_)
-        if (r.wrec != kNone) to[r.src]++;
+        if (r.wrec != kNone) to[reply_src(r)]++;
       for (int p = 0; p < P_; ++p) wait_costs[p].reserve(to[p] * (sizeof(CostHead) + 2 * sizeof(double)));  // (a guess)
     }
     // the waits of each call with waits (by its aux entry: those come first, in call order)
@@ -69,7 +69,7 @@ void Analysis::graph_and_path() {
           if (c[j] != 0) h.mask |= uint16_t(1u << j);
         }
         if (!(total > 0)) continue;  // the delayer's owner would skip it (a zero adds nothing to its sums)
-        Bytes& b = wait_costs[replies_[i].src];
+        Bytes& b = wait_costs[reply_src(replies_[i])];
         append(b, h);
         for (int j = 0; j < kCosts; ++j)
           if (h.mask >> j & 1) append(b, c[j]);
@@ -254,10 +254,8 @@ void Analysis::walk(std::vector<Bytes>& cover) {
   const uint32_t N = d_.ranks();
   Records<JumpMsg> jumps = unpack<JumpMsg>(std::move(jumps_in_));
   // (a call can come twice: its waits are listed per kind; the longer one is tried first)
-  sort_by_gid(jumps.begin(), jumps.size(), gbase_[N], [](const JumpMsg& j) { return j.gid; },
-              [](const JumpMsg& a, const JumpMsg& b) {
-                return std::tie(a.gid, b.wait, a.target) < std::tie(b.gid, a.wait, b.target);
-              });
+  // (sorted by their owners, which hold ascending blocks of ranks: the check is one pass)
+  sort_unless_sorted(jumps.begin(), jumps.end(), jump_order);
   // From the latest MPI_Finalize back to MPI_Init, as Scalasca (from the latest last event
   // back to the first when some rank has no Finalize, or no Init)
   bool all_finalize = N > 0;
@@ -277,7 +275,7 @@ void Analysis::walk(std::vector<Bytes>& cover) {
     const JumpMsg* out = nullptr;
     while (it != jumps.begin() && (it - 1)->gid >= floor) {
       const JumpMsg& j = *--it;
-      if (j.target_enter <= j.enter + j.wait && !arrived.count(j.target)) {
+      if (j.target_enter <= j.resume && !arrived.count(j.target)) {
         out = &j;
         break;
       }
@@ -293,7 +291,7 @@ void Analysis::walk(std::vector<Bytes>& cover) {
       length += arrival - begin;
       break;
     }
-    const int64_t resume = std::min(out->enter + out->wait, out->leave);
+    const int64_t resume = std::min(out->resume, out->leave);
     append(cover[owner_of(r, N, P_)], CoverMsg{out->gid, cursor, out->leave - resume});
     out_.path.push_back({r, 0, double(resume) / res_, double(arrival) / res_});
     length += arrival - resume;
