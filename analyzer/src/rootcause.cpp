@@ -185,7 +185,7 @@ void Analysis::synchronisations() {
     const uint32_t q = rank_of(w.call);
     if (w.delayer == kNone || w.delayer == q) continue;
     const bool answered = needs_delayer_leave(w.ref);
-    if (w.ref == REF_COLL) synchronised(w.call, w.delayer, call_completion_[w.call]);
+    if (w.ref == REF_COLL) synchronised_coll(w.call, w.delayer);
     else if (!answered) synchronised(w.call, w.delayer, 0);
     const uint32_t owner = owner_of(w.delayer, N, P_);
     if (owner == uint32_t(me_)) {
