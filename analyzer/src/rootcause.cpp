@@ -7,8 +7,8 @@
 //     to process 0, which solves the long-term costs per waiting call and walks the path;
 //  3. process 0 -> waiting owners -> delayer owners: each wait state's inherited costs,
 //     charged to its delays; process 0 -> owners: the path's covered stretches.
-// Every sum runs in an order fixed by global call ids and per-rank ordinals, never by the
-// number of processes, so any -j writes the same values.
+// Every sum runs in an order fixed by global call ids and each rank's wait-state order,
+// never by the number of processes, so any -j writes the same values.
 #include "rootcause.hpp"
 
 #include <algorithm>

@@ -68,22 +68,32 @@ void Analysis::interval_fill(uint32_t b, const IntervalStart& s, TimeMap& map,
 void Analysis::delays() {
   const auto& waits = fwd_.rc_waits;
   const uint32_t N = d_.ranks();
-  std::vector<uint32_t> next_ordinal(mine_.size(), 0);
   std::vector<Bytes> out(P_);
-  // our own wait states and those sent here, in one order: (waiting call, ordinal)
+  // our own wait states and those sent here whose delayer call is known, in one order:
+  // (waiting call, index at the waiting owner). One call's wait states all come from its
+  // owner (here, or in that process's order): the order of their ordinals among the rank's.
   constexpr uint32_t kRemote = 0x80000000u;
-  struct Pending { uint64_t gid; uint32_t ordinal, idx; };  // idx: rc_waits index, or kRemote | request
+  // idx: rc_waits index, or kRemote | request; sp: the delayer's call (found here, where the
+  // waits are read in order, not in the loop below, where it was a cache miss each)
+  struct Pending { uint64_t gid; uint32_t idx, sp; };
+  auto delayer_of = [&](uint8_t ref, uint32_t index, uint32_t p) {  // if it is one of rank p's calls
+    const uint32_t sp = delayer_call(ref, index);
+    return sp != kNone && call_of(sp, p) ? sp : kNone;
+  };
   std::vector<Pending> reqs;
   reqs.reserve(waits.size());  // (every buffer of the pass sized once where it can be: a regrowth's
                                // copy leaves a hole the heap keeps)
   for (size_t i = 0; i < waits.size(); ++i) {
     const RcWait& w = waits[i];
     const uint32_t q = rank_of(w.call);
-    const uint32_t ordinal = next_ordinal[slot_of(q)]++;
     if (w.delayer == kNone || w.delayer == q) continue;
     const uint32_t owner = owner_of(w.delayer, N, P_);
-    if (owner == uint32_t(me_)) { reqs.push_back({gid_of(w.call), ordinal, uint32_t(i)}); continue; }
-    Request rq{gid_of(w.call), q, w.delayer, w.delayer_index, ordinal, uint32_t(i), d_.rank_metahost[q], 0,
+    if (owner == uint32_t(me_)) {
+      if (const uint32_t sp = delayer_of(w.ref, w.delayer_index, w.delayer); sp != kNone)
+        reqs.push_back({gid_of(w.call), uint32_t(i), sp});
+      continue;
+    }
+    Request rq{gid_of(w.call), q, w.delayer, w.delayer_index, 0, uint32_t(i), d_.rank_metahost[q], 0,
                w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(wait_of(w.call))};
     tq_.clear();
     interval(w.call, w.delayer, tq_, nullptr);
@@ -111,34 +121,22 @@ void Analysis::delays() {
     keys.reserve(n_keys);
     for (Cursor c(in); !c.done();) {
       Request rq = c.get<Request>();
-      reqs.push_back({rq.gid, rq.ordinal, kRemote | uint32_t(remote.size())});
+      if (const uint32_t sp = delayer_of(rq.ref, rq.index, rq.p); sp != kNone)
+        reqs.push_back({rq.gid, kRemote | uint32_t(remote.size()), sp});
       remote.push_back(rq);
       keys_at.push_back(keys.size());
       for (uint32_t k = 0; k < rq.keys; ++k) keys.push_back(c.get<KeyTicks>());
     }
   }
-  auto delayer_of = [&](const Pending& pr) {  // the delayer's call, if it is one of the delayer rank's
-    uint8_t ref;
-    uint32_t index, p;
-    if (pr.idx & kRemote) {
-      const Request& r = remote[pr.idx & ~kRemote];
-      ref = r.ref, index = r.index, p = r.p;
-    } else {
-      const RcWait& w = waits[pr.idx];
-      ref = w.ref, index = w.delayer_index, p = w.delayer;
-    }
-    const uint32_t sp = delayer_call(ref, index);
-    return sp != kNone && call_of(sp, p) ? sp : kNone;
-  };
   // per delayer call: its requests left (kMany: too many to count down) and whether `shared`
   // holds its interval
   constexpr uint8_t kStored = 0x80, kMany = 0x7f;
   std::vector<uint8_t> left(tl_.calls.size(), 0);
-  for (const Pending& pr : reqs)  // (before the sort: in the waits' order, read in order)
-    if (const uint32_t sp = delayer_of(pr); sp != kNone && left[sp] < kMany) ++left[sp];
+  for (const Pending& pr : reqs)
+    if (left[pr.sp] < kMany) ++left[pr.sp];
   report_memory("requests");
   sort_by_gid(reqs.data(), reqs.size(), gbase_[N], [](const Pending& p) { return p.gid; },
-              [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
+              [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.idx) < std::tie(b.gid, b.idx); });
   // the delayer calls with several requests, ascending (the scan is in call order), and
   // their shared intervals at the same positions: a search in a small array, not a hash map
   std::vector<uint32_t> multi;
@@ -165,11 +163,10 @@ void Analysis::delays() {
     } else {
       const RcWait& w = waits[pr.idx];
       const uint32_t q = rank_of(w.call);
-      rq = Request{pr.gid, q, w.delayer, w.delayer_index, pr.ordinal, pr.idx, d_.rank_metahost[q], 0,
+      rq = Request{pr.gid, q, w.delayer, w.delayer_index, 0, pr.idx, d_.rank_metahost[q], 0,
                    w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(wait_of(w.call))};
     }
-    const uint32_t sp = delayer_of(pr);
-    if (sp == kNone) continue;
+    const uint32_t sp = pr.sp;
     ++with_delayer_;
     uint8_t& n = left[sp];
     const IntervalStart st = interval_start(sp, rq.q);
@@ -233,7 +230,7 @@ void Analysis::delays() {
     }
     if (!wl.empty()) {
       NodeMsg nm{};
-      nm.gid = rq.gid; nm.ordinal = rq.ordinal; nm.list = uint32_t(wl.size());
+      nm.gid = rq.gid; nm.w_local = rq.w_local; nm.list = uint32_t(wl.size());
       nm.group = uint8_t(g); nm.cls = rq.cls; nm.D = D; nm.scale = scale; nm.share = rq.share;
       append(graph[0], nm);
       // scout marks a wait propagating only when it caused a point-to-point wait state (its

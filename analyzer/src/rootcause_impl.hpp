@@ -49,7 +49,7 @@ struct RankCount { uint32_t rank, init, finalize, pad; uint64_t calls; int64_t s
 // map); a wait state of our own ranks has its map computed in place.
 struct Request {
   uint64_t gid;                     // waiting call
-  uint32_t q, p, index, ordinal;    // waiting rank, delayer rank, delayer record, ordinal among q's waits
+  uint32_t q, p, index, pad;        // waiting rank, delayer rank, delayer record
   uint32_t w_local, wait_metahost;  // index in the waiting owner's rc_waits; q's metahost
   uint32_t keys;
   uint16_t metric;
@@ -75,7 +75,7 @@ constexpr uint32_t kFar = 0x80000000u;
 struct FarReply { uint64_t target; int64_t target_enter; uint32_t src, pad; };
 struct NodeMsg {  // a wait state with a non-empty wait list, followed by `list` ListEntry
   uint64_t gid;
-  uint32_t ordinal, list;
+  uint32_t w_local, list;  // w_local: orders one call's wait states (they have one owner)
   uint8_t group, cls, pad[6];
   double D, scale, share;
 };

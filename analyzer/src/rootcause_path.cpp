@@ -168,7 +168,7 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
     for (uint32_t k = 0; k < m.list; ++k) lists.push_back(c.get<ListEntry>());
   }
   Bytes().swap(graph_in_);
-  auto by_wait = [](const Node& a, const Node& b) { return std::tie(a.m.gid, a.m.ordinal) < std::tie(b.m.gid, b.m.ordinal); };
+  auto by_wait = [](const Node& a, const Node& b) { return std::tie(a.m.gid, a.m.w_local) < std::tie(b.m.gid, b.m.w_local); };
   sort_unless_sorted(ws.begin(), ws.end(), by_wait);  // (one process's are sorted)
   // nodes: the calls that occur, numbered in call order (a direct index over all calls)
   std::vector<uint32_t> node_of(gbase_[N], kNone);
