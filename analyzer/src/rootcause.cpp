@@ -212,29 +212,10 @@ void Analysis::synchronisations() {
     synchronised(b.call, b.p, b.leave == INT64_MAX ? 0 : waiting_completion(b.ref, leave, b.leave));
   }
   report_memory("sync exchanged");
-  std::vector<size_t> runs;
   for (auto& [key, peer] : peer_calls_) {
     // a list is a few ascending runs (each kind of wait state and each side of it comes in
     // call order): merged, not sorted (std::sort took ~6 % of the pass's samples on them)
-    auto& l = peer.list;
-    runs.assign(1, 0);
-    for (size_t i = 1; i < l.size() && runs.size() <= 16; ++i)
-      if (l[i] < l[i - 1]) runs.push_back(i);
-    if (runs.size() > 16) {
-      std::sort(l.begin(), l.end());
-    } else {
-      runs.push_back(l.size());
-      while (runs.size() > 2) {  // adjacent runs merged pairwise until one is left
-        size_t k = 0;
-        for (size_t j = 0; j + 2 < runs.size(); j += 2, ++k) {
-          std::inplace_merge(l.begin() + runs[j], l.begin() + runs[j + 1], l.begin() + runs[j + 2]);
-          runs[k] = runs[j];
-        }
-        if (runs.size() % 2 == 0) runs[k++] = runs[runs.size() - 2];
-        runs[k++] = runs.back();
-        runs.resize(k);
-      }
-    }
+    if (!merge_runs(peer.list.begin(), peer.list.end(), std::less<>(), 16)) std::sort(peer.list.begin(), peer.list.end());
     peer.sync.reserve(peer.list.size());
     for (const auto& [c, completion] : peer.list) peer.sync.push_back({c, completion});
     decltype(peer.list)().swap(peer.list);

@@ -135,8 +135,11 @@ void Analysis::delays() {
   for (const Pending& pr : reqs)
     if (left[pr.sp] < kMany) ++left[pr.sp];
   report_memory("requests");
-  sort_by_gid(reqs.data(), reqs.size(), gbase_[N], [](const Pending& p) { return p.gid; },
-              [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.idx) < std::tie(b.gid, b.idx); });
+  {  // (a few runs where the waits are listed per kind in call order, one more per process)
+    auto less = [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.idx) < std::tie(b.gid, b.idx); };
+    if (!merge_runs(reqs.begin(), reqs.end(), less, 16))
+      sort_by_gid(reqs.data(), reqs.size(), gbase_[N], [](const Pending& p) { return p.gid; }, less);
+  }
   // the delayer calls with several requests, ascending (the scan is in call order), and
   // their shared intervals at the same positions: a search in a small array, not a hash map
   std::vector<uint32_t> multi;

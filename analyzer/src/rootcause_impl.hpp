@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -152,6 +153,34 @@ size_t lower_bound_near(const std::vector<T>& v, uint32_t k, uint32_t& hint, Key
                                             [&](const T& x, uint32_t c) { return key(x) < c; }) - v.begin());
   hint = uint32_t(at);
   return at;
+}
+
+// Sorts [first, last) by `less` (entries equal under it are alike) where it is
+// at most `max_runs` ascending runs, by merging them pairwise (std::inplace_merge); returns
+// false, leaving it as it was, where it is more. Records that arrive as a few sorted pieces
+// (one per process, per kind of wait state, per side) merge in a few linear passes, where
+// std::sort took n log n comparisons and fell into its heap sort on such patterns.
+template <class It, class Less>
+bool merge_runs(It first, It last, Less less, size_t max_runs) {
+  std::vector<size_t> runs(1, 0);
+  const size_t n = size_t(last - first);
+  for (size_t i = 1; i < n; ++i)
+    if (less(first[i], first[i - 1])) {
+      if (runs.size() == max_runs) return false;
+      runs.push_back(i);
+    }
+  runs.push_back(n);
+  while (runs.size() > 2) {  // adjacent runs merged pairwise until one is left
+    size_t k = 0;
+    for (size_t j = 0; j + 2 < runs.size(); j += 2, ++k) {
+      std::inplace_merge(first + runs[j], first + runs[j + 1], first + runs[j + 2], less);
+      runs[k] = runs[j];
+    }
+    if (runs.size() % 2 == 0) runs[k++] = runs[runs.size() - 2];
+    runs[k++] = runs.back();
+    runs.resize(k);
+  }
+  return true;
 }
 
 // Tuning knob: with GRIDSCOPE_RC_TIMING set, the pass prints its phases' times and its

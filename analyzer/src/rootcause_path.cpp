@@ -169,7 +169,8 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   }
   Bytes().swap(graph_in_);
   auto by_wait = [](const Node& a, const Node& b) { return std::tie(a.m.gid, a.m.w_local) < std::tie(b.m.gid, b.m.w_local); };
-  sort_unless_sorted(ws.begin(), ws.end(), by_wait);  // (one process's are sorted)
+  // (one process's are sorted: one run per process)
+  if (!merge_runs(ws.begin(), ws.end(), by_wait, 64)) std::sort(ws.begin(), ws.end(), by_wait);
   // nodes: the calls that occur, numbered in call order (a direct index over all calls)
   std::vector<uint32_t> node_of(gbase_[N], kNone);
   for (const Node& w : ws) node_of[w.m.gid] = 0;
