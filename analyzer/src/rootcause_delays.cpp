@@ -50,13 +50,14 @@ void Analysis::interval_fill(uint32_t b, const IntervalStart& s, TimeMap& map,
                              std::vector<std::pair<uint32_t, int64_t>>* waits) const {
   const auto& calls = tl_.calls;
   const uint32_t start = s.start, from = s.from;
+  const bool has_wan = !aux_wan_.empty();
   if (from != kNone) map.add(calls[from].cp, false, s.completion);  // (TimeMap ignores 0)
   for (uint32_t c = start;; ++c) {
     for (uint32_t e = tl_.seg_begin(c), end = tl_.seg_end(c); e < end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
     if (c == b) break;
     const SyncCall& x = calls[c];
     const uint32_t a = aux_of_[c];
-    const int64_t wait = a == kNone ? 0 : aux_wait_[a], wan = a == kNone ? 0 : aux_wan_[a];
+    const int64_t wait = a == kNone ? 0 : aux_wait_[a], wan = a == kNone || !has_wan ? 0 : aux_wan_[a];
     map.add(x.cp, false, std::max<int64_t>(0, x.leave - x.enter - wait - wan));
     map.add(x.cp, true, wan);
     if (waits && wait > 0) waits->push_back({c, wait});
@@ -67,22 +68,32 @@ void Analysis::interval_fill(uint32_t b, const IntervalStart& s, TimeMap& map,
 void Analysis::delays() {
   const auto& waits = fwd_.rc_waits;
   const uint32_t N = d_.ranks();
-  std::vector<uint32_t> next_ordinal(mine_.size(), 0);
   std::vector<Bytes> out(P_);
-  // our own wait states and those sent here, in one order: (waiting call, ordinal)
+  // our own wait states and those sent here whose delayer call is known, in one order:
+  // (waiting call, index at the waiting owner). One call's wait states all come from its
+  // owner (here, or in that process's order): the order of their ordinals among the rank's.
   constexpr uint32_t kRemote = 0x80000000u;
-  struct Pending { uint64_t gid; uint32_t ordinal, idx; };  // idx: rc_waits index, or kRemote | request
+  // idx: rc_waits index, or kRemote | request; sp: the delayer's call (found here, where the
+  // waits are read in order, not in the loop below, where it was a cache miss each)
+  struct Pending { uint64_t gid; uint32_t idx, sp; };
+  auto delayer_of = [&](uint8_t ref, uint32_t index, uint32_t p) {  // if it is one of rank p's calls
+    const uint32_t sp = delayer_call(ref, index);
+    return sp != kNone && call_of(sp, p) ? sp : kNone;
+  };
   std::vector<Pending> reqs;
   reqs.reserve(waits.size());  // (every buffer of the pass sized once where it can be: a regrowth's
                                // copy leaves a hole the heap keeps)
   for (size_t i = 0; i < waits.size(); ++i) {
     const RcWait& w = waits[i];
     const uint32_t q = rank_of(w.call);
-    const uint32_t ordinal = next_ordinal[slot_of(q)]++;
     if (w.delayer == kNone || w.delayer == q) continue;
     const uint32_t owner = owner_of(w.delayer, N, P_);
-    if (owner == uint32_t(me_)) { reqs.push_back({gid_of(w.call), ordinal, uint32_t(i)}); continue; }
-    Request rq{gid_of(w.call), q, w.delayer, w.delayer_index, ordinal, uint32_t(i), d_.rank_metahost[q], 0,
+    if (owner == uint32_t(me_)) {
+      if (const uint32_t sp = delayer_of(w.ref, w.delayer_index, w.delayer); sp != kNone)
+        reqs.push_back({gid_of(w.call), uint32_t(i), sp});
+      continue;
+    }
+    Request rq{gid_of(w.call), q, w.delayer, w.delayer_index, 0, uint32_t(i), d_.rank_metahost[q], 0,
                w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(wait_of(w.call))};
     tq_.clear();
     interval(w.call, w.delayer, tq_, nullptr);
@@ -110,34 +121,25 @@ void Analysis::delays() {
     keys.reserve(n_keys);
     for (Cursor c(in); !c.done();) {
       Request rq = c.get<Request>();
-      reqs.push_back({rq.gid, rq.ordinal, kRemote | uint32_t(remote.size())});
+      if (const uint32_t sp = delayer_of(rq.ref, rq.index, rq.p); sp != kNone)
+        reqs.push_back({rq.gid, kRemote | uint32_t(remote.size()), sp});
       remote.push_back(rq);
       keys_at.push_back(keys.size());
       for (uint32_t k = 0; k < rq.keys; ++k) keys.push_back(c.get<KeyTicks>());
     }
   }
-  auto delayer_of = [&](const Pending& pr) {  // the delayer's call, if it is one of the delayer rank's
-    uint8_t ref;
-    uint32_t index, p;
-    if (pr.idx & kRemote) {
-      const Request& r = remote[pr.idx & ~kRemote];
-      ref = r.ref, index = r.index, p = r.p;
-    } else {
-      const RcWait& w = waits[pr.idx];
-      ref = w.ref, index = w.delayer_index, p = w.delayer;
-    }
-    const uint32_t sp = delayer_call(ref, index);
-    return sp != kNone && call_of(sp, p) ? sp : kNone;
-  };
   // per delayer call: its requests left (kMany: too many to count down) and whether `shared`
   // holds its interval
   constexpr uint8_t kStored = 0x80, kMany = 0x7f;
   std::vector<uint8_t> left(tl_.calls.size(), 0);
-  for (const Pending& pr : reqs)  // (before the sort: in the waits' order, read in order)
-    if (const uint32_t sp = delayer_of(pr); sp != kNone && left[sp] < kMany) ++left[sp];
+  for (const Pending& pr : reqs)
+    if (left[pr.sp] < kMany) ++left[pr.sp];
   report_memory("requests");
-  sort_by_gid(reqs.data(), reqs.size(), gbase_[N], [](const Pending& p) { return p.gid; },
-              [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.ordinal) < std::tie(b.gid, b.ordinal); });
+  {  // (a few runs where the waits are listed per kind in call order, one more per process)
+    auto less = [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.idx) < std::tie(b.gid, b.idx); };
+    if (!merge_runs(reqs.begin(), reqs.end(), less, 16))
+      sort_by_gid(reqs.data(), reqs.size(), gbase_[N], [](const Pending& p) { return p.gid; }, less);
+  }
   // the delayer calls with several requests, ascending (the scan is in call order), and
   // their shared intervals at the same positions: a search in a small array, not a hash map
   std::vector<uint32_t> multi;
@@ -148,7 +150,7 @@ void Analysis::delays() {
     return shared[size_t(std::lower_bound(multi.begin(), multi.end(), sp) - multi.begin())];
   };
 
-  replies_.assign(waits.size(), Reply{kNone, 0, 0.0, UINT64_MAX, 0});
+  replies_.assign(waits.size(), Reply{kNone, kNone, 0.0});
   std::vector<Bytes> back(P_), graph(P_);
   std::vector<std::pair<uint32_t, int64_t>> wl;
   prop_max_.assign(aux_wait_.size(), 0.0);
@@ -164,11 +166,10 @@ void Analysis::delays() {
     } else {
       const RcWait& w = waits[pr.idx];
       const uint32_t q = rank_of(w.call);
-      rq = Request{pr.gid, q, w.delayer, w.delayer_index, pr.ordinal, pr.idx, d_.rank_metahost[q], 0,
+      rq = Request{pr.gid, q, w.delayer, w.delayer_index, 0, pr.idx, d_.rank_metahost[q], 0,
                    w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(wait_of(w.call))};
     }
-    const uint32_t sp = delayer_of(pr);
-    if (sp == kNone) continue;
+    const uint32_t sp = pr.sp;
     ++with_delayer_;
     uint8_t& n = left[sp];
     const IntervalStart st = interval_start(sp, rq.q);
@@ -232,7 +233,7 @@ void Analysis::delays() {
     }
     if (!wl.empty()) {
       NodeMsg nm{};
-      nm.gid = rq.gid; nm.ordinal = rq.ordinal; nm.list = uint32_t(wl.size());
+      nm.gid = rq.gid; nm.w_local = rq.w_local; nm.list = uint32_t(wl.size());
       nm.group = uint8_t(g); nm.cls = rq.cls; nm.D = D; nm.scale = scale; nm.share = rq.share;
       append(graph[0], nm);
       // scout marks a wait propagating only when it caused a point-to-point wait state (its
@@ -247,12 +248,11 @@ void Analysis::delays() {
     }
     const uint32_t wrec = uint32_t(wrecs_.size());
     if (dents_.size() > d_begin) wrecs_.push_back({d_begin, sp, D, rq.wait_metahost, rq.metric, rq.cls});
-    const Reply reply{dents_.size() > d_begin ? wrec : kNone, uint32_t(me_), scale * wsum, gid_of(sp), sp_enter};
+    const uint32_t rec = dents_.size() > d_begin ? wrec : kNone;
     if (is_remote)
-      append(back[owner_of(rq.q, N, P_)], Indirect{rq.w_local, reply.wrec, reply.src, 0, reply.indirect, reply.target,
-                                                    reply.target_enter});
+      append(back[owner_of(rq.q, N, P_)], Indirect{rq.w_local, rec, uint32_t(me_), 0, scale * wsum, gid_of(sp), sp_enter});
     else
-      replies_[pr.idx] = reply;
+      replies_[pr.idx] = Reply{rec, sp, scale * wsum};
   }
   report_memory("delay loop");
   // the intervals are done: what located their starts goes before the next steps allocate
@@ -262,9 +262,11 @@ void Analysis::delays() {
   decltype(remote)().swap(remote);
   decltype(keys)().swap(keys);
   Bytes in = t_.exchange(back);
+  far_replies_.reserve(in.size() / sizeof(Indirect));
   for (Cursor c(in); !c.done();) {
     Indirect m = c.get<Indirect>();
-    replies_[m.w_local] = Reply{m.wrec, m.src, m.ticks, m.target, m.target_enter};
+    replies_[m.w_local] = Reply{m.wrec, kFar | uint32_t(far_replies_.size()), m.ticks};
+    far_replies_.push_back({m.target, m.target_enter, m.src, 0});
   }
   graph_in_ = t_.exchange(graph);
 }
@@ -288,30 +290,75 @@ void Analysis::classes() {
 }
 
 // The calls the critical path can leave through, to process 0 (after the long-term costs:
-// the jumps, 48 B each, are not held beside the propagation graph and the delay records).
+// the jumps, 40 B each, are not held beside the propagation graph and the delay records),
+// sent in walk()'s order: by call, then the longest wait first. The processes own blocks of
+// ascending ranks, so process 0 receives them in that order too and sorts nothing.
 void Analysis::jumps() {
   const auto& waits = fwd_.rc_waits;
-  std::vector<Bytes> jumps(P_);
+  const auto& calls = tl_.calls;
+  // each call's longest wait with a known delayer (a call can come twice: its waits are
+  // listed per kind), with where it would go, except those the path could never take
+  // (walk() would pass over them)
+#pragma pack(push, 4)
+  struct Keep { uint32_t wait; int64_t target_enter; };
+#pragma pack(pop)
+  std::vector<Keep> keep;
+  {
+    size_t with_target = 0;
+    for (const Reply& r : replies_) with_target += r.via != kNone;
+    keep.reserve(with_target);
+  }
+  std::vector<uint32_t> first(calls.size() + 1, 0);  // then placed by a counting sort on the call
   uint32_t best = kNone;  // the wait the current call is left through on the critical path
-  auto flush_jump = [&]() {
+  auto flush = [&]() {
     if (best == kNone) return;
-    const RcWait& w = waits[best];
-    const SyncCall& x = tl_.calls[w.call];
-    append(jumps[0], JumpMsg{gid_of(w.call), replies_[best].target, x.enter, x.leave, w.ticks, replies_[best].target_enter});
+    const uint32_t via = replies_[best].via;
+    const int64_t target_enter = via & kFar ? far_replies_[via & ~kFar].target_enter : calls[via].enter;
+    if (target_enter <= calls[waits[best].call].enter + waits[best].ticks) {
+      keep.push_back({best, target_enter});
+      first[waits[best].call + 1]++;
+    }
     best = kNone;
   };
-  // the jumps in one buffer sized beforehand: no regrowth, whose copies would double its peak
-  size_t with_target = 0;
-  for (const Reply& r : replies_) with_target += r.target != UINT64_MAX;
-  jumps[0].reserve(with_target * sizeof(JumpMsg));
   for (size_t i = 0; i < waits.size(); ++i) {
-    if (replies_[i].target == UINT64_MAX) continue;
+    if (i + 16 < waits.size() && replies_[i + 16].via != kNone) {  // the two calls read, cache misses
+      __builtin_prefetch(&calls[waits[i + 16].call]);
+      if (!(replies_[i + 16].via & kFar)) __builtin_prefetch(&calls[replies_[i + 16].via]);
+    }
+    if (replies_[i].via == kNone) continue;
     const RcWait& w = waits[i];
-    if (best != kNone && waits[best].call != w.call) flush_jump();
+    if (best != kNone && waits[best].call != w.call) flush();
     if (best == kNone || w.ticks > waits[best].ticks) best = uint32_t(i);
   }
-  flush_jump();
+  flush();
+  for (size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
+  std::vector<Bytes> jumps(P_);
+  jumps[0].resize(keep.size() * sizeof(JumpMsg));  // (their exact size: no regrowth)
+  JumpMsg* out = reinterpret_cast<JumpMsg*>(jumps[0].data());
+  for (size_t j = 0; j < keep.size(); ++j) {
+    if (j + 16 < keep.size()) {
+      const uint32_t ahead = waits[keep[j + 16].wait].call;
+      __builtin_prefetch(&calls[ahead]);
+      __builtin_prefetch(&first[ahead]);
+    }
+    const Keep& k = keep[j];
+    const RcWait& w = waits[k.wait];
+    const SyncCall& x = calls[w.call];
+    const uint32_t via = replies_[k.wait].via;
+    const uint64_t target = via & kFar ? far_replies_[via & ~kFar].target : gid_of(via);
+    out[first[w.call]++] = JumpMsg{gid_of(w.call), target, x.enter + w.ticks, x.leave, k.target_enter};
+  }
+  std::vector<uint32_t>().swap(first);
+  std::vector<Keep>().swap(keep);
   std::vector<Reply>().swap(replies_);  // (read last here)
+  std::vector<FarReply>().swap(far_replies_);
+  const size_t n = jumps[0].size() / sizeof(JumpMsg);
+  for (size_t a = 0; a < n;) {  // one call's jumps (a few at most): the longest wait first
+    size_t b = a + 1;
+    while (b < n && out[b].gid == out[a].gid) ++b;
+    if (b - a > 1) std::sort(out + a, out + b, jump_order);
+    a = b;
+  }
   jumps_in_ = t_.exchange(jumps);
 }
 

@@ -9,9 +9,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -48,7 +50,7 @@ struct RankCount { uint32_t rank, init, finalize, pad; uint64_t calls; int64_t s
 // map); a wait state of our own ranks has its map computed in place.
 struct Request {
   uint64_t gid;                     // waiting call
-  uint32_t q, p, index, ordinal;    // waiting rank, delayer rank, delayer record, ordinal among q's waits
+  uint32_t q, p, index, pad;        // waiting rank, delayer rank, delayer record
   uint32_t w_local, wait_metahost;  // index in the waiting owner's rc_waits; q's metahost
   uint32_t keys;
   uint16_t metric;
@@ -65,11 +67,16 @@ struct Notice { uint32_t ref, index, p, q, call, reply; int64_t leave; };
 struct Back { uint32_t call, p, ref, pad; int64_t leave; };
 // delayer owner -> waiting owner: the indirect part and where the critical path would move
 struct Indirect { uint32_t w_local, wrec, src, pad; double ticks; uint64_t target; int64_t target_enter; };
-// What a waiting owner keeps of each of its wait states from the delayer's side.
-struct Reply { uint32_t wrec, src; double indirect; uint64_t target; int64_t target_enter; };
+// What a waiting owner keeps of each of its wait states from the delayer's side: 16 bytes.
+// `via`: kNone, no delayer call; else, without kFar, the delayer's call here (its owner is
+// this process, where the path would move is that call, its enter from the timeline); with
+// kFar, the entry in far_replies_ of a delayer call at another process.
+struct Reply { uint32_t wrec, via; double indirect; };
+constexpr uint32_t kFar = 0x80000000u;
+struct FarReply { uint64_t target; int64_t target_enter; uint32_t src, pad; };
 struct NodeMsg {  // a wait state with a non-empty wait list, followed by `list` ListEntry
   uint64_t gid;
-  uint32_t ordinal, list;
+  uint32_t w_local, list;  // w_local: orders one call's wait states (they have one owner)
   uint8_t group, cls, pad[6];
   double D, scale, share;
 };
@@ -83,8 +90,14 @@ struct WaitCost { uint32_t wrec, pad; double c[kCosts]; };    // a wait state's 
 struct CostHead { uint32_t wrec; uint16_t mask, pad; };
 static_assert(kCosts <= 16, "a cost mask has 16 bits");
 // waiting owner -> 0: a call the critical path can leave through (its longest wait with a
-// known delayer) and where it would go
-struct JumpMsg { uint64_t gid, target; int64_t enter, leave, wait, target_enter; };
+// known delayer) and where it would go; `resume`: the call's enter + that wait. Only those
+// the path can take (target_enter <= resume) are sent: 40 bytes each.
+struct JumpMsg { uint64_t gid, target; int64_t resume, leave, target_enter; };
+// the order walk() reads them in: by call, then the latest resume (one call's jumps have one
+// enter: the longest wait), then the target
+inline bool jump_order(const JumpMsg& a, const JumpMsg& b) {
+  return std::tie(a.gid, b.resume, a.target) < std::tie(b.gid, a.resume, b.target);
+}
 // 0 -> owner: the path covers rank's segments before calls (lo, hi] and calls (lo, hi)
 // whole, and `lo_ticks` of call lo (lo_ticks < 0: no call lo, down to the rank's start)
 struct CoverMsg { uint64_t lo, hi; int64_t lo_ticks; };
@@ -140,6 +153,34 @@ size_t lower_bound_near(const std::vector<T>& v, uint32_t k, uint32_t& hint, Key
                                             [&](const T& x, uint32_t c) { return key(x) < c; }) - v.begin());
   hint = uint32_t(at);
   return at;
+}
+
+// Sorts [first, last) by `less` (entries equal under it are alike) where it is
+// at most `max_runs` ascending runs, by merging them pairwise (std::inplace_merge); returns
+// false, leaving it as it was, where it is more. Records that arrive as a few sorted pieces
+// (one per process, per kind of wait state, per side) merge in a few linear passes, where
+// std::sort took n log n comparisons and fell into its heap sort on such patterns.
+template <class It, class Less>
+bool merge_runs(It first, It last, Less less, size_t max_runs) {
+  std::vector<size_t> runs(1, 0);
+  const size_t n = size_t(last - first);
+  for (size_t i = 1; i < n; ++i)
+    if (less(first[i], first[i - 1])) {
+      if (runs.size() == max_runs) return false;
+      runs.push_back(i);
+    }
+  runs.push_back(n);
+  while (runs.size() > 2) {  // adjacent runs merged pairwise until one is left
+    size_t k = 0;
+    for (size_t j = 0; j + 2 < runs.size(); j += 2, ++k) {
+      std::inplace_merge(first + runs[j], first + runs[j + 1], first + runs[j + 2], less);
+      runs[k] = runs[j];
+    }
+    if (runs.size() % 2 == 0) runs[k++] = runs[runs.size() - 2];
+    runs[k++] = runs.back();
+    runs.resize(k);
+  }
+  return true;
 }
 
 // Tuning knob: with GRIDSCOPE_RC_TIMING set, the pass prints its phases' times and its
@@ -255,7 +296,7 @@ class Analysis {
   // A call's waiting (the sum of its wait states' ticks) and WAN excess: only calls with a
   // wait state or a WAN excess have them, through aux_of_ (4 B per call, not 28).
   int64_t wait_of(uint32_t c) const { const uint32_t a = aux_of_[c]; return a == kNone ? 0 : aux_wait_[a]; }
-  int64_t wan_of(uint32_t c) const { const uint32_t a = aux_of_[c]; return a == kNone ? 0 : aux_wan_[a]; }
+  int64_t wan_of(uint32_t c) const { const uint32_t a = aux_of_[c]; return a == kNone || aux_wan_.empty() ? 0 : aux_wan_[a]; }
 
   void synchronisations();
   // The waiting call's completion time of a point-to-point synchronisation: own leave − the
@@ -273,11 +314,19 @@ class Analysis {
   void synchronised(uint32_t call, uint32_t peer, int64_t completion) {
     peer_calls_[uint64_t(rank_of(call)) << 32 | peer].list.push_back({call, completion});
   }
+  // A collective's synchronisation of `call` with `peer`, unless the call is a group call
+  // holding peer: that one starts the same intervals, with the same completion (an interval
+  // search finds the group call where it would have found the peer's entry; fewer entries,
+  // 12 B each, fewer to sort and search).
+  void synchronised_coll(uint32_t call, uint32_t peer) {
+    if (group_comm_[call] == kNone || !group_holds(group_comm_[call], peer)) synchronised(call, peer, call_completion_[call]);
+  }
   // the delayer's call (kNone: none), registered as synchronised with q
   uint32_t add_delayer_sync(uint8_t ref, uint32_t index, uint32_t p, uint32_t q, int64_t wait_leave) {
     const uint32_t sp = delayer_call(ref, index);
     if (sp == kNone || !call_of(sp, p)) return kNone;
-    synchronised(sp, q, ref == REF_COLL ? call_completion_[sp] : std::max<int64_t>(0, tl_.calls[sp].leave - wait_leave));
+    if (ref == REF_COLL) synchronised_coll(sp, q);
+    else synchronised(sp, q, std::max<int64_t>(0, tl_.calls[sp].leave - wait_leave));
     return sp;
   }
   // A call that synchronised a group as a whole, with what an interval starting in it needs
@@ -388,10 +437,12 @@ class Analysis {
   // with a wait state are numbered in call order first, those with only a WAN excess follow
   std::vector<uint32_t> aux_of_;
   std::vector<int64_t> aux_wait_;      // the call's waiting: the sum of its wait states' ticks
-  std::vector<int64_t> aux_wan_;       // its WAN excess (0: none)
-  std::vector<uint32_t> aux_wan_from_; // the metahost its largest WAN excess came from
+  std::vector<int64_t> aux_wan_;       // its WAN excess (0: none; empty: no call has one)
+  std::vector<uint32_t> aux_wan_from_; // the metahost its largest WAN excess came from (setup only)
   std::vector<double> prop_max_;  // per aux entry on some wait list: the largest scale (else 0)
   std::vector<Reply> replies_;  // per rc_waits entry
+  std::vector<FarReply> far_replies_;  // those of delayer calls at other processes
+  uint32_t reply_src(const Reply& r) const { return r.via & kFar ? far_replies_[r.via & ~kFar].src : uint32_t(me_); }
   std::vector<DEntry> dents_;
   size_t dents_end(size_t wrec) const { return wrec + 1 < wrecs_.size() ? wrecs_[wrec + 1].d_begin : dents_.size(); }
   std::vector<WRec> wrecs_;

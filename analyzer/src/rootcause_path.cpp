@@ -34,7 +34,7 @@ void Analysis::graph_and_path() {
     {  // at most one WaitCost per wait state with a delay record, to its delayer's owner
       std::vector<size_t> to(P_, 0);
       for (const Reply& r : replies_)
-        if (r.wrec != kNone) to[r.src]++;
+        if (r.wrec != kNone) to[reply_src(r)]++;
       for (int p = 0; p < P_; ++p) wait_costs[p].reserve(to[p] * (sizeof(CostHead) + 2 * sizeof(double)));  // (a guess)
     }
     // the waits of each call with waits (by its aux entry: those come first, in call order)
@@ -69,7 +69,7 @@ void Analysis::graph_and_path() {
           if (c[j] != 0) h.mask |= uint16_t(1u << j);
         }
         if (!(total > 0)) continue;  // the delayer's owner would skip it (a zero adds nothing to its sums)
-        Bytes& b = wait_costs[replies_[i].src];
+        Bytes& b = wait_costs[reply_src(replies_[i])];
         append(b, h);
         for (int j = 0; j < kCosts; ++j)
           if (h.mask >> j & 1) append(b, c[j]);
@@ -168,8 +168,9 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
     for (uint32_t k = 0; k < m.list; ++k) lists.push_back(c.get<ListEntry>());
   }
   Bytes().swap(graph_in_);
-  auto by_wait = [](const Node& a, const Node& b) { return std::tie(a.m.gid, a.m.ordinal) < std::tie(b.m.gid, b.m.ordinal); };
-  sort_unless_sorted(ws.begin(), ws.end(), by_wait);  // (one process's are sorted)
+  auto by_wait = [](const Node& a, const Node& b) { return std::tie(a.m.gid, a.m.w_local) < std::tie(b.m.gid, b.m.w_local); };
+  // (one process's are sorted: one run per process)
+  if (!merge_runs(ws.begin(), ws.end(), by_wait, 64)) std::sort(ws.begin(), ws.end(), by_wait);
   // nodes: the calls that occur, numbered in call order (a direct index over all calls)
   std::vector<uint32_t> node_of(gbase_[N], kNone);
   for (const Node& w : ws) node_of[w.m.gid] = 0;
@@ -179,73 +180,106 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   for (uint64_t g = 0; g < node_of.size(); ++g)
     if (node_of[g] == 0) { node_of[g] = uint32_t(ids.size()); ids.push_back(g); }
   report_memory("solve parsed");
-  // what the propagation reads of a node, together (one cache line, not three arrays)
-  struct State { double* cost; uint32_t indeg; uint8_t done; };
-  std::vector<State> st(ids.size(), State{nullptr, 0, 0});
-  std::vector<size_t> first_w(ids.size(), ws.size());
-  for (size_t i = ws.size(); i-- > 0;) first_w[node_of[ws[i].m.gid]] = i;
-  for (ListEntry& e : lists) {  // the list entries by node from here on
-    e.gid = node_of[e.gid];
-    st[e.gid].indeg++;
-  }
-  std::vector<uint32_t>().swap(node_of);
-  // costs only where some wait state passes them on (a call without predecessors has none),
-  // summed in place in the records sent to the calls' owners (no second copy; the owners'
-  // results do not depend on the records' order: each wait's share is its own). Only the
-  // columns some wait state starts, (its group, its class), are kept: costs are passed on
-  // column by column, so every other column stays 0 everywhere (and the owners add no zero).
+  // costs only where some wait state passes them on (a call without predecessors has none).
+  // Only the columns some wait state starts, (its group, its class), are kept: costs are
+  // passed on column by column, so every other column stays 0 everywhere (and the owners add
+  // no zero).
   uint64_t cols = 0;
   for (const Node& w : ws) cols |= uint64_t(1) << (w.m.group * 2 + w.m.cls);
   int col[kCosts], ncol = 0;
   for (int j = 0; j < kCosts; ++j) col[j] = cols >> j & 1 ? ncol++ : -1;
-  const size_t rec = sizeof(NodeCostHead) + sizeof(double) * size_t(ncol);
-  {
-    std::vector<size_t> to(P_, 0);
-    for (size_t n = 0; n < ids.size(); ++n)
-      if (st[n].indeg > 0) to[owner_of(rank_of_gid(ids[n]), N, P_)]++;
-    for (int p = 0; p < P_; ++p) node_costs[p].resize(to[p] * rec);
-    std::fill(to.begin(), to.end(), 0);
-    for (size_t n = 0; n < ids.size(); ++n)
-      if (st[n].indeg > 0) {
-        const uint32_t p = owner_of(rank_of_gid(ids[n]), N, P_);
-        char* at = node_costs[p].data() + rec * to[p]++;
-        const NodeCostHead h{ids[n], cols};
-        std::memcpy(at, &h, sizeof h);
-        st[n].cost = reinterpret_cast<double*>(at + sizeof h);
-        std::fill(st[n].cost, st[n].cost + ncol, 0.0);
-      }
+  // what the propagation reads of a node, together: its in-degree (kDone: processed), its
+  // first wait state (kPred: it has predecessors) and its costs, one record (one cache miss
+  // per list entry, not one for the state and one for the costs)
+  struct Head { uint32_t indeg, first; };
+  constexpr uint32_t kDone = 0x80000000u, kPred = 0x80000000u;
+  if (ws.size() >= kPred) throw std::logic_error("root causes: more than 2^31 wait states with a wait list");
+  const size_t S = sizeof(Head) + sizeof(double) * size_t(ncol);
+  Bytes nodes(ids.size() * S);
+  for (size_t n = 0; n < ids.size(); ++n) {
+    char* at = nodes.data() + n * S;
+    const Head h{0, uint32_t(ws.size())};
+    std::memcpy(at, &h, sizeof h);
+    std::fill_n(reinterpret_cast<double*>(at + sizeof h), ncol, 0.0);
   }
-  std::priority_queue<size_t> ready;  // latest call first (any fixed rule would do)
+  auto head = [&](size_t n) -> Head& { return *reinterpret_cast<Head*>(nodes.data() + n * S); };
+  auto cost = [&](size_t n) { return reinterpret_cast<double*>(nodes.data() + n * S + sizeof(Head)); };
+  for (size_t i = ws.size(); i-- > 0;) head(node_of[ws[i].m.gid]).first = uint32_t(i);
+  for (ListEntry& e : lists) {  // the list entries by node from here on
+    e.gid = node_of[e.gid];
+    head(e.gid).indeg++;
+  }
+  std::vector<uint32_t>().swap(node_of);
   for (size_t n = 0; n < ids.size(); ++n)
-    if (st[n].indeg == 0) ready.push(n);
+    if (head(n).indeg > 0) head(n).first |= kPred;
+  // the nodes ready, latest call first (any fixed rule would do): a node becomes ready once,
+  // so a set whose largest element is taken, a bitmap under bitmaps of its non-zero words
+  // (a few word reads a step, where a binary heap of 2 M nodes missed the cache at each level)
+  struct Ready {
+    std::vector<std::vector<uint64_t>> lv;  // lv[0]: a bit per node
+    explicit Ready(size_t n) {
+      do {
+        n = std::max<size_t>(1, (n + 63) / 64);
+        lv.emplace_back(n, 0);
+      } while (n > 1);
+    }
+    bool empty() const { return lv.back()[0] == 0; }
+    void push(size_t i) {
+      for (auto& l : lv) { l[i >> 6] |= uint64_t(1) << (i & 63); i >>= 6; }
+    }
+    size_t top_pop() {
+      size_t i = 0;
+      for (size_t k = lv.size(); k-- > 0;) i = i * 64 + size_t(63 - __builtin_clzll(lv[k][i]));
+      for (size_t j = i, k = 0; k < lv.size(); ++k, j >>= 6)
+        if ((lv[k][j >> 6] &= ~(uint64_t(1) << (j & 63))) != 0) break;
+      return i;
+    }
+  } ready(ids.size());
+  for (size_t n = 0; n < ids.size(); ++n)
+    if (head(n).indeg == 0) ready.push(n);
   auto process = [&](size_t n) {
-    st[n].done = 1;
-    double mine[kCosts] = {};
-    if (st[n].cost) std::copy(st[n].cost, st[n].cost + ncol, mine);  // final: nothing adds to it after
-    for (size_t i = first_w[n]; i < ws.size() && ws[i].m.gid == ids[n]; ++i) {
+    head(n).indeg |= kDone;
+    double mine[kCosts];
+    std::copy(cost(n), cost(n) + ncol, mine);  // final: nothing adds to it after
+    for (size_t i = head(n).first & ~kPred; i < ws.size() && ws[i].m.gid == ids[n]; ++i) {
       const NodeMsg& m = ws[i].m;
       const ListEntry* list = lists.data() + ws[i].list_at;
       for (uint32_t k = 0; k < m.list; ++k) {
-        if (k + 2 < m.list) __builtin_prefetch(&st[list[k + 2].gid]);  // (solve: 4 % fewer samples)
-        State& x = st[list[k].gid];
-        if (!x.done) {  // (a node already done, in a cycle, has sent its costs)
-          double* cx = x.cost;
+        if (k + 2 < m.list) __builtin_prefetch(nodes.data() + list[k + 2].gid * S);  // (solve: 4 % fewer samples)
+        Head& x = head(list[k].gid);
+        if (!(x.indeg & kDone)) {  // (a node already done, in a cycle, has sent its costs)
+          double* cx = cost(list[k].gid);
           const double w = double(list[k].w);
           cx[col[m.group * 2 + m.cls]] += m.scale * w;
           if (m.D > 0)
             for (int j = 0; j < ncol; ++j) cx[j] += mine[j] * m.share / m.D * w;
         }
-        if (x.indeg > 0 && --x.indeg == 0) ready.push(size_t(list[k].gid));
+        if ((x.indeg & ~kDone) > 0 && (--x.indeg & ~kDone) == 0) ready.push(size_t(list[k].gid));
       }
     }
   };
   while (!ready.empty()) {
-    size_t n = ready.top();
-    ready.pop();
-    if (!st[n].done) process(n);
+    const size_t n = ready.top_pop();
+    if (!(head(n).indeg & kDone)) process(n);
   }
   for (size_t n = ids.size(); n-- > 0;)  // cycles (a trace that breaks causality): as far as they go
-    if (!st[n].done) { ++unordered_; process(n); }
+    if (!(head(n).indeg & kDone)) { ++unordered_; process(n); }
+  // the costs of the calls with predecessors to their owners (the owners' results do not
+  // depend on the records' order: each wait's share is its own)
+  const size_t rec = sizeof(NodeCostHead) + sizeof(double) * size_t(ncol);
+  std::vector<size_t> to(P_, 0);
+  for (size_t n = 0; n < ids.size(); ++n)
+    if (head(n).first & kPred) to[owner_of(rank_of_gid(ids[n]), N, P_)]++;
+  for (int p = 0; p < P_; ++p) node_costs[p].resize(to[p] * rec);
+  std::fill(to.begin(), to.end(), 0);
+  for (size_t n = 0; n < ids.size(); ++n)
+    if (head(n).first & kPred) {
+      const uint32_t p = owner_of(rank_of_gid(ids[n]), N, P_);
+      char* at = node_costs[p].data() + rec * to[p]++;
+      const NodeCostHead h{ids[n], cols};
+      std::memcpy(at, &h, sizeof h);
+      std::memcpy(at + sizeof h, cost(n), sizeof(double) * size_t(ncol));
+    }
 }
 
 // The critical path: backward from the end of the last rank (docs/root-causes.md), from
@@ -254,10 +288,8 @@ void Analysis::walk(std::vector<Bytes>& cover) {
   const uint32_t N = d_.ranks();
   Records<JumpMsg> jumps = unpack<JumpMsg>(std::move(jumps_in_));
   // (a call can come twice: its waits are listed per kind; the longer one is tried first)
-  sort_by_gid(jumps.begin(), jumps.size(), gbase_[N], [](const JumpMsg& j) { return j.gid; },
-              [](const JumpMsg& a, const JumpMsg& b) {
-                return std::tie(a.gid, b.wait, a.target) < std::tie(b.gid, a.wait, b.target);
-              });
+  // (sorted by their owners, which hold ascending blocks of ranks: the check is one pass)
+  sort_unless_sorted(jumps.begin(), jumps.end(), jump_order);
   // From the latest MPI_Finalize back to MPI_Init, as Scalasca (from the latest last event
   // back to the first when some rank has no Finalize, or no Init)
   bool all_finalize = N > 0;
@@ -277,7 +309,7 @@ void Analysis::walk(std::vector<Bytes>& cover) {
     const JumpMsg* out = nullptr;
     while (it != jumps.begin() && (it - 1)->gid >= floor) {
       const JumpMsg& j = *--it;
-      if (j.target_enter <= j.enter + j.wait && !arrived.count(j.target)) {
+      if (j.target_enter <= j.resume && !arrived.count(j.target)) {
         out = &j;
         break;
       }
@@ -293,7 +325,7 @@ void Analysis::walk(std::vector<Bytes>& cover) {
       length += arrival - begin;
       break;
     }
-    const int64_t resume = std::min(out->enter + out->wait, out->leave);
+    const int64_t resume = std::min(out->resume, out->leave);
     append(cover[owner_of(r, N, P_)], CoverMsg{out->gid, cursor, out->leave - resume});
     out_.path.push_back({r, 0, double(resume) / res_, double(arrival) / res_});
     length += arrival - resume;
