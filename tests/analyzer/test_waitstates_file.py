@@ -80,3 +80,32 @@ def test_analysis_writes_feather_and_drops_a_stale_parquet_file(make_trace, tmp_
     frame = read_waitstates(out)
     assert list(frame.columns) == list(N.WAITSTATE_COLUMNS) and len(frame) == 3
     assert (frame[N.SEVERITY_S] == frame[N.END_S] - frame[N.START_S]).all()
+
+
+@pytest.mark.parametrize("go_ahead", [True, False])
+def test_early_wait_state_file_replaces_the_folders_only_on_go_ahead(tmp_path, go_ahead):
+    """The conversion started during the engine's root-cause pass (driver.start_wait_file)
+    puts its file in place only once the analysis may go on: an analysis that fails after it
+    leaves the folder's earlier wait-state file as it was."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    from synthetic_engine import Process, write_engine
+    from gridscope.analysis.driver import start_wait_file
+    from gridscope.analysis.engine_files import read_wait_head
+
+    out = tmp_path / "analysis"
+    scratch = write_engine(out / N.ENGINE_DIR, ["A", "B"], [Process(
+        ["main", "main/MPI_Recv"], waits=[("late_sender", "grid", "main/MPI_Recv", 1, 0.5, 0.75)])])
+    (scratch / N.WAIT_ROWS_FILE.format(process=0)).write_text('{"wait_rows": [1, 0, 0, 0]}')
+    earlier = out / N.WAITSTATES_FILE
+    earlier.write_bytes(b"an earlier analysis's file")
+    commit: Future = Future()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        written = start_wait_file(pool, scratch, read_wait_head(scratch), earlier, commit)
+        commit.set_result(go_ahead)
+        written.result()
+    if go_ahead:
+        frame = read_waitstates(out)
+        assert list(frame[N.RANK]) == [1] and list(frame[N.SEVERITY_S]) == [0.25]
+    else:
+        assert earlier.read_bytes() == b"an earlier analysis's file"

@@ -121,14 +121,16 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
             step("metahosts")
             per_rank, metahost_file = map_metahosts(anchor, opts.metahosts, scratch)
         latencies = {"node": opts.latency_node_s, "host": opts.latency_host_s, "grid": opts.latency_grid_s}
-        from concurrent.futures import ThreadPoolExecutor
+        from concurrent.futures import Future, ThreadPoolExecutor
 
         # (the pool outside the engine: leaving early, the engine is stopped first, then the
-        # conversion below finishes; its file is in the scratch folder, removed with it)
+        # conversion below finishes without putting its file in place)
+        commit: Future = Future()  # whether the wait-state file may replace the folder's
         with ThreadPoolExecutor(max_workers=1) as pool, \
                 start_engine(anchor, scratch, opts.jobs, metahost_file, time_correct=opts.time_correct,
                              latencies=latencies, launcher=launcher, root_causes=opts.root_causes,
-                             rules=opts.rules) as engine:
+                             rules=opts.rules) as engine, \
+                _decided(commit):
             step("replay (--launcher)" if launcher is not None
                  else f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
             # The engine runs in its own process(es): load the Python side meanwhile. (An
@@ -142,7 +144,7 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
             waits_written = None
             if engine.wait_for_wait_states():
                 waits_written = start_wait_file(pool, scratch, engine_files.read_wait_head(scratch),
-                                                opts.wait_batch_rows)
+                                                out / N.WAITSTATES_FILE, commit, opts.wait_batch_rows)
             engine.wait()
             engine_s = time.perf_counter() - started
             step("results")
@@ -150,6 +152,7 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
             check_unmatched(head.meta, anchor, opts.allow_unmatched)
             if per_rank is None:
                 per_rank = [head.meta["metahosts"][i] for i in head.meta["rank_metahost"]]
+            commit.set_result(True)  # the engine succeeded, its output is complete and matched
             summary = write_outputs(scratch, head, out, str(anchor), per_rank, opts.wait_batch_rows, waits_written)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -171,22 +174,33 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
     return summary
 
 
-def start_wait_file(pool, scratch: Path, head, batch_rows: int = N.WAIT_BATCH_ROWS):
+@contextmanager
+def _decided(commit):
+    """Leaving the block without a decision (an error, an interrupt) decides: no commit."""
+    try:
+        yield
+    finally:
+        if not commit.done():
+            commit.set_result(False)
+
+
+def start_wait_file(pool, scratch: Path, head, target: Path, commit, batch_rows: int = N.WAIT_BATCH_ROWS):
     """Starts converting the engine's wait states into the wait-state file on the pool's
-    thread; the file is made in the scratch folder (write_outputs puts it in place). Returns
-    the conversion's future. Reading and writing the millions of wait states is mostly calls
-    that do not hold the GIL, so the rest goes on meanwhile on the other core."""
+    thread: made in the scratch folder, it replaces `target` once `commit` (a future) says
+    True. Returns the conversion's future. Reading and writing the millions of wait states is
+    mostly calls that do not hold the GIL, so the rest goes on meanwhile on the other core."""
     from gridscope.analysis.engine_waits import WaitBatches
 
     waits = WaitBatches(scratch, head, batch_rows)  # checks the files before anything is written
-    return pool.submit(_write_waits, waits, scratch, head, scratch / N.WAITSTATES_FILE)
+    return pool.submit(_write_waits, waits, scratch, head, target, commit)
 
 
 def write_outputs(scratch: Path, head, out: Path, trace: str, per_rank: list[str],
                   wait_batch_rows: int = N.WAIT_BATCH_ROWS, waits_written=None) -> dict:
     """Writes profile.cubex and the wait-state file from the engine's output; returns the
-    summary. `waits_written`: the wait states' conversion if started already (start_wait_file)."""
-    from concurrent.futures import ThreadPoolExecutor
+    summary. `waits_written`: the wait states' conversion if started already (start_wait_file,
+    with the go-ahead decided by the caller)."""
+    from concurrent.futures import Future, ThreadPoolExecutor
 
     from gridscope.analysis.critical_path_pieces import read_pieces, write_pieces
     from gridscope.analysis.cube_export import build_experiment
@@ -199,13 +213,18 @@ def write_outputs(scratch: Path, head, out: Path, trace: str, per_rank: list[str
     (out / N.LEGACY_WAITSTATES_FILE).unlink(missing_ok=True)
     with ThreadPoolExecutor(max_workers=1) as pool:
         # the profile (hundreds of rows), summary and Cube file while the wait states are written
-        written = waits_written or start_wait_file(pool, scratch, head, wait_batch_rows)
+        if waits_written is None:
+            now: Future = Future()
+            now.set_result(True)
+            waits_written = start_wait_file(pool, scratch, head, out / N.WAITSTATES_FILE, now, wait_batch_rows)
+        written = waits_written
         result = read_profile(scratch, head)
         pieces = read_pieces(scratch, head)
         summary = build_summary(result, trace, per_rank)
         problem = validate.impossible(summary)
-        if problem is not None:  # refused before the Cube file and the wait states
+        if problem is not None:  # refused before the Cube file; the wait states go again
             written.result()
+            (out / N.WAITSTATES_FILE).unlink(missing_ok=True)
             validate.check(summary, trace)
         summary["byte_mismatches"] = int(head.meta.get("byte_mismatches", 0))
         summary["warnings"] = validate.warnings(head.meta, summary)
@@ -215,7 +234,6 @@ def write_outputs(scratch: Path, head, out: Path, trace: str, per_rank: list[str
             (out / N.CRITICAL_PATH_FILE).unlink(missing_ok=True)
         write_cubex(build_experiment(result, per_rank, trace), out / N.PROFILE_FILE, mtime=_trace_mtime(trace))
         written.result()
-    os.replace(scratch / N.WAITSTATES_FILE, out / N.WAITSTATES_FILE)
     return summary
 
 
@@ -224,11 +242,14 @@ def _trace_mtime(trace: str) -> int:
     return int(Path(trace).stat().st_mtime)
 
 
-def _write_waits(waits, scratch: Path, head, path: Path) -> None:
+def _write_waits(waits, scratch: Path, head, target: Path, commit) -> None:
     from gridscope.analysis.engine_waits import remove_wait_columns
     from gridscope.analysis.waitstates import write_waitstate_batches
 
-    write_waitstate_batches(waits.schema, waits, path)
+    made = scratch / N.WAITSTATES_FILE
+    write_waitstate_batches(waits.schema, waits, made)
     # Delete the column files (the bulk of the scratch folder) here, beside the profile
     # work, rather than in the scratch clean-up afterwards.
     remove_wait_columns(scratch, head)
+    if commit.result():  # (replacing a large earlier file frees its pages: here, not on the main thread)
+        os.replace(made, target)
