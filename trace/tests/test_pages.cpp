@@ -81,5 +81,24 @@ TEST(Timeline, CompactStorageKeepsEveryValue) {
     EXPECT_EQ(tl.seg[i].ticks, ticks[i]);
   }
   EXPECT_EQ(sizeof(tl.seg.packed()[0]), 8u);
-  EXPECT_EQ(sizeof(tl.calls.packed()[0]), 20u);
+  EXPECT_EQ(sizeof(tl.calls.packed()[0]), 16u);
+}
+
+// Segment begins (Timeline::seg_begin) as CallList keeps them: offsets in blocks of 64 calls,
+// far ones aside, the listed flag apart from the begin.
+TEST(Timeline, SegmentBeginsKeptExactly) {
+  gs::Timeline tl;
+  std::vector<uint32_t> begin;
+  uint32_t b = 5;
+  for (uint32_t c = 0; c < 300; ++c) {
+    b += c == 70 ? 40000 : c == 200 ? 0x7ffe : c % 3;  // two far jumps, one just short of far
+    begin.push_back(b);
+    tl.calls.add(c, c, b);
+    if (c % 7 == 0) tl.calls.set_listed(c);
+  }
+  for (uint32_t c = 0; c < 300; ++c) {
+    EXPECT_EQ(tl.seg_begin(c), begin[c]) << c;
+    EXPECT_EQ(tl.calls[c].seg, begin[c] | (c % 7 == 0 ? gs::kSegListed : 0u)) << c;
+    if (c + 1 < 300 && c % 7 != 0) EXPECT_EQ(tl.seg_end(c), begin[c + 1]) << c;
+  }
 }

@@ -23,7 +23,7 @@ static_assert(sizeof(SegEntry) == 12, "a segment entry stays at 12 bytes");
 // pseudo-call (cp = kNone, enter = leave = the rank's last event) whose segment is the rank's
 // tail. Its rank is where it lies in Timeline::calls (rank_first); its segment's end is the
 // next call's begin unless listed in Timeline::seg_ends; a barrier's communicator is in
-// Timeline::barriers. What Timeline::calls[c] gives; held as 20 bytes (CallList).
+// Timeline::barriers. What Timeline::calls[c] gives; held as 18 bytes (CallList).
 struct SyncCall {
   int64_t enter, leave;
   uint32_t cp;
@@ -47,13 +47,16 @@ class WideValues {
     else wide_.insert(it, {i, v});
     return kWide;
   }
-  int64_t get(uint32_t i, uint32_t v32) const {
+  [[gnu::always_inline]] int64_t get(uint32_t i, uint32_t v32) const {
     if (v32 != kWide) [[likely]] return v32;
-    return std::lower_bound(wide_.begin(), wide_.end(), std::make_pair(i, INT64_MIN))->second;
+    return wide(i);
   }
 
  private:
   std::vector<std::pair<uint32_t, int64_t>> wide_;
+  [[gnu::noinline, gnu::cold]] int64_t wide(uint32_t i) const {
+    return std::lower_bound(wide_.begin(), wide_.end(), std::make_pair(i, INT64_MIN))->second;
+  }
 };
 
 // Timeline::seg: segment entries, 8 bytes each (the call path and 32 bits of ticks).
@@ -75,36 +78,63 @@ class SegList {
   WideValues wide_;
 };
 
-// Timeline::calls: synchronisation calls, 20 bytes each (the leave as a 32-bit duration).
+// Timeline::calls: synchronisation calls, 18 bytes each: 16 for the enter, the leave as a
+// 32-bit duration and the call path; 2 for the segment's begin, an offset from the begin of
+// its block of 64 calls (begins only grow) with the kSegListed flag in its top bit (offsets of
+// 2^15 - 1 and more kept aside).
 class CallList {
  public:
-#pragma pack(push, 4)
-  struct Packed { int64_t enter; uint32_t dur, cp, seg; };
-#pragma pack(pop)
-  static_assert(sizeof(Packed) == 20, "a timeline call is held in 20 bytes");
-  SyncCall operator[](size_t c) const {
+  struct Packed { int64_t enter; uint32_t dur, cp; };
+  static_assert(sizeof(Packed) == 16, "a timeline call is held in 16 bytes (and 2 for its segment)");
+  [[gnu::always_inline]] SyncCall operator[](size_t c) const {
     const Packed& p = v_[c];
-    return {p.enter, p.enter + wide_.get(uint32_t(c), p.dur), p.cp, p.seg};
+    return {p.enter, p.enter + wide_.get(uint32_t(c), p.dur), p.cp, seg(uint32_t(c))};
   }
   size_t size() const { return v_.size(); }
-  void reserve(size_t n) { v_.reserve(n); }
-  // a call entered (and, until set_leave, left) at `at`
+  void reserve(size_t n) {
+    v_.reserve(n);
+    seg_off_.reserve(n);
+    seg_base_.reserve(n / kBlock + 1);
+  }
+  // a call entered (and, until set_leave, left) at `at` whose segment begins at `seg`
   uint32_t add(int64_t at, uint32_t cp, uint32_t seg) {
+    const uint32_t c = uint32_t(v_.size());
     Packed& p = v_.emplace_back();
     p.enter = at;
     p.dur = 0;
     p.cp = cp;
-    p.seg = seg;
-    return uint32_t(v_.size() - 1);
+    if (c % kBlock == 0) seg_base_.push_back(seg);
+    const int64_t off = int64_t(seg) - int64_t(seg_base_[c / kBlock]);
+    if (off >= 0 && off < kFar) {
+      seg_off_.push_back(uint16_t(off));
+    } else {
+      seg_off_.push_back(kFar);
+      far_.push_back({c, seg});  // (calls come in order: far_ stays sorted)
+    }
+    return c;
   }
   void set_leave(uint32_t c, int64_t leave) { v_[c].dur = wide_.put(c, leave - v_[c].enter); }
-  uint32_t seg(uint32_t c) const { return v_[c].seg; }
-  void set_listed(uint32_t c) { v_[c].seg |= kSegListed; }
+  // the segment's begin, with kSegListed when its end is listed (Timeline::seg_ends)
+  [[gnu::always_inline]] uint32_t seg(uint32_t c) const {
+    const uint16_t o = seg_off_[c];
+    const uint32_t listed = o & kListed ? kSegListed : 0;
+    if ((o & kFar) != kFar) [[likely]] return (seg_base_[c / kBlock] + (o & kFar)) | listed;
+    return far(c) | listed;
+  }
+  void set_listed(uint32_t c) { seg_off_[c] |= kListed; }
   const std::vector<Packed>& packed() const { return v_; }
 
  private:
+  static constexpr uint32_t kBlock = 64;
+  static constexpr uint16_t kListed = 0x8000, kFar = 0x7fff;
   std::vector<Packed> v_;
   WideValues wide_;
+  std::vector<uint32_t> seg_base_;  // per block of kBlock calls: its first call's segment begin
+  std::vector<uint16_t> seg_off_;   // per call: kListed | offset from its block's base (kFar: in far_)
+  std::vector<std::pair<uint32_t, uint32_t>> far_;  // (call, segment begin) where the offset is kFar or more
+  [[gnu::noinline, gnu::cold]] uint32_t far(uint32_t c) const {
+    return std::lower_bound(far_.begin(), far_.end(), std::make_pair(c, uint32_t(0)))->second;
+  }
 };
 
 struct Timeline {
