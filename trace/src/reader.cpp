@@ -522,6 +522,12 @@ void read_locations(Archive& archive, const std::vector<uint32_t>& ranks, LocalD
   if (out.timeline.enabled) {  // a synchronisation call takes at least 3 events, a segment entry 2
     out.timeline.calls.reserve(announced / 3 + ranks.size());
     out.timeline.seg.reserve(announced / 2);
+    // (the per-record call lists as their records: grown by doubling they left their old
+    // copies behind in the heap)
+    for (auto* v : {&out.timeline.send_call, &out.timeline.send_done_call, &out.timeline.recv_call,
+                    &out.timeline.recv_post_call})
+      v->reserve(announced / 6);
+    out.timeline.coll_call.reserve(announced / 4);
   }
   Prefaults prefault, part_prefault;
   std::optional<RecordBuilder> builder;
