@@ -79,7 +79,7 @@ class RecordBuilder {
     time_[f.cp] += now - last_;
     if (tl_.enabled) {
       if (f.sync != kNone) {  // the call's own time is the call's, not the next segment's
-        tl_.calls[f.sync].leave = now;
+        tl_.calls.set_leave(f.sync, now);
         segment_discard();
         seg_start_ = uint32_t(tl_.seg.size());
       } else {
@@ -232,7 +232,7 @@ class RecordBuilder {
       const int64_t v = seg_acc_[cp];
       if (v) {
         tl_.seg.push_back({cp, v});
-        prefault_.seg.after_push(tl_.seg);
+        prefault_.seg.after_push(tl_.seg.packed());
       }
       seg_acc_[cp] = 0;
     }
@@ -248,7 +248,7 @@ class RecordBuilder {
     Frame& f = stack_.back();
     if (f.sync == kNone) {
       f.sync = add_call(f.enter, f.cp, f.seg_mark);
-      prefault_.calls.after_push(tl_.calls);
+      prefault_.calls.after_push(tl_.calls.packed());
     }
     return f.sync;
   }
@@ -257,13 +257,12 @@ class RecordBuilder {
   uint32_t add_call(int64_t at, uint32_t cp, uint32_t seg_end) {
     if (seg_start_ & kSegListed) throw std::length_error("timeline: more than 2^31 segment entries");
     if (prev_call_ != kNone && prev_end_ != seg_start_) list_seg_end(prev_call_, prev_end_);
-    prev_call_ = uint32_t(tl_.calls.size());
+    prev_call_ = tl_.calls.add(at, cp, seg_start_);
     prev_end_ = seg_end;
-    tl_.calls.push_back(SyncCall{at, at, cp, seg_start_});
     return prev_call_;
   }
   void list_seg_end(uint32_t call, uint32_t end) {
-    tl_.calls[call].seg |= kSegListed;
+    tl_.calls.set_listed(call);
     tl_.seg_ends.push_back({call, end});
   }
 
@@ -523,6 +522,12 @@ void read_locations(Archive& archive, const std::vector<uint32_t>& ranks, LocalD
   if (out.timeline.enabled) {  // a synchronisation call takes at least 3 events, a segment entry 2
     out.timeline.calls.reserve(announced / 3 + ranks.size());
     out.timeline.seg.reserve(announced / 2);
+    // (the per-record call lists as their records: grown by doubling they left their old
+    // copies behind in the heap)
+    for (auto* v : {&out.timeline.send_call, &out.timeline.send_done_call, &out.timeline.recv_call,
+                    &out.timeline.recv_post_call})
+      v->reserve(announced / 6);
+    out.timeline.coll_call.reserve(announced / 4);
   }
   Prefaults prefault, part_prefault;
   std::optional<RecordBuilder> builder;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gridscope/trace/pages.hpp"
+#include "gridscope/trace/timeline.hpp"
 
 namespace {
 
@@ -43,4 +44,61 @@ TEST(Prefault, PopulatesAheadOfTheWrites) {
   // the kernel may refuse MADV_POPULATE_WRITE (before Linux 5.14): then nothing is ahead
   const size_t ahead = resident(v.data(), 2 << 20);
   EXPECT_TRUE(ahead == 1 || ahead == (2u << 20) / uint32_t(sysconf(_SC_PAGESIZE))) << ahead;
+}
+
+// The timeline's compact storage (timeline.hpp) gives back every value: segment ticks of
+// 2^32 and more (kept aside) and negative ones; calls' long durations, a leave set twice and
+// after a later call's.
+TEST(Timeline, CompactStorageKeepsEveryValue) {
+  gs::Timeline tl;
+  const int64_t big = int64_t(1) << 40, edge = int64_t(UINT32_MAX);
+  const uint32_t a = tl.calls.add(100, 7, 0);
+  const uint32_t b = tl.calls.add(200, 8, 3);
+  const uint32_t c = tl.calls.add(-50, gs::kNone, 5);
+  tl.calls.set_leave(b, 200 + big);
+  tl.calls.set_leave(a, 100 + edge);  // (set after a later call's)
+  tl.calls.set_leave(c, -50);
+  tl.calls.set_listed(c);
+  EXPECT_EQ(tl.calls[a].enter, 100);
+  EXPECT_EQ(tl.calls[a].leave, 100 + edge);
+  EXPECT_EQ(tl.calls[b].leave, 200 + big);
+  tl.calls.set_leave(b, 210);  // narrow again
+  EXPECT_EQ(tl.calls[b].leave, 210);
+  EXPECT_EQ(tl.calls[a].leave, 100 + edge);
+  EXPECT_EQ(tl.calls[c].leave, -50);
+  EXPECT_EQ(tl.calls[c].cp, gs::kNone);
+  EXPECT_EQ(tl.calls[b].cp, 8u);
+  EXPECT_EQ(tl.seg_begin(b), 3u);
+  EXPECT_EQ(tl.seg_begin(c), 5u);
+  EXPECT_EQ(tl.calls.seg(c), 5u | gs::kSegListed);
+  EXPECT_EQ(tl.seg_end(a), 3u);
+
+  const int64_t ticks[] = {1, edge - 1, edge, big, -3, 0};
+  for (uint32_t i = 0; i < 6; ++i) tl.seg.push_back({i + 10, ticks[i]});
+  ASSERT_EQ(tl.seg.size(), 6u);
+  for (uint32_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(tl.seg[i].cp, i + 10);
+    EXPECT_EQ(tl.seg[i].ticks, ticks[i]);
+  }
+  EXPECT_EQ(sizeof(tl.seg.packed()[0]), 8u);
+  EXPECT_EQ(sizeof(tl.calls[0]), 20u);
+}
+
+// Segment begins (Timeline::seg_begin) as CallList keeps them: offsets in blocks of 64 calls,
+// far ones aside, the listed flag apart from the begin.
+TEST(Timeline, SegmentBeginsKeptExactly) {
+  gs::Timeline tl;
+  std::vector<uint32_t> begin;
+  uint32_t b = 5;
+  for (uint32_t c = 0; c < 300; ++c) {
+    b += c == 70 ? 40000 : c == 200 ? 0x7ffe : c % 3;  // two far jumps, one just short of far
+    begin.push_back(b);
+    tl.calls.add(c, c, b);
+    if (c % 7 == 0) tl.calls.set_listed(c);
+  }
+  for (uint32_t c = 0; c < 300; ++c) {
+    EXPECT_EQ(tl.seg_begin(c), begin[c]) << c;
+    EXPECT_EQ(tl.calls.seg(c), begin[c] | (c % 7 == 0 ? gs::kSegListed : 0u)) << c;
+    if (c + 1 < 300 && c % 7 != 0) EXPECT_EQ(tl.seg_end(c), begin[c + 1]) << c;
+  }
 }
