@@ -30,14 +30,16 @@ namespace gs::rootcause_detail {
 RootCauseResult Analysis::run() {
   const bool timing = rc_timing();
   auto t0 = std::chrono::steady_clock::now();
+  long faults = 0;  // minor page faults (fresh pages) until the last lap
   auto lap = [&](const char* what) {
     if (!timing) return;
     auto now = std::chrono::steady_clock::now();
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    std::fprintf(stderr, "root causes [%d] %s: %.3f s, RSS %ld MB, peak RSS %ld MB\n", me_, what,
-                 std::chrono::duration<double>(now - t0).count(), resident_mb(), ru.ru_maxrss / 1024);
+    std::fprintf(stderr, "root causes [%d] %s: %.3f s, RSS %ld MB, peak RSS %ld MB, %ld page faults\n", me_, what,
+                 std::chrono::duration<double>(now - t0).count(), resident_mb(), ru.ru_maxrss / 1024, ru.ru_minflt - faults);
     t0 = now;
+    faults = ru.ru_minflt;
   };
   lap("start");
   if (timing)

@@ -289,10 +289,12 @@ void Analysis::classes() {
   std::vector<double>().swap(prop_max_);  // read above only
 }
 
-// The calls the critical path can leave through, to process 0 (after the long-term costs:
-// the jumps, 40 B each, are not held beside the propagation graph and the delay records),
-// sent in walk()'s order: by call, then the longest wait first. The processes own blocks of
-// ascending ranks, so process 0 receives them in that order too and sorts nothing.
+// The calls the critical path can leave through, to the process that walks it (alone: after
+// the long-term costs, the jumps, 40 B each, are not held beside the propagation graph and
+// the delay records; with more processes before them, at the last process, which walks while
+// process 0 solves), sent in walk()'s order: by call, then the longest wait first. The
+// processes own blocks of ascending ranks, so the walker receives them in that order too and
+// sorts nothing.
 void Analysis::jumps() {
   const auto& waits = fwd_.rc_waits;
   const auto& calls = tl_.calls;
@@ -333,8 +335,9 @@ void Analysis::jumps() {
   flush();
   for (size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
   std::vector<Bytes> jumps(P_);
-  jumps[0].resize(keep.size() * sizeof(JumpMsg));  // (their exact size: no regrowth)
-  JumpMsg* out = reinterpret_cast<JumpMsg*>(jumps[0].data());
+  Bytes& to = jumps[walker()];
+  to.resize(keep.size() * sizeof(JumpMsg));  // (their exact size: no regrowth)
+  JumpMsg* out = reinterpret_cast<JumpMsg*>(to.data());
   for (size_t j = 0; j < keep.size(); ++j) {
     if (j + 16 < keep.size()) {
       const uint32_t ahead = waits[keep[j + 16].wait].call;
@@ -350,9 +353,8 @@ void Analysis::jumps() {
   }
   std::vector<uint32_t>().swap(first);
   std::vector<Keep>().swap(keep);
-  std::vector<Reply>().swap(replies_);  // (read last here)
-  std::vector<FarReply>().swap(far_replies_);
-  const size_t n = jumps[0].size() / sizeof(JumpMsg);
+  // (replies_ and far_replies_ the caller frees: with 2+ processes it reads them after)
+  const size_t n = to.size() / sizeof(JumpMsg);
   for (size_t a = 0; a < n;) {  // one call's jumps (a few at most): the longest wait first
     size_t b = a + 1;
     while (b < n && out[b].gid == out[a].gid) ++b;

@@ -398,6 +398,9 @@ class Analysis {
   void solve(std::vector<Bytes>& node_costs);
 
   void walk(std::vector<Bytes>& cover);
+  // the process that walks the critical path: the last, so that with 2+ processes it walks
+  // while process 0 solves (the path itself then goes to process 0 with the covered stretches)
+  int walker() const { return P_ - 1; }
 
   void finish();
 

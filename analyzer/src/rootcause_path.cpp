@@ -23,6 +23,29 @@ void Analysis::graph_and_path() {
   std::vector<int64_t>().swap(aux_wan_);
   std::vector<uint32_t>().swap(aux_wan_from_);
   std::vector<Bytes> node_costs(P_), cover(P_);
+  // with 2+ processes the path is walked at the last process while process 0 solves: the
+  // jumps first, then (its own results do not depend on where it runs) the walk
+  const bool walk_first = walker() != 0;
+  if (walk_first) {
+    jumps();
+    if (me_ == walker()) {
+      walk(cover);
+      // the path to process 0 ahead of its covered stretches (the walker alone sends cover)
+      Bytes head;
+      const uint64_t pieces = out_.path.size();
+      append(head, uint64_t(out_.path_start_rank));
+      append(head, out_.path_length_s);
+      append(head, pieces);
+      const char* p = reinterpret_cast<const char*>(out_.path.data());
+      head.insert(head.end(), p, p + pieces * sizeof(PathPiece));
+      head.insert(head.end(), cover[0].begin(), cover[0].end());
+      cover[0].swap(head);
+      out_.path_start_rank = kNone;
+      out_.path_length_s = 0;
+      std::vector<PathPiece>().swap(out_.path);
+      report_memory("walked");
+    }
+  }
   if (me_ == 0) {
     solve(node_costs);
     report_memory("solved");
@@ -78,6 +101,10 @@ void Analysis::graph_and_path() {
   }
   std::vector<uint32_t>().swap(aux_of_);
   std::vector<int64_t>().swap(aux_wait_);
+  if (walk_first) {  // (jumps() has read them)
+    std::vector<Reply>().swap(replies_);
+    std::vector<FarReply>().swap(far_replies_);
+  }
   report_memory("wait costs");
   {
     Bytes in = t_.exchange(wait_costs);
@@ -123,13 +150,22 @@ void Analysis::graph_and_path() {
   std::vector<DEntry>().swap(dents_);
   std::vector<WRec>().swap(wrecs_);
   report_memory("long");
-  jumps();
-  if (me_ == 0) {
+  if (!walk_first) {
+    jumps();
+    std::vector<Reply>().swap(replies_);
+    std::vector<FarReply>().swap(far_replies_);
     walk(cover);
     report_memory("walked");
   }
   Bytes cover_in = t_.exchange(cover);
-  for (Cursor c(cover_in); !c.done();) {
+  Cursor c(cover_in);
+  if (walk_first && me_ == 0) {
+    out_.path_start_rank = uint32_t(c.get<uint64_t>());
+    out_.path_length_s = c.get<double>();
+    out_.path.resize(c.get<uint64_t>());
+    for (PathPiece& piece : out_.path) piece = c.get<PathPiece>();
+  }
+  while (!c.done()) {
     CoverMsg m = c.get<CoverMsg>();
     const uint32_t hi = local_of(m.hi);
     const uint32_t rank = rank_of(hi);
@@ -149,6 +185,13 @@ void Analysis::graph_and_path() {
 // call's costs are final before its wait states pass them on.
 void Analysis::solve(std::vector<Bytes>& node_costs) {
   const uint32_t N = d_.ranks();
+  auto T0 = std::chrono::steady_clock::now();
+  auto tlap = [&](const char* what) {
+    if (!rc_timing()) return;
+    auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "   solve %s: %.3f s\n", what, std::chrono::duration<double>(now - T0).count());
+    T0 = now;
+  };
   struct Node { NodeMsg m; size_t list_at; };
   std::vector<Node> ws;
   std::vector<ListEntry> lists;
@@ -180,6 +223,7 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   for (uint64_t g = 0; g < node_of.size(); ++g)
     if (node_of[g] == 0) { node_of[g] = uint32_t(ids.size()); ids.push_back(g); }
   report_memory("solve parsed");
+  tlap("parsed");
   // costs only where some wait state passes them on (a call without predecessors has none).
   // Only the columns some wait state starts, (its group, its class), are kept: costs are
   // passed on column by column, so every other column stays 0 everywhere (and the owners add
@@ -188,6 +232,7 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   for (const Node& w : ws) cols |= uint64_t(1) << (w.m.group * 2 + w.m.cls);
   int col[kCosts], ncol = 0;
   for (int j = 0; j < kCosts; ++j) col[j] = cols >> j & 1 ? ncol++ : -1;
+  if (rc_timing()) std::fprintf(stderr, "   solve ncol %d nodes %zu waits %zu entries %zu\n", ncol, ids.size(), ws.size(), lists.size());
   // what the propagation reads of a node, together: its in-degree (kDone: processed), its
   // first wait state (kPred: it has predecessors) and its costs, one record (one cache miss
   // per list entry, not one for the state and one for the costs)
@@ -258,12 +303,14 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
       }
     }
   };
+  tlap("set up");
   while (!ready.empty()) {
     const size_t n = ready.top_pop();
     if (!(head(n).indeg & kDone)) process(n);
   }
   for (size_t n = ids.size(); n-- > 0;)  // cycles (a trace that breaks causality): as far as they go
     if (!(head(n).indeg & kDone)) { ++unordered_; process(n); }
+  tlap("propagated");
   // the costs of the calls with predecessors to their owners (the owners' results do not
   // depend on the records' order: each wait's share is its own)
   const size_t rec = sizeof(NodeCostHead) + sizeof(double) * size_t(ncol);
@@ -280,6 +327,7 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
       std::memcpy(at, &h, sizeof h);
       std::memcpy(at + sizeof h, cost(n), sizeof(double) * size_t(ncol));
     }
+  tlap("sent");
 }
 
 // The critical path: backward from the end of the last rank (docs/root-causes.md), from
