@@ -18,23 +18,6 @@ bool file_exists(const std::string& p) {
   return stat(p.c_str(), &st) == 0;
 }
 
-// Whether a location's local definitions file holds no definition at all: one chunk header
-// (OTF2_BUFFER_CHUNK_HEADER, the endianness, the first and the last record number as full
-// 64-bit words: 18 bytes) directly followed by OTF2_BUFFER_END_OF_FILE, as libotf2 writes a
-// location without local definitions. Such a file cannot hold a ClockOffset or a mapping
-// table, and opening it costs libotf2 a definitions chunk buffer (4 MiB by default) cleared
-// per location: a tenth of the read on a trace of 1024 small locations.
-bool empty_local_defs(const std::string& path) {
-  constexpr size_t kHeader = 18;
-  constexpr unsigned char kChunkHeader = 3, kEndOfFile = 2;  // OTF2_BUFFER_* (otf2_buffer.h)
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
-  unsigned char b[kHeader + 3];
-  const size_t n = std::fread(b, 1, sizeof b, f);
-  std::fclose(f);
-  return n > kHeader && n <= kHeader + 2 && b[0] == kChunkHeader && b[kHeader] == kEndOfFile;
-}
-
 OTF2_ErrorCode quiet_otf2(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code, const char*, va_list) {
   return code;  // errors are reported by the caller, once, with the file name
 }
@@ -158,7 +141,7 @@ void Archive::read_events(const std::vector<uint64_t>& locations, OTF2_EvtReader
     if (!er) throw Error(evt_file, "cannot open the event stream");
     LocalDefCounts counts;
     const std::string def_file = evt_file.substr(0, evt_file.size() - 4) + ".def";
-    if (have_defs && file_exists(def_file) && !empty_local_defs(def_file)) {
+    if (have_defs && file_exists(def_file)) {
       OTF2_DefReader* dr = OTF2_Reader_GetDefReader(reader_, loc);
       if (dr) {
         uint64_t n = 0;
