@@ -80,9 +80,12 @@ class Gathered {
  public:
   struct Ref { const Rec& rec; uint32_t index; };
   Gathered(const PageVector<Rec>& records, const std::vector<uint32_t>& position, std::vector<uint32_t> own,
-           Records<Msg> remote)
-      : records_(records), position_(position), own_(std::move(own)), remote_(std::move(remote)) {}
+           Records<Msg> remote, std::vector<size_t> per_rank)
+      : records_(records), position_(position), own_(std::move(own)), remote_(std::move(remote)),
+        per_rank_(std::move(per_rank)) {}
   size_t size() const { return own_.size() + remote_.size(); }
+  // how many of the records are of each rank (counted as they were gathered)
+  const std::vector<size_t>& per_rank() const { return per_rank_; }
   Ref operator[](size_t i) const {
     if (i < own_.size()) return {records_[own_[i]], position_[own_[i]]};
     const Msg& m = remote_[i - own_.size()];
@@ -98,13 +101,14 @@ class Gathered {
   const std::vector<uint32_t>& position_;
   std::vector<uint32_t> own_;  // the owned instances' records among `records_`
   Records<Msg> remote_;
+  std::vector<size_t> per_rank_;
 };
 
 // Sends each record to its instance's owner (instance_owner), keeping this process's own;
 // returns what it computes from.
 template <class Msg, class Rec>
 Gathered<Rec, Msg> gather_instances(const PageVector<Rec>& records, const std::vector<uint32_t>& position,
-                                    Transport& t) {
+                                    uint32_t ranks, Transport& t) {
   const int P = t.size();
   const uint32_t me = uint32_t(t.rank());
   std::vector<Bytes> out(P);
@@ -114,13 +118,16 @@ Gathered<Rec, Msg> gather_instances(const PageVector<Rec>& records, const std::v
     if (uint32_t(p) != me) out[p].reserve(count[p] * sizeof(Msg));
   std::vector<uint32_t> own;
   own.reserve(count[me]);
+  std::vector<size_t> per_rank(ranks, 0);
   for (size_t k = 0; k < records.size(); ++k) {
     const Rec& c = records[k];
     const uint32_t to = instance_owner(c.comm, c.seq, P);
-    if (to == me) own.push_back(uint32_t(k));
+    if (to == me) own.push_back(uint32_t(k)), per_rank[c.rank]++;
     else append(out[to], Msg{c, position[k], 0});
   }
-  return Gathered<Rec, Msg>(records, position, std::move(own), unpack<Msg>(t.exchange(out)));
+  Records<Msg> remote = unpack<Msg>(t.exchange(out));
+  for (const Msg& m : remote) per_rank[m.rec.rank]++;
+  return Gathered<Rec, Msg>(records, position, std::move(own), std::move(remote), std::move(per_rank));
 }
 
 // Calls fn(members, comm) for each complete instance of the gathered records of collective
@@ -166,8 +173,8 @@ constexpr uint32_t kInSyncSet = UINT32_MAX - 2;  // kRcSync's group: the set key
 // order computed. Its owner reads them in its records' order, rank by rank: kept by rank,
 // one rank's results lie together, where results kept instance after instance put each
 // one a few kilobytes from the next it read (a cache and TLB miss per result). `reserve`
-// takes each rank's records (an upper bound: at most `per_record` results each; a
-// synchronising set's entries, rare, may grow it).
+// takes each rank's records (Gathered::per_rank; an upper bound: at most `per_record` results
+// each; a synchronising set's entries, rare, may grow it).
 class ResultsByRank {
   // A rank's results in memory mapped for them when they are many (given back once charged,
   // leaving no hole in the heap), from the heap when few: a mapping per rank would run into
@@ -190,11 +197,8 @@ class ResultsByRank {
  public:
   using Results = std::vector<ResMsg, Allocator<ResMsg>>;
   explicit ResultsByRank(uint32_t ranks) : by_rank_(ranks) {}
-  template <class Recs>
-  void reserve(const Recs& recs, size_t per_record) {
-    std::vector<size_t> n(by_rank_.size(), 0);
-    for (size_t i = 0; i < recs.size(); ++i) n[recs[i].rec.rank] += per_record;
-    for (size_t r = 0; r < n.size(); ++r) by_rank_[r].reserve(by_rank_[r].size() + n[r]);
+  void reserve(const std::vector<size_t>& records_per_rank, size_t per_record) {
+    for (size_t r = 0; r < by_rank_.size(); ++r) by_rank_[r].reserve(by_rank_[r].size() + per_record * records_per_rank[r]);
   }
   void add(const ResMsg& m) { by_rank_[m.rank].push_back(m); }
   Results& of(uint32_t rank) { return by_rank_[rank]; }
@@ -272,7 +276,7 @@ void collective_results(const Defs& d, const Gathered<CollRec, CollMsg>& recs, i
   const uint32_t N = d.ranks();
   // at most two results (waiting, completion) per record, and a synchronisation point with
   // root causes: reserved address space, the pages are touched only as results are written
-  out.reserve(recs, rc ? 3 : 2);
+  out.reserve(recs.per_rank(), rc ? 3 : 2);
   std::vector<CollMember> members;
   for_each_complete_instance(d, recs, P, res, [&](const auto& inst, const CommDef& comm) {
     members.clear();
@@ -344,7 +348,7 @@ void collective_results(const Defs& d, const Gathered<CollRec, CollMsg>& recs, i
 // still count for the others).
 void nonblocking_results(const Defs& d, const Gathered<NbcRec, NbcMsg>& recs, int P, ReplayResult& res,
                          ResultsByRank& out) {
-  out.reserve(recs, 2);
+  out.reserve(recs.per_rank(), 2);
   std::vector<NbcMember> members;
   for_each_complete_instance(d, recs, P, res, [&](const auto& inst, const CommDef& comm) {
     members.clear();
@@ -441,8 +445,8 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   const uint32_t N = d.ranks(), me = uint32_t(t.rank());
   ResultsByRank computed(N);
   {
-    const auto colls = gather_instances<CollMsg>(data.colls, order_of.colls, t);
-    const auto nbcs = gather_instances<NbcMsg>(data.nbcs, order_of.nbcs, t);
+    const auto colls = gather_instances<CollMsg>(data.colls, order_of.colls, N, t);
+    const auto nbcs = gather_instances<NbcMsg>(data.nbcs, order_of.nbcs, N, t);
     collective_results(d, colls, P, res, rc, computed);
     nonblocking_results(d, nbcs, P, res, computed);
   }
