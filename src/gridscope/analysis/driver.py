@@ -213,17 +213,16 @@ def write_outputs(scratch: Path, head, out: Path, trace: str, per_rank: list[str
     (out / N.LEGACY_WAITSTATES_FILE).unlink(missing_ok=True)
     with ThreadPoolExecutor(max_workers=1) as pool:
         # the profile (hundreds of rows), summary and Cube file while the wait states are written
-        if waits_written is None:
-            now: Future = Future()
-            now.set_result(True)
-            waits_written = start_wait_file(pool, scratch, head, out / N.WAITSTATES_FILE, now, wait_batch_rows)
-        written = waits_written
+        if waits_written is None:  # the engine is done: the file may replace the folder's at once
+            go: Future = Future()
+            go.set_result(True)
+            waits_written = start_wait_file(pool, scratch, head, out / N.WAITSTATES_FILE, go, wait_batch_rows)
         result = read_profile(scratch, head)
         pieces = read_pieces(scratch, head)
         summary = build_summary(result, trace, per_rank)
         problem = validate.impossible(summary)
         if problem is not None:  # refused before the Cube file; the wait states go again
-            written.result()
+            waits_written.result()
             (out / N.WAITSTATES_FILE).unlink(missing_ok=True)
             validate.check(summary, trace)
         summary["byte_mismatches"] = int(head.meta.get("byte_mismatches", 0))
@@ -233,7 +232,7 @@ def write_outputs(scratch: Path, head, out: Path, trace: str, per_rank: list[str
         else:  # the timeline must not show an earlier analysis's path
             (out / N.CRITICAL_PATH_FILE).unlink(missing_ok=True)
         write_cubex(build_experiment(result, per_rank, trace), out / N.PROFILE_FILE, mtime=_trace_mtime(trace))
-        written.result()
+        waits_written.result()
     return summary
 
 

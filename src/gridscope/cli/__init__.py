@@ -20,8 +20,9 @@ DEBUG_ENV = "GRIDSCOPE_DEBUG"
 
 def _register_commands(args: list[str] | tuple[str, ...] = ()) -> None:
     """Imports the command modules: only the one named by the first argument when there is
-    one (each module is named after its command), for every command's start-up lists and
-    builds the options of all the others otherwise (~15 ms)."""
+    one (each module is named after its command; importing and building every command's
+    options took a few ms of each command's start), else all of them (--help, an unknown
+    command)."""
     names = [m.name for m in pkgutil.iter_modules(__path__) if m.name != "app" and not m.name.startswith("_")]
     if args and args[0] in names:
         names = [args[0]]
