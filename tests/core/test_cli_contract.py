@@ -7,7 +7,8 @@ from gstest import run_gridscope
 
 
 def _commands() -> list[str]:
-    from gridscope.cli import _register_commands, app
+    from gridscope.cli import _register_commands
+    from gridscope.cli.app import app
     import typer.main
 
     _register_commands()

@@ -35,20 +35,12 @@ class AnalyzeOptions:
     rules: str = N.RULES_SCALASCA
 
 
-def resolve_anchor(trace: Path) -> Path:
-    trace = Path(trace).absolute()
-    if not trace.exists():
-        raise GridscopeError(trace, "no such trace")
-    anchor = trace / "traces.otf2" if trace.is_dir() else trace
-    if not anchor.is_file():
-        raise GridscopeError(trace, "no OTF2 anchor file (traces.otf2) in this folder")
-    if anchor.suffix != ".otf2":
-        raise GridscopeError(anchor, "not an OTF2 anchor file (*.otf2)")
-    return anchor
+METAHOST_FILE = "metahosts.txt"  # in the scratch folder: rank -> metahost, for the engine
 
 
-def map_metahosts(anchor: Path, map_file: Path, scratch: Path) -> tuple[list[str], Path]:
-    """Metahost of every rank from a map file matched against the trace's node names."""
+def map_metahosts(anchor: Path, map_file: Path, path: Path) -> list[str]:
+    """Metahost of every rank from a map file matched against the trace's node names, also
+    written to `path` for the engine."""
     from gridscope.analysis.engine import list_ranks
     from gridscope.metahosts import load_map
 
@@ -56,9 +48,8 @@ def map_metahosts(anchor: Path, map_file: Path, scratch: Path) -> tuple[list[str
     rows = list_ranks(anchor)
 
     per_rank = map_.resolve_all([node for _, node, _ in rows])
-    path = scratch / "metahosts.txt"
     path.write_text("".join(f"{r}\t{m}\n" for r, m in enumerate(per_rank)))
-    return per_rank, path
+    return per_rank
 
 
 def check_unmatched(meta: dict, anchor: Path, allow: bool) -> None:
@@ -71,7 +62,7 @@ def check_unmatched(meta: dict, anchor: Path, allow: bool) -> None:
 
 def analyze(opts: AnalyzeOptions, progress=None) -> dict:
     """Runs the whole analysis; returns the summary that was written."""
-    from gridscope.analysis.engine import launcher_prefix
+    from gridscope.analysis.engine import launcher_prefix, resolve_anchor
 
     def step(text: str) -> None:
         if progress is not None:
@@ -109,28 +100,30 @@ def _removed_on_failure(out: Path):
 
 
 def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> dict:
-    from gridscope.analysis.engine import start_engine
+    from gridscope.analysis import prelaunch
+    from gridscope.analysis.engine import engine_command, launch
 
     scratch = out / N.ENGINE_DIR
-    shutil.rmtree(scratch, ignore_errors=True)
-    scratch.mkdir(parents=True)
-    started = time.perf_counter()
+    latencies = {"node": opts.latency_node_s, "host": opts.latency_host_s, "grid": opts.latency_grid_s}
+    command = engine_command(anchor, scratch, opts.jobs, scratch / METAHOST_FILE if opts.metahosts else None,
+                             time_correct=opts.time_correct, latencies=latencies, launcher=launcher,
+                             root_causes=opts.root_causes, rules=opts.rules)
+    early = prelaunch.adopt(command)  # started before the command line was parsed (never with --metahosts)
+    if early is None:
+        shutil.rmtree(scratch, ignore_errors=True)
+        scratch.mkdir(parents=True)
+    started = early.started if early is not None else time.perf_counter()
     try:
-        per_rank, metahost_file = None, None
+        per_rank = None
         if opts.metahosts is not None:
             step("metahosts")
-            per_rank, metahost_file = map_metahosts(anchor, opts.metahosts, scratch)
-        latencies = {"node": opts.latency_node_s, "host": opts.latency_host_s, "grid": opts.latency_grid_s}
+            per_rank = map_metahosts(anchor, opts.metahosts, scratch / METAHOST_FILE)
         from concurrent.futures import Future, ThreadPoolExecutor
 
         # (the pool outside the engine: leaving early, the engine is stopped first, then the
         # conversion below finishes without putting its file in place)
         commit: Future = Future()  # whether the wait-state file may replace the folder's
-        with ThreadPoolExecutor(max_workers=1) as pool, \
-                start_engine(anchor, scratch, opts.jobs, metahost_file, time_correct=opts.time_correct,
-                             latencies=latencies, launcher=launcher, root_causes=opts.root_causes,
-                             rules=opts.rules) as engine, \
-                _decided(commit):
+        with ThreadPoolExecutor(max_workers=1) as pool, early or launch(command) as engine, _decided(commit):
             step("replay (--launcher)" if launcher is not None
                  else f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
             # The engine runs in its own process(es): load the Python side meanwhile. (An

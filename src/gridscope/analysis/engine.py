@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import itertools
 import os
-import shlex
 import shutil
 import signal
 import subprocess
-import tempfile
+import time
+from collections import namedtuple
 from pathlib import Path
 
 from gridscope import native
@@ -37,6 +37,8 @@ def _error_from(stderr: str, returncode: int, trace: Path,
                 # the engine's own files are no business of the user's: the output is
                 return GridscopeError(out, f"cannot write the output ({problem})")
             return GridscopeError(where, problem or "analysis failed")
+    import shlex
+
     under = f" under --launcher {shlex.join(launcher)!r}" if launcher else ""
     return GridscopeError(trace, f"analysis engine failed{under}: "
                                  f"{_last_message(stderr) or f'exit status {returncode}'}")
@@ -63,6 +65,8 @@ def _executable(name: str, hint: str) -> str:
 def launcher_prefix(launcher: str) -> list[str]:
     """The words of a --launcher command ("srun -n 64"), its executable checked to exist."""
     try:
+        import shlex
+
         words = shlex.split(launcher)
     except ValueError as err:
         raise GridscopeError(None, f"--launcher {launcher!r}: {err}") from None
@@ -85,10 +89,39 @@ def list_ranks(anchor: Path) -> list[tuple[int, str, str]]:
     return rows
 
 
+def resolve_anchor(trace: Path) -> Path:
+    """The anchor file (traces.otf2) of a trace folder or file, absolute."""
+    trace = Path(trace).absolute()
+    if not trace.exists():
+        raise GridscopeError(trace, "no such trace")
+    anchor = trace / "traces.otf2" if trace.is_dir() else trace
+    if not anchor.is_file():
+        raise GridscopeError(trace, "no OTF2 anchor file (traces.otf2) in this folder")
+    if anchor.suffix != ".otf2":
+        raise GridscopeError(anchor, "not an OTF2 anchor file (*.otf2)")
+    return anchor
+
+
 def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | None,
                  time_correct: bool = False, latencies: dict[str, float | None] | None = None,
                  launcher: list[str] | None = None, via_mpirun: bool = False,
                  root_causes: bool | None = None, rules: str = N.RULES_SCALASCA) -> "EngineRun":
+    """Starts the engine (engine_command's arguments)."""
+    return launch(engine_command(anchor, scratch, jobs, metahost_file, time_correct, latencies, launcher,
+                                 via_mpirun, root_causes, rules))
+
+
+# How to start the engine for one analysis, what launch() runs: the arguments (a tuple), the
+# changes to the environment (a tuple of pairs: MPI settings), the trace's anchor file, the
+# engine's output folder and the user's launcher words (a tuple, or None). A plain tuple:
+# prelaunch builds one before anything heavier than subprocess is imported.
+EngineCommand = namedtuple("EngineCommand", "args env anchor scratch launcher")
+
+
+def engine_command(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | None,
+                   time_correct: bool = False, latencies: dict[str, float | None] | None = None,
+                   launcher: list[str] | None = None, via_mpirun: bool = False,
+                   root_causes: bool | None = None, rules: str = N.RULES_SCALASCA) -> EngineCommand:
     """With `launcher` (launcher_prefix's words) the engine runs as `LAUNCHER... gridscope-replay
     --mpi ...` and the launcher decides processes and hosts; `jobs` is then not used.
     `via_mpirun` runs -j N under `mpirun -np N` (the MPI transport) instead of the engine's own
@@ -107,7 +140,7 @@ def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | N
         args += ["--root-causes", "on" if root_causes else "off"]
     args += ["--rules", rules]
     args.append(str(anchor))
-    env = dict(os.environ)
+    env = {}
     if launcher is not None:
         # The user's launcher and environment as they are (no oversubscription, no
         # transport choice: it may span nodes); --mpi even if the engine does not
@@ -123,9 +156,27 @@ def start_engine(anchor: Path, scratch: Path, jobs: int, metahost_file: Path | N
         # The engine forks its N processes itself (socket pairs, no MPI): mpirun's launch and
         # MPI_Init/MPI_Finalize cost ~0.25 s a run (docs/perf-analyzer.md).
         args = [args[0], "--processes", str(jobs), *args[1:]]
-    stderr = tempfile.TemporaryFile(mode="w+")
-    popen = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=stderr, text=True, env=env)
-    return EngineRun(popen, stderr, anchor, launcher, scratch)
+    return EngineCommand(tuple(args), tuple(sorted(env.items())), anchor, scratch,
+                         tuple(launcher) if launcher is not None else None)
+
+
+def _scratch_file():
+    """An unnamed read-write text file for the engine's stderr (a pipe nobody reads could fill
+    and block the engine): in memory where Linux offers it, else a temporary file (tempfile
+    costs ~9 ms of imports before the engine can start)."""
+    if hasattr(os, "memfd_create"):
+        return open(os.memfd_create("gridscope-engine-stderr"), "w+")
+    import tempfile
+
+    return tempfile.TemporaryFile(mode="w+")
+
+
+def launch(command: EngineCommand) -> "EngineRun":
+    stderr = _scratch_file()
+    popen = subprocess.Popen(command.args, stdout=subprocess.PIPE, stderr=stderr, text=True,
+                             env=dict(os.environ, **dict(command.env)))
+    launcher = list(command.launcher) if command.launcher is not None else None
+    return EngineRun(popen, stderr, command.anchor, launcher, command.scratch)
 
 
 class EngineRun:
@@ -135,6 +186,7 @@ class EngineRun:
     def __init__(self, popen: subprocess.Popen, stderr, anchor: Path, launcher: list[str] | None = None,
                  scratch: Path | None = None):
         self._popen = popen
+        self.started = time.perf_counter()
         self._scratch = Path(scratch).absolute() if scratch is not None else None
         self._stderr = stderr  # a temporary file: a pipe nobody reads could fill and block the engine
         self._anchor = anchor
@@ -180,7 +232,10 @@ class EngineRun:
         """Reaps the processes (killed if they have not exited within a minute). Once the output
         is written, a failure while they shut down loses nothing, so it is not reported. Left
         by an exception (SIGTERM, a failed step), the engine is told to stop first."""
-        if exc[0] is not None and self._popen.poll() is None:
+        self.reap(stop=exc[0] is not None)
+
+    def reap(self, stop: bool) -> None:
+        if stop and self._popen.poll() is None:
             self._popen.terminate()  # process 0 (or the launcher) stops the others
         try:
             self._popen.wait(timeout=60)

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import importlib
 import os
-import pkgutil
 import signal
 import sys
 
-from gridscope.cli.app import app
 from gridscope.errors import GridscopeError
 
 DEBUG_ENV = "GRIDSCOPE_DEBUG"
@@ -23,6 +21,8 @@ def _register_commands(args: list[str] | tuple[str, ...] = ()) -> None:
     one (each module is named after its command; importing and building every command's
     options took a few ms of each command's start), else all of them (--help, an unknown
     command)."""
+    import pkgutil
+
     names = [m.name for m in pkgutil.iter_modules(__path__) if m.name != "app" and not m.name.startswith("_")]
     if args and args[0] in names:
         names = [args[0]]
@@ -40,6 +40,7 @@ def _on_sigterm(signum, frame) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from gridscope.analysis.prelaunch import early_engine
     from gridscope.outputs import os_error, output_of, removed_on_failure
 
     args = sys.argv[1:] if argv is None else list(argv)
@@ -48,9 +49,12 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_sigterm)
     out = output_of(args)
-    _register_commands(args)
     try:
-        with removed_on_failure(out):
+        # (typer is imported after the engine started: prelaunch)
+        with removed_on_failure(out), early_engine(args):
+            _register_commands(args)
+            from gridscope.cli.app import app
+
             app(args=args, prog_name="gridscope")
     except GridscopeError as err:
         print(err.line(), file=sys.stderr)
