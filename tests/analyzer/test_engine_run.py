@@ -88,3 +88,17 @@ def test_engine_says_when_its_wait_states_are_written(make_trace, tmp_path, jobs
         assert [json.loads((out / N.WAIT_ROWS_FILE.format(process=p)).read_text())["wait_rows"]
                 for p in range(jobs)] == [s["wait_rows"] for s in meta["process_stats"]]
         assert len(rows) == jobs and sum(map(sum, (s["wait_rows"] for s in meta["process_stats"]))) > 0
+
+
+def test_once_the_output_is_written_the_exit_is_not_awaited():
+    # the "engine" says its output is written, then exits only when told (its stdin closes):
+    # leaving the block must not wait for that exit (the engine frees a large trace's memory)
+    stderr = tempfile.TemporaryFile(mode="w+")
+    script = f"import sys; print({N.ENGINE_DONE!r}, flush=True); sys.stdin.read()"
+    popen = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=stderr, text=True)
+    with EngineRun(popen, stderr, Path("trace/traces.otf2")) as engine:
+        engine.wait()
+    assert popen.poll() is None  # still running: not awaited
+    popen.stdin.close()
+    assert popen.wait() == 0

@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections import namedtuple
 from pathlib import Path
@@ -229,14 +230,24 @@ class EngineRun:
         return self
 
     def __exit__(self, *exc) -> None:
-        """Reaps the processes (killed if they have not exited within a minute). Once the output
-        is written, a failure while they shut down loses nothing, so it is not reported. Left
-        by an exception (SIGTERM, a failed step), the engine is told to stop first."""
+        """Reaps the processes (killed if they have not exited within a minute): once the output
+        is written, without waiting for them; a failure while they shut down loses nothing, so
+        it is not reported. Left by an exception (SIGTERM, a failed step), the engine is told to
+        stop first and awaited."""
         self.reap(stop=exc[0] is not None)
 
     def reap(self, stop: bool) -> None:
+        if not stop and self._done:
+            # The output is complete: the processes free their memory and exit on their own
+            # (0.03-0.06 s with root causes, the records and time maps of a large trace); a
+            # thread reaps them, nobody waits.
+            threading.Thread(target=self._close, daemon=True).start()
+            return
         if stop and self._popen.poll() is None:
             self._popen.terminate()  # process 0 (or the launcher) stops the others
+        self._close()
+
+    def _close(self) -> None:
         try:
             self._popen.wait(timeout=60)
         except subprocess.TimeoutExpired:
