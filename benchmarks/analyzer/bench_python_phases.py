@@ -10,10 +10,13 @@ prefix whose bin/gridscope-replay logs its start, end and CPU time, then the rea
 exit status), so each run splits into
 
 - before: command start -> engine start (Python start-up, CLI, driver; mpirun's launch with -j N),
-- engine: first engine process start -> last engine process end,
-- after: engine end -> summary.json written (reading the engine output, the three files),
+- engine: first engine process start -> its "output written" line (the driver goes on there
+  and does not wait for the processes' exit),
+- after: that line -> summary.json written (reading the engine output, the three files),
 - exit: summary.json written -> command end (interpreter shutdown),
-- Python CPU: the command's CPU time (user + sys, children included) minus the engine's.
+- Python CPU: the command's CPU time (user + sys, children included) minus the engine's. The
+  bench is the child subreaper of the command, so an engine still exiting when the command
+  ended is reaped here and its CPU counted (then subtracted).
 
 With --baseline-src every repetition also runs that older Python package (same engine),
 interleaved, so a busy machine hits both alike. Medians are printed.
@@ -35,11 +38,13 @@ from benchlib import MPI_ENV
 
 WRAPPER = """#!/bin/bash
 s=$(date +%s.%N)
-{engine} "$@"
-rc=$?
-e=$(date +%s.%N)
+{engine} "$@" | while IFS= read -r line; do
+  printf '%s\\n' "$line"
+  [ "$line" = "{done}" ] && date +%s.%N > "$GS_PHASES_LOG.written"
+done
+rc=${{PIPESTATUS[0]}}
 tf=$(mktemp); times > "$tf"; cpu=$(tail -1 "$tf"); rm -f "$tf"
-echo "$s $e $cpu" >> "$GS_PHASES_LOG"
+echo "$s $(cat "$GS_PHASES_LOG.written" 2>/dev/null || date +%s.%N) $cpu" >> "$GS_PHASES_LOG"
 exit $rc
 """
 COLUMNS = ("total", "before", "engine", "after", "exit", "python_cpu")
@@ -51,14 +56,33 @@ def bash_seconds(text: str) -> float:
     return int(minutes) * 60 + float(seconds)
 
 
+def become_subreaper() -> None:
+    """Orphaned descendants (an engine still exiting when the command ended) are re-parented
+    to this process, so their CPU time reaches RUSAGE_CHILDREN once reaped."""
+    import ctypes
+
+    PR_SET_CHILD_SUBREAPER = 36
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def reap_orphans() -> None:
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
 def run_once(src: Path, trace: Path, out: Path, jobs: int, prefix: Path, log: Path) -> dict[str, float]:
     log.unlink(missing_ok=True)
+    Path(f"{log}.written").unlink(missing_ok=True)
     env = dict(os.environ, **MPI_ENV, PYTHONPATH=str(src), GRIDSCOPE_NATIVE_DIR=str(prefix), GS_PHASES_LOG=str(log))
     ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.time()
     subprocess.run([sys.executable, "-m", "gridscope", "analyze", str(trace), "-o", str(out), "-j", str(jobs), "-q"],
                    env=env, check=True)
     t1 = time.time()
+    reap_orphans()  # (the engine's wrapper logs once the engine has exited)
     ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     rows = [line.split() for line in log.read_text().splitlines()]
     start, end = min(float(r[0]) for r in rows), max(float(r[1]) for r in rows)
@@ -79,11 +103,14 @@ def main() -> int:
     args = ap.parse_args()
 
     from gridscope import native
+    from gridscope.analysis import names as N
+
+    become_subreaper()
 
     work = Path(args.workdir or tempfile.mkdtemp(prefix="gs-bench-phases-")).absolute()
     (work / "native" / "bin").mkdir(parents=True, exist_ok=True)
     wrapper = work / "native" / "bin" / "gridscope-replay"
-    wrapper.write_text(WRAPPER.format(engine=native.binary("gridscope-replay")))
+    wrapper.write_text(WRAPPER.format(engine=native.binary("gridscope-replay"), done=N.ENGINE_DONE))
     wrapper.chmod(0o755)
     builds = {"this build": Path(__file__).resolve().parents[2] / "src"}
     if args.baseline_src:
