@@ -34,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import MPI_ENV
+from benchlib import MPI_ENV, reap_orphans
 
 WRAPPER = """#!/bin/bash
 s=$(date +%s.%N)
@@ -54,23 +54,6 @@ def bash_seconds(text: str) -> float:
     """`times` output such as 1m2.500s -> 62.5"""
     minutes, _, seconds = text.rstrip("s").partition("m")
     return int(minutes) * 60 + float(seconds)
-
-
-def become_subreaper() -> None:
-    """Orphaned descendants (an engine still exiting when the command ended) are re-parented
-    to this process, so their CPU time reaches RUSAGE_CHILDREN once reaped."""
-    import ctypes
-
-    PR_SET_CHILD_SUBREAPER = 36
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-
-
-def reap_orphans() -> None:
-    while True:
-        try:
-            os.waitpid(-1, 0)
-        except ChildProcessError:
-            return
 
 
 def run_once(src: Path, trace: Path, out: Path, jobs: int, prefix: Path, log: Path) -> dict[str, float]:
@@ -104,8 +87,6 @@ def main() -> int:
 
     from gridscope import native
     from gridscope.analysis import names as N
-
-    become_subreaper()
 
     work = Path(args.workdir or tempfile.mkdtemp(prefix="gs-bench-phases-")).absolute()
     (work / "native" / "bin").mkdir(parents=True, exist_ok=True)
