@@ -244,4 +244,7 @@ def _write_waits(waits, scratch: Path, head, target: Path, commit) -> None:
     # work, rather than in the scratch clean-up afterwards.
     remove_wait_columns(scratch, head)
     if commit.result():  # (replacing a large earlier file frees its pages: here, not on the main thread)
+        # The earlier file goes first: renamed over it, ext4 would start writing the new
+        # file's data out at once (auto_da_alloc; ~11 ms per 50 MB on this machine).
+        target.unlink(missing_ok=True)
         os.replace(made, target)
