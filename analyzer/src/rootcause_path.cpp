@@ -70,43 +70,45 @@ void Analysis::graph_and_path() {
         if (r.wrec != kNone) to[reply_src(r)]++;
       for (int p = 0; p < P_; ++p) wait_costs[p].reserve(to[p] * (sizeof(CostHead) + 2 * sizeof(double)));  // (a guess)
     }
-    // the waits of each call with waits (by its aux entry: those come first, in call order)
-    const auto& waits = fwd_.rc_waits;
-    std::vector<uint32_t> first(aux_wait_.size() + 1, 0), at;
-    for (const RcWait& w : waits) first[aux_of_[w.call] + 1]++;
-    for (size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
-    at.resize(waits.size());
-    // first[] as the fill cursor (no copy of it): it ends one call ahead, then moves back
-    for (uint32_t i = 0; i < waits.size(); ++i) at[first[aux_of_[waits[i].call]]++] = i;
-    for (size_t c = first.size() - 1; c > 0; --c) first[c] = first[c - 1];
-    first[0] = 0;
+    // each call's record by its aux entry (the calls with waits come first), then the waits
+    // in their order: one pass over them (each cost goes to its own wait record, so the
+    // order they are sent in does not matter)
+    constexpr size_t kNoCost = SIZE_MAX;
+    std::vector<size_t> cost_at(aux_wait_.size(), kNoCost);
     for (size_t pos = 0; pos < in.size();) {
       NodeCostHead nh;
+      if (pos + sizeof nh > in.size()) throw std::logic_error("root causes: truncated message");
       std::memcpy(&nh, in.data() + pos, sizeof nh);
-      pos += sizeof nh;
-      NodeCost nc{nh.gid, {}};  // the columns left out are 0
+      const uint32_t a = aux_of_[local_of(nh.gid)];
+      if (a != kNone && a < cost_at.size()) cost_at[a] = pos;  // (else no wait state of ours)
+      pos += sizeof nh + sizeof(double) * size_t(__builtin_popcountll(nh.cols & ((uint64_t(1) << kCosts) - 1)));
+    }
+    const auto& waits = fwd_.rc_waits;
+    for (size_t i = 0; i < waits.size(); ++i) {
+      if (replies_[i].wrec == kNone) continue;
+      const uint32_t a = aux_of_[waits[i].call];
+      const size_t pos = cost_at[a];
+      if (pos == kNoCost) continue;
+      NodeCostHead nh;
+      std::memcpy(&nh, in.data() + pos, sizeof nh);
+      double nc[kCosts] = {};  // the columns left out are 0
+      const char* v = in.data() + pos + sizeof nh;
       for (int j = 0; j < kCosts; ++j)
-        if (nh.cols >> j & 1) { std::memcpy(&nc.c[j], in.data() + pos, sizeof(double)); pos += sizeof(double); }
-      const uint32_t call = local_of(nc.gid), a = aux_of_[call];
-      if (a == kNone) continue;  // no wait state of ours
+        if (nh.cols >> j & 1) { std::memcpy(&nc[j], v, sizeof(double)); v += sizeof(double); }
       const int64_t call_wait = aux_wait_[a];  // as setup() summed it
-      for (uint32_t k = first[a]; k < first[a + 1]; ++k) {
-        const uint32_t i = at[k];
-        if (replies_[i].wrec == kNone) continue;
-        const double share = double(waits[i].ticks) / double(call_wait);
-        double c[kCosts], total = 0;
-        CostHead h{replies_[i].wrec, 0, 0};
-        for (int j = 0; j < kCosts; ++j) {
-          c[j] = nc.c[j] * share;
-          total += c[j];
-          if (c[j] != 0) h.mask |= uint16_t(1u << j);
-        }
-        if (!(total > 0)) continue;  // the delayer's owner would skip it (a zero adds nothing to its sums)
-        Bytes& b = wait_costs[reply_src(replies_[i])];
-        append(b, h);
-        for (int j = 0; j < kCosts; ++j)
-          if (h.mask >> j & 1) append(b, c[j]);
+      const double share = double(waits[i].ticks) / double(call_wait);
+      double c[kCosts], total = 0;
+      CostHead h{replies_[i].wrec, 0, 0};
+      for (int j = 0; j < kCosts; ++j) {
+        c[j] = nc[j] * share;
+        total += c[j];
+        if (c[j] != 0) h.mask |= uint16_t(1u << j);
       }
+      if (!(total > 0)) continue;  // the delayer's owner would skip it (a zero adds nothing to its sums)
+      Bytes& b = wait_costs[reply_src(replies_[i])];
+      append(b, h);
+      for (int j = 0; j < kCosts; ++j)
+        if (h.mask >> j & 1) append(b, c[j]);
     }
   }
   std::vector<uint32_t>().swap(aux_of_);
@@ -120,24 +122,21 @@ void Analysis::graph_and_path() {
   {
     Bytes in = t_.exchange(wait_costs);
     glap("exchanged wait costs");
-    // in our own wait-state order (the arrival order depends on the processes): a stable
-    // counting sort by wait record of the arrivals' offsets (the records stay put)
-    std::vector<uint32_t> first(wrecs_.size() + 1, 0);
-    size_t n = 0;
-    auto each = [&](auto&& f) {
-      for (size_t at = 0; at < in.size();) {
-        CostHead h;
-        std::memcpy(&h, in.data() + at, sizeof h);
-        f(h, at);
-        at += sizeof h + sizeof(double) * size_t(__builtin_popcount(h.mask));
-      }
-    };
-    each([&](const CostHead& h, size_t) { first[h.wrec + 1]++, ++n; });
-    for (size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
-    std::vector<size_t> order(n);
-    each([&](const CostHead& h, size_t at) { order[first[h.wrec]++] = at; });
-    std::vector<uint32_t>().swap(first);
-    for (const size_t at : order) {
+    // in our own wait-record order (the arrival order depends on the processes): each
+    // record's arrival (at most one: a record is one wait state's) by a direct index
+    constexpr size_t kNoCost = SIZE_MAX;
+    std::vector<size_t> cost_at(wrecs_.size(), kNoCost);
+    for (size_t at = 0; at < in.size();) {
+      CostHead h;
+      if (at + sizeof h > in.size()) throw std::logic_error("root causes: truncated message");
+      std::memcpy(&h, in.data() + at, sizeof h);
+      if (h.wrec >= wrecs_.size() || cost_at[h.wrec] != kNoCost) throw std::logic_error("root causes: a wait record's costs twice");
+      cost_at[h.wrec] = at;
+      at += sizeof h + sizeof(double) * size_t(__builtin_popcount(h.mask));
+    }
+    for (uint32_t r = 0; r < wrecs_.size(); ++r) {
+      const size_t at = cost_at[r];
+      if (at == kNoCost) continue;
       WaitCost m{};  // the zeros the sender left out back in place
       CostHead h;
       std::memcpy(&h, in.data() + at, sizeof h);
