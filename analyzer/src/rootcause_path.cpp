@@ -18,6 +18,13 @@ namespace gs::rootcause_detail {
 
 // ---- 3. process 0 solves and walks; the results go back
 void Analysis::graph_and_path() {
+  auto G0 = std::chrono::steady_clock::now();
+  auto glap = [&](const char* what) {
+    if (!rc_timing()) return;
+    auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "   [%d] gp %s: %.3f s\n", me_, what, std::chrono::duration<double>(now - G0).count());
+    G0 = now;
+  };
   // what the intervals needed of the calls' waiting and WAN excess; aux_of_ stays: it
   // numbers the calls with waits (in call order, first) for the index of their waits below
   std::vector<int64_t>().swap(aux_wan_);
@@ -46,57 +53,62 @@ void Analysis::graph_and_path() {
       report_memory("walked");
     }
   }
+  glap("walk first");
   if (me_ == 0) {
     solve(node_costs);
     report_memory("solved");
   }
+  glap("solved");
   // a waiting call's inherited costs, shared among its waits, to their delayers' owners
   std::vector<Bytes> wait_costs(P_);
   {
     Bytes in = t_.exchange(node_costs);
+    glap("exchanged node costs");
     {  // at most one WaitCost per wait state with a delay record, to its delayer's owner
       std::vector<size_t> to(P_, 0);
       for (const Reply& r : replies_)
         if (r.wrec != kNone) to[reply_src(r)]++;
       for (int p = 0; p < P_; ++p) wait_costs[p].reserve(to[p] * (sizeof(CostHead) + 2 * sizeof(double)));  // (a guess)
     }
-    // the waits of each call with waits (by its aux entry: those come first, in call order)
-    const auto& waits = fwd_.rc_waits;
-    std::vector<uint32_t> first(aux_wait_.size() + 1, 0), at;
-    for (const RcWait& w : waits) first[aux_of_[w.call] + 1]++;
-    for (size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
-    at.resize(waits.size());
-    // first[] as the fill cursor (no copy of it): it ends one call ahead, then moves back
-    for (uint32_t i = 0; i < waits.size(); ++i) at[first[aux_of_[waits[i].call]]++] = i;
-    for (size_t c = first.size() - 1; c > 0; --c) first[c] = first[c - 1];
-    first[0] = 0;
+    // each call's record by its aux entry (the calls with waits come first), then the waits
+    // in their order: one pass over them (each cost goes to its own wait record, so the
+    // order they are sent in does not matter)
+    constexpr size_t kNoCost = SIZE_MAX;
+    std::vector<size_t> cost_at(aux_wait_.size(), kNoCost);
     for (size_t pos = 0; pos < in.size();) {
       NodeCostHead nh;
+      if (pos + sizeof nh > in.size()) throw std::logic_error("root causes: truncated message");
       std::memcpy(&nh, in.data() + pos, sizeof nh);
-      pos += sizeof nh;
-      NodeCost nc{nh.gid, {}};  // the columns left out are 0
+      const uint32_t a = aux_of_[local_of(nh.gid)];
+      if (a != kNone && a < cost_at.size()) cost_at[a] = pos;  // (else no wait state of ours)
+      pos += sizeof nh + sizeof(double) * size_t(__builtin_popcountll(nh.cols & ((uint64_t(1) << kCosts) - 1)));
+    }
+    const auto& waits = fwd_.rc_waits;
+    for (size_t i = 0; i < waits.size(); ++i) {
+      if (replies_[i].wrec == kNone) continue;
+      const uint32_t a = aux_of_[waits[i].call];
+      const size_t pos = cost_at[a];
+      if (pos == kNoCost) continue;
+      NodeCostHead nh;
+      std::memcpy(&nh, in.data() + pos, sizeof nh);
+      double nc[kCosts] = {};  // the columns left out are 0
+      const char* v = in.data() + pos + sizeof nh;
       for (int j = 0; j < kCosts; ++j)
-        if (nh.cols >> j & 1) { std::memcpy(&nc.c[j], in.data() + pos, sizeof(double)); pos += sizeof(double); }
-      const uint32_t call = local_of(nc.gid), a = aux_of_[call];
-      if (a == kNone) continue;  // no wait state of ours
+        if (nh.cols >> j & 1) { std::memcpy(&nc[j], v, sizeof(double)); v += sizeof(double); }
       const int64_t call_wait = aux_wait_[a];  // as setup() summed it
-      for (uint32_t k = first[a]; k < first[a + 1]; ++k) {
-        const uint32_t i = at[k];
-        if (replies_[i].wrec == kNone) continue;
-        const double share = double(waits[i].ticks) / double(call_wait);
-        double c[kCosts], total = 0;
-        CostHead h{replies_[i].wrec, 0, 0};
-        for (int j = 0; j < kCosts; ++j) {
-          c[j] = nc.c[j] * share;
-          total += c[j];
-          if (c[j] != 0) h.mask |= uint16_t(1u << j);
-        }
-        if (!(total > 0)) continue;  // the delayer's owner would skip it (a zero adds nothing to its sums)
-        Bytes& b = wait_costs[reply_src(replies_[i])];
-        append(b, h);
-        for (int j = 0; j < kCosts; ++j)
-          if (h.mask >> j & 1) append(b, c[j]);
+      const double share = double(waits[i].ticks) / double(call_wait);
+      double c[kCosts], total = 0;
+      CostHead h{replies_[i].wrec, 0, 0};
+      for (int j = 0; j < kCosts; ++j) {
+        c[j] = nc[j] * share;
+        total += c[j];
+        if (c[j] != 0) h.mask |= uint16_t(1u << j);
       }
+      if (!(total > 0)) continue;  // the delayer's owner would skip it (a zero adds nothing to its sums)
+      Bytes& b = wait_costs[reply_src(replies_[i])];
+      append(b, h);
+      for (int j = 0; j < kCosts; ++j)
+        if (h.mask >> j & 1) append(b, c[j]);
     }
   }
   std::vector<uint32_t>().swap(aux_of_);
@@ -106,26 +118,25 @@ void Analysis::graph_and_path() {
     std::vector<FarReply>().swap(far_replies_);
   }
   report_memory("wait costs");
+  glap("wait costs");
   {
     Bytes in = t_.exchange(wait_costs);
-    // in our own wait-state order (the arrival order depends on the processes): a stable
-    // counting sort by wait record of the arrivals' offsets (the records stay put)
-    std::vector<uint32_t> first(wrecs_.size() + 1, 0);
-    size_t n = 0;
-    auto each = [&](auto&& f) {
-      for (size_t at = 0; at < in.size();) {
-        CostHead h;
-        std::memcpy(&h, in.data() + at, sizeof h);
-        f(h, at);
-        at += sizeof h + sizeof(double) * size_t(__builtin_popcount(h.mask));
-      }
-    };
-    each([&](const CostHead& h, size_t) { first[h.wrec + 1]++, ++n; });
-    for (size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
-    std::vector<size_t> order(n);
-    each([&](const CostHead& h, size_t at) { order[first[h.wrec]++] = at; });
-    std::vector<uint32_t>().swap(first);
-    for (const size_t at : order) {
+    glap("exchanged wait costs");
+    // in our own wait-record order (the arrival order depends on the processes): each
+    // record's arrival (at most one: a record is one wait state's) by a direct index
+    constexpr size_t kNoCost = SIZE_MAX;
+    std::vector<size_t> cost_at(wrecs_.size(), kNoCost);
+    for (size_t at = 0; at < in.size();) {
+      CostHead h;
+      if (at + sizeof h > in.size()) throw std::logic_error("root causes: truncated message");
+      std::memcpy(&h, in.data() + at, sizeof h);
+      if (h.wrec >= wrecs_.size() || cost_at[h.wrec] != kNoCost) throw std::logic_error("root causes: a wait record's costs twice");
+      cost_at[h.wrec] = at;
+      at += sizeof h + sizeof(double) * size_t(__builtin_popcount(h.mask));
+    }
+    for (uint32_t r = 0; r < wrecs_.size(); ++r) {
+      const size_t at = cost_at[r];
+      if (at == kNoCost) continue;
       WaitCost m{};  // the zeros the sender left out back in place
       CostHead h;
       std::memcpy(&h, in.data() + at, sizeof h);
@@ -150,14 +161,18 @@ void Analysis::graph_and_path() {
   std::vector<DEntry>().swap(dents_);
   std::vector<WRec>().swap(wrecs_);
   report_memory("long");
+  glap("long");
   if (!walk_first) {
     jumps();
     std::vector<Reply>().swap(replies_);
     std::vector<FarReply>().swap(far_replies_);
+    glap("jumps");
     walk(cover);
     report_memory("walked");
   }
+  glap("walk");
   Bytes cover_in = t_.exchange(cover);
+  glap("cover exchanged");
   Cursor c(cover_in);
   if (walk_first && me_ == 0) {
     out_.path_start_rank = uint32_t(c.get<uint64_t>());
@@ -179,6 +194,7 @@ void Analysis::graph_and_path() {
     }
     if (lo != kNone) add_sev(M_CRITICAL_PATH, CLS_NONE, tl_.calls[lo].cp, rank, double(m.lo_ticks) / res_);
   }
+  glap("cover");
 }
 
 // Long-term costs over the propagation graph, in a fixed topological order: each waiting
@@ -192,47 +208,57 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
     std::fprintf(stderr, "   solve %s: %.3f s\n", what, std::chrono::duration<double>(now - T0).count());
     T0 = now;
   };
-  struct Node { NodeMsg m; size_t list_at; };
+  // the wait states by (call, w_local), each pointing at its message in graph_in_, which
+  // stays: its wait list is read (and renumbered) in place, behind its header
+  struct Node { uint64_t gid, at; uint32_t w_local, list; };
   std::vector<Node> ws;
-  std::vector<ListEntry> lists;
-  {
-    size_t nodes = 0, entries = 0;
-    for (Cursor c(graph_in_); !c.done(); ++nodes) {
-      const NodeMsg m = c.get<NodeMsg>();
-      entries += m.list;
-      for (uint32_t k = 0; k < m.list; ++k) c.get<ListEntry>();
-    }
-    ws.reserve(nodes);
-    lists.reserve(entries);
-  }
-  for (Cursor c(graph_in_); !c.done();) {
-    NodeMsg m = c.get<NodeMsg>();
-    ws.push_back({m, lists.size()});
-    for (uint32_t k = 0; k < m.list; ++k) lists.push_back(c.get<ListEntry>());
-  }
-  Bytes().swap(graph_in_);
-  auto by_wait = [](const Node& a, const Node& b) { return std::tie(a.m.gid, a.m.w_local) < std::tie(b.m.gid, b.m.w_local); };
-  // (one process's are sorted: one run per process)
-  if (!merge_runs(ws.begin(), ws.end(), by_wait, 64)) std::sort(ws.begin(), ws.end(), by_wait);
-  // nodes: the calls that occur, numbered in call order (a direct index over all calls)
-  std::vector<uint32_t> node_of(gbase_[N], kNone);
-  for (const Node& w : ws) node_of[w.m.gid] = 0;
-  for (const ListEntry& e : lists) node_of[e.gid] = 0;
-  std::vector<uint64_t> ids;
-  ids.reserve(size_t(std::count(node_of.begin(), node_of.end(), 0u)));
-  for (uint64_t g = 0; g < node_of.size(); ++g)
-    if (node_of[g] == 0) { node_of[g] = uint32_t(ids.size()); ids.push_back(g); }
-  report_memory("solve parsed");
-  tlap("parsed");
+  ws.reserve(graph_in_.size() / sizeof(NodeMsg));  // (at most: untouched pages cost nothing)
+  // nodes: the calls that occur, numbered in call order: a bit per call, and the nodes below
+  // each word of them (1 MB where a direct index over all calls took 29 MB, missed at random)
+  const uint64_t G = gbase_[N];
+  std::vector<uint64_t> occurs((G + 63) / 64, 0);
+  auto mark = [&](uint64_t g) {
+    if (g >= G) throw std::logic_error("root causes: call id out of range");
+    occurs[g >> 6] |= uint64_t(1) << (g & 63);
+  };
+  size_t entries = 0;
   // costs only where some wait state passes them on (a call without predecessors has none).
   // Only the columns some wait state starts, (its group, its class), are kept: costs are
   // passed on column by column, so every other column stays 0 everywhere (and the owners add
   // no zero).
   uint64_t cols = 0;
-  for (const Node& w : ws) cols |= uint64_t(1) << (w.m.group * 2 + w.m.cls);
+  for (size_t at = 0; at < graph_in_.size();) {
+    if (at + sizeof(NodeMsg) > graph_in_.size()) throw std::logic_error("root causes: truncated message");
+    NodeMsg m;
+    std::memcpy(&m, graph_in_.data() + at, sizeof m);
+    if (m.list > (graph_in_.size() - at - sizeof m) / sizeof(ListEntry)) throw std::logic_error("root causes: truncated message");
+    ws.push_back({m.gid, at, m.w_local, m.list});
+    cols |= uint64_t(1) << (m.group * 2 + m.cls);
+    mark(m.gid);
+    const ListEntry* list = reinterpret_cast<const ListEntry*>(graph_in_.data() + at + sizeof m);
+    for (uint32_t k = 0; k < m.list; ++k) mark(list[k].gid);
+    entries += m.list;
+    at += sizeof m + size_t(m.list) * sizeof(ListEntry);
+  }
+  auto by_wait = [](const Node& a, const Node& b) { return std::tie(a.gid, a.w_local) < std::tie(b.gid, b.w_local); };
+  // (one process's are sorted: one run per process)
+  if (!merge_runs(ws.begin(), ws.end(), by_wait, 64)) std::sort(ws.begin(), ws.end(), by_wait);
+  std::vector<uint32_t> below(occurs.size() + 1, 0);
+  for (size_t w = 0; w < occurs.size(); ++w) below[w + 1] = below[w] + uint32_t(__builtin_popcountll(occurs[w]));
+  auto node_of = [&](uint64_t g) {
+    return below[g >> 6] + uint32_t(__builtin_popcountll(occurs[g >> 6] & ((uint64_t(1) << (g & 63)) - 1)));
+  };
+  std::vector<uint64_t> ids;
+  ids.reserve(below.back());
+  for (size_t w = 0; w < occurs.size(); ++w)
+    for (uint64_t bits = occurs[w]; bits != 0; bits &= bits - 1) ids.push_back(w * 64 + uint64_t(__builtin_ctzll(bits)));
+  auto msg = [&](const Node& w) { return reinterpret_cast<const NodeMsg*>(graph_in_.data() + w.at); };
+  auto list_of = [&](const Node& w) { return reinterpret_cast<ListEntry*>(graph_in_.data() + w.at + sizeof(NodeMsg)); };
+  report_memory("solve parsed");
+  tlap("parsed");
   int col[kCosts], ncol = 0;
   for (int j = 0; j < kCosts; ++j) col[j] = cols >> j & 1 ? ncol++ : -1;
-  if (rc_timing()) std::fprintf(stderr, "   solve ncol %d nodes %zu waits %zu entries %zu\n", ncol, ids.size(), ws.size(), lists.size());
+  if (rc_timing()) std::fprintf(stderr, "   solve ncol %d nodes %zu waits %zu entries %zu\n", ncol, ids.size(), ws.size(), entries);
   // what the propagation reads of a node, together: its in-degree (kDone: processed), its
   // first wait state (kPred: it has predecessors) and its costs, one record (one cache miss
   // per list entry, not one for the state and one for the costs)
@@ -240,23 +266,32 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   constexpr uint32_t kDone = 0x80000000u, kPred = 0x80000000u;
   if (ws.size() >= kPred) throw std::logic_error("root causes: more than 2^31 wait states with a wait list");
   const size_t S = sizeof(Head) + sizeof(double) * size_t(ncol);
+  // the in-degrees counted apart first (4 B a node: random increments that stay in the
+  // cache, where the 32 B node records missed it at each)
+  std::vector<uint32_t> indeg(ids.size(), 0);
+  for (const Node& w : ws) {  // the list entries by node from here on
+    ListEntry* list = list_of(w);
+    for (uint32_t k = 0; k < w.list; ++k) {
+      list[k].gid = node_of(list[k].gid);
+      indeg[list[k].gid]++;
+    }
+  }
   Bytes nodes(ids.size() * S);
   for (size_t n = 0; n < ids.size(); ++n) {
     char* at = nodes.data() + n * S;
-    const Head h{0, uint32_t(ws.size())};
+    const Head h{indeg[n], uint32_t(ws.size()) | (indeg[n] > 0 ? kPred : 0)};
     std::memcpy(at, &h, sizeof h);
     std::fill_n(reinterpret_cast<double*>(at + sizeof h), ncol, 0.0);
   }
+  std::vector<uint32_t>().swap(indeg);
   auto head = [&](size_t n) -> Head& { return *reinterpret_cast<Head*>(nodes.data() + n * S); };
   auto cost = [&](size_t n) { return reinterpret_cast<double*>(nodes.data() + n * S + sizeof(Head)); };
-  for (size_t i = ws.size(); i-- > 0;) head(node_of[ws[i].m.gid]).first = uint32_t(i);
-  for (ListEntry& e : lists) {  // the list entries by node from here on
-    e.gid = node_of[e.gid];
-    head(e.gid).indeg++;
+  for (size_t i = ws.size(); i-- > 0;) {
+    Head& h = head(node_of(ws[i].gid));
+    h.first = uint32_t(i) | (h.first & kPred);
   }
-  std::vector<uint32_t>().swap(node_of);
-  for (size_t n = 0; n < ids.size(); ++n)
-    if (head(n).indeg > 0) head(n).first |= kPred;
+  std::vector<uint64_t>().swap(occurs);
+  std::vector<uint32_t>().swap(below);
   // the nodes ready, latest call first (any fixed rule would do): a node becomes ready once,
   // so a set whose largest element is taken, a bitmap under bitmaps of its non-zero words
   // (a few word reads a step, where a binary heap of 2 M nodes missed the cache at each level)
@@ -286,9 +321,18 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
     head(n).indeg |= kDone;
     double mine[kCosts];
     std::copy(cost(n), cost(n) + ncol, mine);  // final: nothing adds to it after
-    for (size_t i = head(n).first & ~kPred; i < ws.size() && ws[i].m.gid == ids[n]; ++i) {
-      const NodeMsg& m = ws[i].m;
-      const ListEntry* list = lists.data() + ws[i].list_at;
+    const size_t f = head(n).first & ~kPred;
+    // the wait states just below are often next (the latest call first): their messages
+    // and their lists' nodes ahead, a cache miss each at random otherwise
+    if (f < ws.size() && f >= 8) {
+      __builtin_prefetch(graph_in_.data() + ws[f - 8].at);
+      const Node& a = ws[f - 4];
+      const ListEntry* l = list_of(a);
+      for (uint32_t k = 0; k < a.list && k < 4; ++k) __builtin_prefetch(nodes.data() + l[k].gid * S);
+    }
+    for (size_t i = f; i < ws.size() && ws[i].gid == ids[n]; ++i) {
+      const NodeMsg& m = *msg(ws[i]);
+      const ListEntry* list = list_of(ws[i]);
       for (uint32_t k = 0; k < m.list; ++k) {
         if (k + 2 < m.list) __builtin_prefetch(nodes.data() + list[k + 2].gid * S);  // (solve: 4 % fewer samples)
         Head& x = head(list[k].gid);
@@ -310,23 +354,32 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   }
   for (size_t n = ids.size(); n-- > 0;)  // cycles (a trace that breaks causality): as far as they go
     if (!(head(n).indeg & kDone)) { ++unordered_; process(n); }
+  std::vector<Node>().swap(ws);
+  Bytes().swap(graph_in_);
   tlap("propagated");
   // the costs of the calls with predecessors to their owners (the owners' results do not
   // depend on the records' order: each wait's share is its own)
   const size_t rec = sizeof(NodeCostHead) + sizeof(double) * size_t(ncol);
+  // (ids ascend: their ranks by a cursor, no search per node)
+  std::vector<uint32_t> owner(N);
+  for (uint32_t r = 0; r < N; ++r) owner[r] = owner_of(r, N, P_);
+  auto each = [&](auto&& f) {
+    uint32_t r = 0;
+    for (size_t n = 0; n < ids.size(); ++n) {
+      while (ids[n] >= gbase_[r + 1]) ++r;
+      if (head(n).first & kPred) f(n, owner[r]);
+    }
+  };
   std::vector<size_t> to(P_, 0);
-  for (size_t n = 0; n < ids.size(); ++n)
-    if (head(n).first & kPred) to[owner_of(rank_of_gid(ids[n]), N, P_)]++;
+  each([&](size_t, uint32_t p) { to[p]++; });
   for (int p = 0; p < P_; ++p) node_costs[p].resize(to[p] * rec);
   std::fill(to.begin(), to.end(), 0);
-  for (size_t n = 0; n < ids.size(); ++n)
-    if (head(n).first & kPred) {
-      const uint32_t p = owner_of(rank_of_gid(ids[n]), N, P_);
-      char* at = node_costs[p].data() + rec * to[p]++;
-      const NodeCostHead h{ids[n], cols};
-      std::memcpy(at, &h, sizeof h);
-      std::memcpy(at + sizeof h, cost(n), sizeof(double) * size_t(ncol));
-    }
+  each([&](size_t n, uint32_t p) {
+    char* at = node_costs[p].data() + rec * to[p]++;
+    const NodeCostHead h{ids[n], cols};
+    std::memcpy(at, &h, sizeof h);
+    std::memcpy(at + sizeof h, cost(n), sizeof(double) * size_t(ncol));
+  });
   tlap("sent");
 }
 
