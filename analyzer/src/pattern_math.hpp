@@ -144,6 +144,31 @@ std::vector<int64_t> early_scan(const std::vector<M>& m) {
   return w;
 }
 
+// A blocking instance seen through what its members have in common (docs/analyzer.md): the
+// formulas above for one member, given the instance's latest begin, earliest end, latest
+// begin of a member that sends data (of a non-root one: `leaf`) and the last root's begin
+// (by comm rank), each INT64_MIN / INT64_MAX when there is none. Early Scan needs every
+// member before it: not expressible so.
+struct CollSummary {
+  int64_t latest = INT64_MIN, earliest_end = INT64_MAX, sender = INT64_MIN, leaf = INT64_MIN, root = INT64_MIN;
+  bool overlap() const { return earliest_end > latest; }
+  int64_t wait_at_barrier(const CollMember& x) const { return capped_in_call(latest - x.begin, x); }
+  int64_t completion(const CollMember& x) const { return capped_in_call(x.end - earliest_end, x); }
+  int64_t completion_after_latest_begin(const CollMember& x) const {
+    return std::max<int64_t>(0, x.end - std::max(earliest_end, std::min(latest, x.end)));
+  }
+  int64_t wait_at_nxn(const CollMember& x) const {
+    if (overlap()) return capped(latest - x.begin, x.begin, x.end);
+    return x.received > 0 && sender != INT64_MIN ? capped(sender - x.begin, x.begin, x.end) : 0;
+  }
+  int64_t late_broadcast(const CollMember& x) const {
+    return !x.is_root && x.received > 0 && root != INT64_MIN ? capped_in_call(root - x.begin, x) : 0;
+  }
+  int64_t early_reduce(const CollMember& x) const {
+    return x.is_root && leaf != INT64_MIN ? capped_in_call(leaf - x.begin, x) : 0;
+  }
+};
+
 // The member whose lateness caused an instance's waits (docs/root-causes.md, "Delayer"):
 // its index, the first of equal ones, or -1 when the pattern names none.
 template <class M>

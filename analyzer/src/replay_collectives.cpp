@@ -2,8 +2,11 @@
 // blocking or non-blocking collective, computed at one process (instance_owner: a
 // communicator's instances are dealt out in turn); its wait states (patterns/patterns.toml,
 // kCollPatterns) and, with root causes, its synchronisation points go back to the members'
-// owners and are charged there in the members' own record order.
+// owners and are charged there in the members' own record order. Without root causes a
+// blocking instance is computed from summaries of its members instead, at each member's
+// owner (summarise).
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -106,20 +109,23 @@ class Gathered {
 
 // Sends each record to its instance's owner (instance_owner), keeping this process's own;
 // returns what it computes from.
-template <class Msg, class Rec>
+// Only the records `keep(k)` says go.
+template <class Msg, class Rec, class Keep>
 Gathered<Rec, Msg> gather_instances(const PageVector<Rec>& records, const std::vector<uint32_t>& position,
-                                    uint32_t ranks, Transport& t) {
+                                    uint32_t ranks, Transport& t, Keep keep) {
   const int P = t.size();
   const uint32_t me = uint32_t(t.rank());
   std::vector<Bytes> out(P);
   std::vector<size_t> count(P, 0);  // sized exactly first, as in point_to_point
-  for (const Rec& c : records) count[instance_owner(c.comm, c.seq, P)]++;
+  for (size_t k = 0; k < records.size(); ++k)
+    if (keep(k)) count[instance_owner(records[k].comm, records[k].seq, P)]++;
   for (int p = 0; p < P; ++p)
     if (uint32_t(p) != me) out[p].reserve(count[p] * sizeof(Msg));
   std::vector<uint32_t> own;
   own.reserve(count[me]);
   std::vector<size_t> per_rank(ranks, 0);
   for (size_t k = 0; k < records.size(); ++k) {
+    if (!keep(k)) continue;
     const Rec& c = records[k];
     const uint32_t to = instance_owner(c.comm, c.seq, P);
     if (to == me) own.push_back(uint32_t(k)), per_rank[c.rank]++;
@@ -128,6 +134,127 @@ Gathered<Rec, Msg> gather_instances(const PageVector<Rec>& records, const std::v
   Records<Msg> remote = unpack<Msg>(t.exchange(out));
   for (const Msg& m : remote) per_rank[m.rec.rank]++;
   return Gathered<Rec, Msg>(records, position, std::move(own), std::move(remote), std::move(per_rank));
+}
+
+// Without root causes, a blocking instance whose patterns CollSummary computes needs no
+// member's record at another process: each process sums up its members of each instance
+// (Partial), the processes owning members of a communicator exchange these, and each
+// computes its own members' waits from the combined summary, in its records' order (moving
+// every record to the instance's owner and each wait back was most of a collective-heavy
+// replay, and did not halve with two processes).
+// A member picked by its begin: its comm rank `pos` (kNone: none yet), rank and record
+// position at its owner.
+struct Picked {
+  int64_t t = INT64_MIN;
+  uint32_t pos = kNone, rank = kNone, index = kNone, pad = 0;
+  bool none() const { return pos == kNone; }
+  void latest(const Picked& o) {  // the latest, the first by comm rank of equal ones
+    if (!o.none() && (none() || o.t > t || (o.t == t && o.pos < pos))) *this = o;
+  }
+  void first(const Picked& o) { if (!o.none() && (none() || o.pos < pos)) *this = o; }
+  void last(const Picked& o) { if (!o.none() && (none() || o.pos > pos)) *this = o; }
+};
+// What some of an instance's members have in common; combined in any order, the same.
+// `bad`: members of other operations, a rank twice or a position outside the communicator.
+struct Partial {
+  uint32_t comm = 0, seq = 0, count = 0, last_rank = kNone;  // (last_rank: while summing up one process's)
+  uint8_t cls = 0, bad = 0, pad[6] = {};
+  int64_t earliest_end = INT64_MAX;
+  Picked latest, sender, leaf, first_root, last_root;  // sender: sends data; leaf: a non-root sender
+  void add(const Partial& o) {
+    if (count > 0 && o.count > 0 && cls != o.cls) bad = 1;
+    if (count == 0) comm = o.comm, seq = o.seq, cls = o.cls;
+    count += o.count;
+    bad |= o.bad;
+    earliest_end = std::min(earliest_end, o.earliest_end);
+    latest.latest(o.latest), sender.latest(o.sender), leaf.latest(o.leaf);
+    first_root.first(o.first_root), last_root.last(o.last_root);
+  }
+  CollSummary summary() const { return {latest.t, earliest_end, sender.t, leaf.t, last_root.t}; }
+};
+using Partials = std::vector<std::vector<Partial>>;  // by communicator, by instance
+
+Partial& partial_of(Partials& all, uint32_t comm, uint32_t seq) {
+  auto& v = all[comm];
+  if (seq >= v.size()) v.resize(size_t(seq) + 1);
+  return v[seq];
+}
+
+// Whether CollSummary computes every pattern of the class.
+bool by_summary(uint8_t cls) {
+  static const auto summed = [] {
+    std::array<bool, 256> r;
+    r.fill(true);
+    for (const CollPattern& p : kCollPatterns)
+      if (p.formula == CollFormula::EarlyScan) r[uint8_t(p.cls)] = false;
+    return r;
+  }();
+  return summed[cls];
+}
+
+int64_t summary_formula(CollFormula f, const CollSummary& s, const CollMember& x) {
+  switch (f) {
+    case CollFormula::Completion: return s.completion(x);
+    case CollFormula::CompletionAfterLatestBegin: return s.completion_after_latest_begin(x);
+    case CollFormula::EarlyReduce: return s.early_reduce(x);
+    case CollFormula::LateBroadcast: return s.late_broadcast(x);
+    case CollFormula::WaitAtBarrier: return s.wait_at_barrier(x);
+    case CollFormula::WaitAtNxn: return s.wait_at_nxn(x);
+    default: throw std::logic_error("collective pattern without a summary formula");
+  }
+}
+// blocking_delayer's member
+Picked summary_delayer(CollDelayer d, const Partial& a) {
+  switch (d) {
+    case CollDelayer::LatestJoiner: return a.latest;
+    case CollDelayer::LatestSendingLeaf: return a.leaf;
+    case CollDelayer::NxnDelayer: return a.summary().overlap() ? a.latest : a.sender;
+    case CollDelayer::RootMember: return a.first_root;
+    default: return Picked{};
+  }
+}
+
+// The combined summaries of the instances this process owns members of (and of those it
+// counts: the first process owning a member of the communicator counts its instances).
+Partials summarise(const Defs& d, const PageVector<CollRec>& recs, const std::vector<uint32_t>& position,
+                   Transport& t) {
+  const int P = t.size();
+  const uint32_t N = d.ranks(), me = uint32_t(t.rank());
+  Partials all(d.comms.size());
+  for (size_t b = 0; b < recs.size(); ++b) {
+    const CollRec& c = recs[b];
+    Partial& a = partial_of(all, c.comm, c.seq);
+    if (a.count == 0) a.comm = c.comm, a.seq = c.seq, a.cls = c.cls;
+    if (a.cls != c.cls || a.last_rank == c.rank || c.pos >= d.comms[c.comm].members.size()) a.bad = 1;
+    a.last_rank = c.rank;  // (a rank's records lie together)
+    a.count++;
+    a.earliest_end = std::min(a.earliest_end, c.end);
+    const Picked m{c.begin, c.pos, c.rank, position[b]};
+    const bool root = c.rank == c.root;
+    a.latest.latest(m);
+    if (c.sent > 0) a.sender.latest(m);
+    if (c.sent > 0 && !root) a.leaf.latest(m);
+    if (root) a.first_root.first(m), a.last_root.last(m);
+  }
+  if (P == 1) return all;
+  std::vector<Bytes> out(P);
+  std::vector<uint8_t> to(P);
+  for (size_t comm = 0; comm < all.size(); ++comm) {
+    if (all[comm].empty()) continue;
+    std::fill(to.begin(), to.end(), 0);
+    for (uint32_t r : d.comms[comm].members)
+      if (r < N) to[owner_of(r, N, P)] = 1;
+    to[me] = 0;
+    for (int p = 0; p < P; ++p)
+      if (to[p])
+        for (const Partial& a : all[comm])
+          if (a.count > 0) append(out[p], a);
+  }
+  for (const Partial& a : unpack<Partial>(t.exchange(out))) {
+    if (a.comm >= all.size()) throw std::logic_error("collective summary for an unknown communicator");
+    partial_of(all, a.comm, a.seq).add(a);
+  }
+  return all;
 }
 
 // Calls fn(members, comm) for each complete instance of the gathered records of collective
@@ -341,6 +468,52 @@ void collective_results(const Defs& d, const Gathered<CollRec, CollMsg>& recs, i
   });
 }
 
+// Without root causes: the waits of this process's members of the complete instances
+// CollSummary computes (`partials`: summarise), rank by rank in its records' order, each
+// given to emit(record, its position, pattern, delayer, start, value); each instance
+// counted by the first process owning a member of its communicator (a complete one that
+// needs the records there, by its owner: collective_results).
+bool complete(const Defs& d, const Partial& a) { return !a.bad && a.count == d.comms[a.comm].members.size(); }
+template <class Emit>
+void summary_results(const Defs& d, const PageVector<CollRec>& recs, const std::vector<uint32_t>& position,
+                     const Partials& partials, Transport& t, ReplayResult& res, Emit emit) {
+  const int P = t.size();
+  const uint32_t N = d.ranks(), me = uint32_t(t.rank());
+  for (size_t comm = 0; comm < partials.size(); ++comm) {
+    if (partials[comm].empty()) continue;
+    uint32_t counter = uint32_t(P);
+    for (uint32_t r : d.comms[comm].members)
+      if (r < N) counter = std::min(counter, owner_of(r, N, P));
+    if (counter != me) continue;
+    for (const Partial& a : partials[comm])
+      if (a.count == 0) continue;
+      else if (!complete(d, a)) res.counters.incomplete_collectives++;
+      else if (by_summary(a.cls)) res.counters.collectives++;
+  }
+  // each class's measured patterns (patterns/patterns.toml), in declaration order
+  static const auto patterns_of = [] {
+    std::array<std::vector<const CollPattern*>, 256> r;
+    for (const CollPattern& p : kCollPatterns)
+      if (p.formula != CollFormula::None) r[uint8_t(p.cls)].push_back(&p);
+    return r;
+  }();
+  for (size_t b = 0; b < recs.size(); ++b) {
+    const CollRec& c = recs[b];
+    const Partial& a = partials[c.comm][c.seq];
+    if (!by_summary(a.cls) || !complete(d, a)) continue;
+    const CollSummary s = a.summary();
+    const CollMember x{c.begin, c.end, c.sent, c.received, c.rank == c.root};
+    for (const CollPattern* p : patterns_of[a.cls]) {
+      const int64_t w = summary_formula(p->formula, s, x);
+      if (w > 0) emit(c, position[b], *p, summary_delayer(p->delayer, a), p->completion ? c.end - w : c.begin, w);
+    }
+    // clock violations as collective_results counts them
+    const CollClass cls = CollClass(a.cls);
+    if (cls == CollClass::Barrier && c.end < s.latest) res.counters.clock_violations++;
+    if (cls == CollClass::NxN && c.received > 0 && c.end < s.sender) res.counters.clock_violations++;
+  }
+}
+
 // At the instance's owner (instance_owner): the waiting times of every complete
 // non-blocking instance (docs/patterns.md), added to `out` for each member's owner:
 // per member its wait for a late join, then its completion delay (Barrier, N-to-N only).
@@ -445,8 +618,39 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   const uint32_t N = d.ranks(), me = uint32_t(t.rank());
   ResultsByRank computed(N);
   {
-    const auto colls = gather_instances<CollMsg>(data.colls, order_of.colls, N, t);
-    const auto nbcs = gather_instances<NbcMsg>(data.nbcs, order_of.nbcs, N, t);
+    // with root causes every blocking instance is computed from its records (coll_sync)
+    Partials partials;
+    bool needs_records = rc;  // whether any of our blocking records goes to its instance's owner
+    if (!rc) {
+      partials = summarise(d, data.colls, order_of.colls, t);
+      // Our ranks' waits come from no other instance (no non-blocking record, no complete
+      // instance that needs the records): charged as they come, in the order the loop below
+      // charges them, not kept for it.
+      for (const auto& of_comm : partials)
+        for (const Partial& a : of_comm) needs_records |= a.count > 0 && !by_summary(a.cls) && complete(d, a);
+      if (data.nbcs.empty() && !needs_records) {
+        summary_results(d, data.colls, order_of.colls, partials, t, res,
+                        [&](const CollRec& c, uint32_t, const CollPattern& p, const Picked&, int64_t start, int64_t w) {
+                          acc.add(p.metric, d.comms[c.comm].grid, c.cp, c.rank, c.thread, start, w);
+                        });
+      } else {
+        std::vector<size_t> per_rank(N, 0);
+        for (const CollRec& c : data.colls) per_rank[c.rank]++;
+        computed.reserve(per_rank, 2);
+        summary_results(d, data.colls, order_of.colls, partials, t, res,
+                        [&](const CollRec& c, uint32_t index, const CollPattern& p, const Picked& delayer, int64_t start,
+                            int64_t w) {
+                          computed.add(ResMsg{p.metric, uint8_t(d.comms[c.comm].grid ? CLS_GRID : CLS_LOCAL), 0, c.cp,
+                                              c.rank, index, delayer.rank, delayer.index, start, w});
+                        });
+      }
+    }
+    const auto colls = gather_instances<CollMsg>(data.colls, order_of.colls, N, t, [&](size_t b) {
+      if (rc || !needs_records) return rc;
+      const Partial& a = partials[data.colls[b].comm][data.colls[b].seq];
+      return !by_summary(a.cls) && complete(d, a);
+    });
+    const auto nbcs = gather_instances<NbcMsg>(data.nbcs, order_of.nbcs, N, t, [](size_t) { return true; });
     collective_results(d, colls, P, res, rc, computed);
     nonblocking_results(d, nbcs, P, res, computed);
   }
