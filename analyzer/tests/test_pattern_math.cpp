@@ -100,3 +100,38 @@ TEST(Delayer, RootAndLatestSendingLeaf) {
   m[0].is_root = false;
   EXPECT_EQ(gs::root_member(m), -1);
 }
+
+// CollSummary (a blocking instance seen through what its members have in common, what the
+// replay without root causes exchanges) gives each member what the formulas over all
+// members give: random instances of 1-9 members, some sending, some receiving, some roots.
+TEST(CollSummary, EachMemberAsTheWholeInstanceGivesIt) {
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  auto next = [&](int64_t n) { state = state * 6364136223846793005ull + 1442695040888963407ull; return int64_t((state >> 33) % uint64_t(n)); };
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<CollMember> m(size_t(1 + next(9)));
+    const size_t root = size_t(next(int64_t(m.size())));
+    for (size_t k = 0; k < m.size(); ++k) {
+      const int64_t begin = next(100);
+      m[k] = {begin, begin + next(60), uint64_t(next(3) ? 8 : 0), uint64_t(next(3) ? 8 : 0), k == root};
+    }
+    gs::CollSummary s;
+    for (const CollMember& x : m) {
+      s.latest = std::max(s.latest, x.begin);
+      s.earliest_end = std::min(s.earliest_end, x.end);
+      if (x.sent > 0) s.sender = std::max(s.sender, x.begin);
+      if (x.sent > 0 && !x.is_root) s.leaf = std::max(s.leaf, x.begin);
+      if (x.is_root) s.root = x.begin;
+    }
+    const auto barrier = gs::wait_at_barrier(m), done = gs::completion(m), nxn = gs::wait_at_nxn(m),
+               bcast = gs::late_broadcast(m), reduce = gs::early_reduce(m), init = gs::completion_after_latest_begin(m);
+    for (size_t k = 0; k < m.size(); ++k) {
+      SCOPED_TRACE("round " + std::to_string(round) + ", member " + std::to_string(k));
+      EXPECT_EQ(s.wait_at_barrier(m[k]), barrier[k]);
+      EXPECT_EQ(s.completion(m[k]), done[k]);
+      EXPECT_EQ(s.wait_at_nxn(m[k]), nxn[k]);
+      EXPECT_EQ(s.late_broadcast(m[k]), bcast[k]);
+      EXPECT_EQ(s.early_reduce(m[k]), reduce[k]);
+      EXPECT_EQ(s.completion_after_latest_begin(m[k]), init[k]);
+    }
+  }
+}

@@ -142,3 +142,27 @@ def test_collective_results_in_the_members_event_order(make_trace, tmp_path):
     assert list(waits[N.RANK]) == [2, 2, 2]
     assert list(waits[N.START_S].round(9)) == [100e-6, 200e-6, 300e-6]
     assert list(waits[N.SEVERITY_S].round(9)) == [a, b, c]
+
+
+# summary.json keys that come from the replay alone: the same whether root causes follow or not
+REPLAY_KEYS = ("patterns", "by_callpath", "by_metahost", "p2p", "collectives", "incomplete_collectives",
+               "clock_violations", "messages", "unmatched_messages")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", WAIT_SPECS)
+def test_without_root_causes_the_wait_states_are_the_same(name, make_trace, tmp_path):
+    """Without root causes the blocking collectives take their own path (per-instance
+    summaries exchanged between the processes, not every member's record): their wait
+    states, severities and counts must be those of the path root causes use."""
+    options = {"time_correct": True} if name.startswith("clc_") else {}
+    trace = make_trace(name)
+    with_rc = analyse_to(trace, tmp_path / "rc", 1, **options)
+    expected = json.loads((with_rc / N.SUMMARY_FILE).read_text())
+    for jobs in (1, 2, 3):
+        out = analyse_to(trace, tmp_path / f"off-j{jobs}", jobs, root_causes=False, **options)
+        assert (out / N.WAITSTATES_FILE).read_bytes() == (with_rc / N.WAITSTATES_FILE).read_bytes(), \
+            f"-j {jobs}: other wait states without root causes"
+        got = json.loads((out / N.SUMMARY_FILE).read_text())
+        for key in REPLAY_KEYS:
+            assert got[key] == expected[key], f"-j {jobs}: {key} differs without root causes"
