@@ -375,7 +375,7 @@ class Analysis {
   std::pair<double, double>& cause(uint16_t metric, uint8_t cls, const DEntry& e, uint32_t p, uint32_t wait_mh) {
     const uint8_t kind = e.wan ? KIND_WAN : cp_mpi_[e.cp] ? KIND_COMMUNICATION : KIND_COMPUTATION;
     const CauseKey key{metric, cls, kind, e.cp, p, wait_mh};
-    CauseSlot& s = cause_cache_[CauseKeyHash()(key) % kSevCache];
+    CauseSlot& s = cause_cache_[cache_slot(CauseKeyHash()(key))];
     if (!s.value || !(s.key == key)) s = {key, &causes_[key]};
     return *s.value;
   }
@@ -384,7 +384,7 @@ class Analysis {
   void add_sev(uint16_t metric, uint8_t cls, uint32_t cp, uint32_t rank, double v) {
     if (v == 0) return;
     const SevKey key{metric, cls, 0, cp, rank};  // root causes: master locations only
-    SevSlot& s = sev_cache_[SevKeyHash()(key) % kSevCache];
+    SevSlot& s = sev_cache_[cache_slot(SevKeyHash()(key))];
     if (!s.value || !(s.key == key)) s = {key, &out_.severities[key]};
     *s.value += v;
   }
@@ -457,6 +457,10 @@ class Analysis {
   struct CauseSlot { CauseKey key{}; std::pair<double, double>* value = nullptr; };
   CauseSlot cause_cache_[256];
   static constexpr size_t kSevCache = 256;
+  // A slot from all of a hash's bits: SevKeyHash's low bits hold only the call path and
+  // class, so `% kSevCache` put a wait's four class metrics (and every rank) in one slot.
+  static size_t cache_slot(size_t h) { return size_t((uint64_t(h) * 0x9E3779B97F4A7C15ull) >> 56); }
+  static_assert(kSevCache == 256, "cache_slot gives 8 bits");
   SevSlot sev_cache_[kSevCache];
 };
 
