@@ -359,6 +359,7 @@ class Analysis {
   struct SharedInterval {
     IntervalStart start;
     int64_t enter;  // the delayer call's
+    uint32_t group_at;  // where its rank's group-call search found it (a hint for the next)
     std::vector<TimeMap::Entry> map;
     std::vector<std::pair<uint32_t, int64_t>> waits;
   };
