@@ -149,9 +149,23 @@ void Analysis::delays() {
   // (searched from where the rank's last search ended: its requests come in call order
   // per waiting rank, a few entries apart)
   std::vector<uint32_t> multi_hint(mine_.size(), 0);
-  auto shared_of = [&](uint32_t sp, size_t slot) -> SharedInterval& {
-    return shared[lower_bound_near(multi, sp, multi_hint[slot], [](uint32_t c) { return c; })];
+  // a request's counter and shared interval lie at random delayer calls, a cache miss each:
+  // located and fetched kAhead requests before it is handled
+  constexpr size_t kAhead = 16;
+  struct Ahead { uint32_t slot, at; };  // its delayer's rank slot and the call's entry in multi
+  Ahead ahead[kAhead];
+  auto look_ahead = [&](size_t a) {
+    const uint32_t sp = reqs[a].sp;
+    __builtin_prefetch(&left[sp]);
+    const uint32_t slot = uint32_t(slot_of(rank_of(sp)));
+    const size_t at = lower_bound_near(multi, sp, multi_hint[slot], [](uint32_t c) { return c; });
+    if (at < multi.size() && multi[at] == sp) {
+      __builtin_prefetch(&shared[at]);
+      __builtin_prefetch(reinterpret_cast<const char*>(&shared[at] + 1) - 1);
+    }
+    ahead[a % kAhead] = {slot, uint32_t(at)};
   };
+  for (size_t a = 0; a < std::min(kAhead, reqs.size()); ++a) look_ahead(a);
 
   replies_.assign(waits.size(), Reply{kNone, kNone, 0.0});
   std::vector<Bytes> back(P_), graph(P_);
@@ -161,7 +175,8 @@ void Analysis::delays() {
   dents_.reserve(2 * reqs.size());  // (a guess: only the pages written count)
   graph[0].reserve(reqs.size() * (sizeof(NodeMsg) + 2 * sizeof(ListEntry)));  // (a guess too)
   for (size_t k = 0; k < reqs.size(); ++k) {
-    if (k + 16 < reqs.size()) __builtin_prefetch(&left[reqs[k + 16].sp]);  // (at random calls: a cache miss each)
+    const Ahead here = ahead[k % kAhead];
+    if (k + kAhead < reqs.size()) look_ahead(k + kAhead);
     const Pending& pr = reqs[k];
     const bool is_remote = pr.idx & kRemote;
     Request rq;
@@ -176,8 +191,8 @@ void Analysis::delays() {
     const uint32_t sp = pr.sp;
     ++with_delayer_;
     uint8_t& n = left[sp];
-    const size_t sp_slot = slot_of(rank_of(sp));
-    SharedInterval* sh = n & kStored ? &shared_of(sp, sp_slot) : nullptr;
+    const size_t sp_slot = here.slot;
+    SharedInterval* sh = n & kStored ? &shared[here.at] : nullptr;
     // the rank's group-call search starts where this call's first one ended: its requests
     // lie far apart (by waiting call), the search galloped over cold entries
     if (sh) group_hint_[sp_slot] = sh->group_at;
@@ -196,7 +211,7 @@ void Analysis::delays() {
       interval_fill(sp, st, tp_, &filled_wl);
       sp_enter = tl_.calls[sp].enter;
       if ((n & kMany) > 1 && !(n & kStored)) {
-        SharedInterval& s = shared_of(sp, sp_slot);
+        SharedInterval& s = shared[here.at];
         s.start = st;
         s.enter = sp_enter;
         s.group_at = group_hint_[sp_slot];
