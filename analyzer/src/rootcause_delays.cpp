@@ -146,18 +146,37 @@ void Analysis::delays() {
   for (uint32_t c = 0; c < left.size(); ++c)
     if (left[c] > 1) multi.push_back(c);
   std::vector<SharedInterval> shared(multi.size());
-  auto shared_of = [&](uint32_t sp) -> SharedInterval& {
-    return shared[size_t(std::lower_bound(multi.begin(), multi.end(), sp) - multi.begin())];
+  // (searched from where the rank's last search ended: its requests come in call order
+  // per waiting rank, a few entries apart)
+  std::vector<uint32_t> multi_hint(mine_.size(), 0);
+  // a request's counter and shared interval lie at random delayer calls, a cache miss each:
+  // located and fetched kAhead requests before it is handled
+  constexpr size_t kAhead = 16;
+  struct Ahead { uint32_t slot, at; };  // its delayer's rank slot and the call's entry in multi
+  Ahead ahead[kAhead];
+  auto look_ahead = [&](size_t a) {
+    const uint32_t sp = reqs[a].sp;
+    __builtin_prefetch(&left[sp]);
+    const uint32_t slot = uint32_t(slot_of(rank_of(sp)));
+    const size_t at = lower_bound_near(multi, sp, multi_hint[slot], [](uint32_t c) { return c; });
+    if (at < multi.size() && multi[at] == sp) {
+      __builtin_prefetch(&shared[at]);
+      __builtin_prefetch(reinterpret_cast<const char*>(&shared[at] + 1) - 1);
+    }
+    ahead[a % kAhead] = {slot, uint32_t(at)};
   };
+  for (size_t a = 0; a < std::min(kAhead, reqs.size()); ++a) look_ahead(a);
 
   replies_.assign(waits.size(), Reply{kNone, kNone, 0.0});
   std::vector<Bytes> back(P_), graph(P_);
-  std::vector<std::pair<uint32_t, int64_t>> wl;
+  std::vector<std::pair<uint32_t, int64_t>> filled_wl;  // a delayer interval's wait list, when filled here
   prop_max_.assign(aux_wait_.size(), 0.0);
   wrecs_.reserve(reqs.size());
   dents_.reserve(2 * reqs.size());  // (a guess: only the pages written count)
   graph[0].reserve(reqs.size() * (sizeof(NodeMsg) + 2 * sizeof(ListEntry)));  // (a guess too)
   for (size_t k = 0; k < reqs.size(); ++k) {
+    const Ahead here = ahead[k % kAhead];
+    if (k + kAhead < reqs.size()) look_ahead(k + kAhead);
     const Pending& pr = reqs[k];
     const bool is_remote = pr.idx & kRemote;
     Request rq;
@@ -172,32 +191,35 @@ void Analysis::delays() {
     const uint32_t sp = pr.sp;
     ++with_delayer_;
     uint8_t& n = left[sp];
+    const size_t sp_slot = here.slot;
+    SharedInterval* sh = n & kStored ? &shared[here.at] : nullptr;
+    // the rank's group-call search starts where this call's first one ended: its requests
+    // lie far apart (by waiting call), the search galloped over cold entries
+    if (sh) group_hint_[sp_slot] = sh->group_at;
     const IntervalStart st = interval_start(sp, rq.q);
-    SharedInterval* sh = n & kStored ? &shared_of(sp) : nullptr;
     int64_t sp_enter;
+    // the delayer's map and wait list: the shared ones read in place, not copied
+    const std::vector<TimeMap::Entry>* sh_map = nullptr;
+    const std::vector<std::pair<uint32_t, int64_t>>* wlp = &filled_wl;
     if (sh && sh->start == st) {
-      tp_.restore(sh->map);
-      wl = sh->waits;
+      sh_map = &sh->map;
+      wlp = &sh->waits;
       sp_enter = sh->enter;
     } else {
       tp_.clear();
-      wl.clear();
-      interval_fill(sp, st, tp_, &wl);
+      filled_wl.clear();
+      interval_fill(sp, st, tp_, &filled_wl);
       sp_enter = tl_.calls[sp].enter;
       if ((n & kMany) > 1 && !(n & kStored)) {
-        SharedInterval& s = shared_of(sp);
+        SharedInterval& s = shared[here.at];
         s.start = st;
         s.enter = sp_enter;
+        s.group_at = group_hint_[sp_slot];
         tp_.save(s.map);
-        s.waits = wl;
+        s.waits = filled_wl;
         n |= kStored;
         sh = &s;
       }
-    }
-    if ((n & kMany) != kMany && (--n & kMany) == 0 && (n & kStored)) {
-      decltype(sh->map)().swap(sh->map);
-      decltype(sh->waits)().swap(sh->waits);
-      n = 0;
     }
     tq_.clear();  // the waiting side's map, by our call paths
     if (!is_remote) {
@@ -213,11 +235,15 @@ void Analysis::delays() {
     }
     const uint32_t d_begin = uint32_t(dents_.size());
     double dsum = 0;
-    for (uint32_t cp : tp_.touched())
-      for (int wan = 0; wan < 2; ++wan) {
-        int64_t dv = tp_.at(cp, wan) - tq_.at(cp, wan);
-        if (dv > 0) { dents_.push_back({cp, uint32_t(wan), dv}); dsum += double(dv); }
-      }
+    auto dent = [&](uint32_t cp, int64_t plain, int64_t wan) {
+      if (int64_t dv = plain - tq_.at(cp, false); dv > 0) { dents_.push_back({cp, 0, dv}); dsum += double(dv); }
+      if (int64_t dv = wan - tq_.at(cp, true); dv > 0) { dents_.push_back({cp, 1, dv}); dsum += double(dv); }
+    };
+    if (sh_map)
+      for (const TimeMap::Entry& e : *sh_map) dent(e.cp, e.plain, e.wan);
+    else
+      for (uint32_t cp : tp_.touched()) dent(cp, tp_.at(cp, false), tp_.at(cp, true));
+    const auto& wl = *wlp;
     double wsum = 0;
     for (auto& [c, w] : wl) wsum += double(w);
     const double D = dsum + wsum;
@@ -253,6 +279,11 @@ void Analysis::delays() {
       append(back[owner_of(rq.q, N, P_)], Indirect{rq.w_local, rec, uint32_t(me_), 0, scale * wsum, gid_of(sp), sp_enter});
     else
       replies_[pr.idx] = Reply{rec, sp, scale * wsum};
+    if ((n & kMany) != kMany && (--n & kMany) == 0 && (n & kStored)) {  // its last request
+      decltype(sh->map)().swap(sh->map);
+      decltype(sh->waits)().swap(sh->waits);
+      n = 0;
+    }
   }
   report_memory("delay loop");
   // the intervals are done: what located their starts goes before the next steps allocate

@@ -220,15 +220,11 @@ class TimeMap {
     touched_.clear();
   }
   const std::vector<uint32_t>& touched() const { return touched_; }
-  // The whole state (values and first-touch order), to replay a map computed before.
+  // The whole state (values in first-touch order), to be read again in place.
   struct Entry { uint32_t cp; int64_t plain, wan; };
   void save(std::vector<Entry>& out) const {
     out.clear();
     for (uint32_t cp : touched_) out.push_back({cp, plain_[cp], wan_[cp]});
-  }
-  void restore(const std::vector<Entry>& in) {
-    clear();
-    for (const Entry& e : in) { seen_[e.cp] = 1; touched_.push_back(e.cp); plain_[e.cp] = e.plain; wan_[e.cp] = e.wan; }
   }
   int64_t at(uint32_t cp, bool wan) const { return (wan ? wan_ : plain_)[cp]; }
 
@@ -359,6 +355,7 @@ class Analysis {
   struct SharedInterval {
     IntervalStart start;
     int64_t enter;  // the delayer call's
+    uint32_t group_at;  // where its rank's group-call search found it (a hint for the next)
     std::vector<TimeMap::Entry> map;
     std::vector<std::pair<uint32_t, int64_t>> waits;
   };
