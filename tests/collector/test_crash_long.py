@@ -105,19 +105,33 @@ def check_never_joined(summary: dict, waiting: list[int]) -> None:
     """The ranks that waited in the Allreduce the ended ranks never joined, and their
     waiting, are named (not dropped)."""
     ops = {op["operation"]: op for op in summary["never_joined"]}
+    if not waiting:  # (every survivor was ended before it reached the Allreduce)
+        assert "MPI_Allreduce" not in ops
+        return
     assert sorted(ops["MPI_Allreduce"]["waiting_ranks"]) == waiting
     assert ops["MPI_Allreduce"]["waiting_s"] > 0
     assert summary["waiting_for_ended_ranks_s"] == pytest.approx(
         sum(op["waiting_s"] for op in summary["never_joined"]))
 
 
+def waiting_in_allreduce(ranks: dict[int, RankTrace], victim: int) -> list[int]:
+    """The survivors ended inside the Allreduce the victim never joined (check_survivor)."""
+    return [r for r, t in sorted(ranks.items()) if r != victim and t.last_region == "MPI_Allreduce"]
+
+
 def check_survivor(r: int, t: RankTrace) -> None:
-    """A rank ended by the launcher while waiting in the Allreduce at iteration AT (or,
-    with rank 2 ahead, in the one before): complete up to there, regions closed."""
+    """A rank ended by the launcher once the victim died: waiting in the Allreduce at
+    iteration AT (or, with rank 2 ahead, in the one before), or still on its way there, in
+    a local call after the Allreduce before it (the launcher does not wait for a slow rank:
+    on a loaded machine rank 0 was killed at iteration 14520); complete up to its end,
+    regions closed."""
     assert t.program_ends == 1, f"rank {r}: {t}"
-    assert t.last_region == "MPI_Allreduce", f"rank {r}: {t}"
     assert t.allreduces in (AT // SYNC, AT // SYNC + 1), f"rank {r}: {t}"
-    assert t.iterations == SYNC * (t.allreduces - 1), f"rank {r}: {t}"
+    if t.last_region == "MPI_Allreduce":
+        assert t.iterations == SYNC * (t.allreduces - 1), f"rank {r}: {t}"
+    else:
+        assert t.last_region in ("MPI_Comm_rank", "MPI_Comm_size"), f"rank {r}: {t}"
+        assert SYNC * (t.allreduces - 1) <= t.iterations < SYNC * t.allreduces, f"rank {r}: {t}"
 
 
 @pytest.mark.slow
@@ -151,7 +165,7 @@ def test_long_crash_keeps_every_event(kit, crashloop, tmp_path, mode, flags):
         early = {e["rank"]: e for e in summary["ended_early_ranks"]}
         assert sorted(early) == list(range(N))
         assert early[VICTIM]["in"] == "MPI_Abort" and early[VICTIM]["exit_status"] == 3
-        check_never_joined(summary, [r for r in range(N) if r != VICTIM])
+        check_never_joined(summary, waiting_in_allreduce(ranks, VICTIM))
 
 
 @pytest.mark.slow
@@ -189,7 +203,7 @@ def test_killed_rank_loses_at_most_its_buffer(kit, crashloop, tmp_path, victim):
     assert summary["repaired_regions"]["truncated"] == len(cut)
     assert summary["lost_ranks"] == []
     if kit.name == "openmpi":
-        check_never_joined(summary, [r for r in range(N) if r != victim])
+        check_never_joined(summary, waiting_in_allreduce(ranks, victim))
         report = tmp_path / "report.html"
         run_gridscope("report", tmp_path / "analysis", "-o", report)
         assert "Partial trace: 1 rank(s) lost events" in report.read_text()
