@@ -31,15 +31,19 @@ RootCauseResult Analysis::run() {
   const bool timing = rc_timing();
   auto t0 = std::chrono::steady_clock::now();
   long faults = 0;  // minor page faults (fresh pages) until the last lap
+  double cpu0 = 0;   // CPU time (user + system) until the last lap: under load, steadier than the wall
   auto lap = [&](const char* what) {
     if (!timing) return;
     auto now = std::chrono::steady_clock::now();
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    std::fprintf(stderr, "root causes [%d] %s: %.3f s, RSS %ld MB, peak RSS %ld MB, %ld page faults\n", me_, what,
-                 std::chrono::duration<double>(now - t0).count(), resident_mb(), ru.ru_maxrss / 1024, ru.ru_minflt - faults);
+    const double cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    std::fprintf(stderr, "root causes [%d] %s: %.3f s (CPU %.3f s), RSS %ld MB, peak RSS %ld MB, %ld page faults\n", me_,
+                 what, std::chrono::duration<double>(now - t0).count(), cpu - cpu0, resident_mb(), ru.ru_maxrss / 1024,
+                 ru.ru_minflt - faults);
     t0 = now;
     faults = ru.ru_minflt;
+    cpu0 = cpu;
   };
   lap("start");
   if (timing)

@@ -19,7 +19,7 @@ namespace gs::rootcause_detail {
 // Rank's synchronisation interval before call b with respect to `other` into `map`; the
 // waiting calls inside go to `waits` (docs/root-causes.md). It starts inside the latest
 // call that synchronised with `other`: that call's completion time counts.
-Analysis::IntervalStart Analysis::interval_start(uint32_t b, uint32_t other) {
+Analysis::IntervalStart Analysis::interval_start(uint32_t b, uint32_t other, uint32_t* group_hint) {
   const uint32_t rank = rank_of(b);
   uint32_t start = tl_.rank_first[slot_of(rank)];
   uint32_t from = kNone;  // the call that starts it
@@ -38,7 +38,7 @@ Analysis::IntervalStart Analysis::interval_start(uint32_t b, uint32_t other) {
     }
   }
   const std::vector<GroupCall>& groups = group_calls_[slot_of(rank)];  // or a group call holding it, later
-  auto it = groups.begin() + lower_bound_near(groups, b, group_hint_[slot_of(rank)], [](const GroupCall& g) { return g.call; });
+  auto it = groups.begin() + lower_bound_near(groups, b, group_hint ? *group_hint : group_hint_[slot_of(rank)], [](const GroupCall& g) { return g.call; });
   while (it != groups.begin() && (it - 1)->call >= start) {
     const GroupCall& g = *--it;
     if (group_holds(g.comm, other)) { start = g.call + 1; from = g.call; completion = g.completion; break; }
@@ -146,143 +146,185 @@ void Analysis::delays() {
   for (uint32_t c = 0; c < left.size(); ++c)
     if (left[c] > 1) multi.push_back(c);
   std::vector<SharedInterval> shared(multi.size());
-  // (searched from where the rank's last search ended: its requests come in call order
-  // per waiting rank, a few entries apart)
-  std::vector<uint32_t> multi_hint(mine_.size(), 0);
-  // a request's counter and shared interval lie at random delayer calls, a cache miss each:
-  // located and fetched kAhead requests before it is handled
-  constexpr size_t kAhead = 16;
-  struct Ahead { uint32_t slot, at; };  // its delayer's rank slot and the call's entry in multi
-  Ahead ahead[kAhead];
-  auto look_ahead = [&](size_t a) {
-    const uint32_t sp = reqs[a].sp;
-    __builtin_prefetch(&left[sp]);
-    const uint32_t slot = uint32_t(slot_of(rank_of(sp)));
-    const size_t at = lower_bound_near(multi, sp, multi_hint[slot], [](uint32_t c) { return c; });
-    if (at < multi.size() && multi[at] == sp) {
-      __builtin_prefetch(&shared[at]);
-      __builtin_prefetch(reinterpret_cast<const char*>(&shared[at] + 1) - 1);
-    }
-    ahead[a % kAhead] = {slot, uint32_t(at)};
+  uint32_t multi_hint = 0;
+  // The requests go in chunks of consecutive ones. A chunk's delayer intervals are found and
+  // filled first, in delayer-call order (pass A): a delayer call lies anywhere in its rank's
+  // timeline, so in request order each interval was a run of cache misses; in call order
+  // they are a sweep, and one call's requests that start alike share one fill. The costs
+  // are then charged in request order (pass B: the order of every sum stays), the delayers'
+  // propagating maxima in call order again (pass C: a maximum has no order).
+  constexpr size_t kChunk = size_t(1) << 14;  // (its pool stays in the cache; 4-16 K alike, 64 K slower)
+  std::vector<uint64_t> by_call, scratch;  // (delayer call << 32 | request in the chunk), sorted
+  std::vector<uint32_t> q_of, iv_of;       // per request in the chunk: waiting rank, interval
+  std::vector<double> prop_scale;          // per request in the chunk: its propagating scale (< 0: none)
+  // a delayer interval of the chunk, in its pool (a shared one copied there: pass B reads
+  // the chunk's few MB only)
+  struct Iv { uint32_t map_at, nmap, wl_at, nwl; int64_t enter; };
+  std::vector<Iv> ivs;
+  std::vector<TimeMap::Entry> pool_map;
+  std::vector<std::pair<uint32_t, int64_t>> pool_wl;
+  auto to_pool = [&](const TimeMap::Entry* map, size_t nmap, const std::pair<uint32_t, int64_t>* wl, size_t nwl,
+                     int64_t enter) {
+    ivs.push_back({uint32_t(pool_map.size()), uint32_t(nmap), uint32_t(pool_wl.size()), uint32_t(nwl), enter});
+    pool_map.insert(pool_map.end(), map, map + nmap);
+    pool_wl.insert(pool_wl.end(), wl, wl + nwl);
   };
-  for (size_t a = 0; a < std::min(kAhead, reqs.size()); ++a) look_ahead(a);
+  std::vector<TimeMap::Entry> filled_map;
+  std::vector<std::pair<uint32_t, int64_t>> filled_wl;
+  std::vector<uint32_t> sp_hints(mine_.size(), 0);  // the delayer side's group-call search hints
 
   replies_.assign(waits.size(), Reply{kNone, kNone, 0.0});
   std::vector<Bytes> back(P_), graph(P_);
-  std::vector<std::pair<uint32_t, int64_t>> filled_wl;  // a delayer interval's wait list, when filled here
   prop_max_.assign(aux_wait_.size(), 0.0);
   wrecs_.reserve(reqs.size());
   dents_.reserve(2 * reqs.size());  // (a guess: only the pages written count)
   graph[0].reserve(reqs.size() * (sizeof(NodeMsg) + 2 * sizeof(ListEntry)));  // (a guess too)
-  for (size_t k = 0; k < reqs.size(); ++k) {
-    const Ahead here = ahead[k % kAhead];
-    if (k + kAhead < reqs.size()) look_ahead(k + kAhead);
-    const Pending& pr = reqs[k];
-    const bool is_remote = pr.idx & kRemote;
-    Request rq;
-    if (is_remote) {
-      rq = remote[pr.idx & ~kRemote];
-    } else {
-      const RcWait& w = waits[pr.idx];
-      const uint32_t q = rank_of(w.call);
-      rq = Request{pr.gid, q, w.delayer, w.delayer_index, 0, pr.idx, d_.rank_metahost[q], 0,
-                   w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(wait_of(w.call))};
+  for (size_t k0 = 0; k0 < reqs.size(); k0 += kChunk) {
+    const size_t m = std::min(kChunk, reqs.size() - k0);
+    // ---- pass A: the delayer intervals, in delayer-call order
+    by_call.resize(m);
+    q_of.resize(m);
+    iv_of.resize(m);
+    for (size_t i = 0, q = 0; i < m; ++i) {
+      const Pending& pr = reqs[k0 + i];
+      by_call[i] = uint64_t(pr.sp) << 32 | i;
+      while (pr.gid >= gbase_[q + 1]) ++q;  // (requests in gid order: the waiting rank only grows)
+      q_of[i] = uint32_t(q);
     }
-    const uint32_t sp = pr.sp;
-    ++with_delayer_;
-    uint8_t& n = left[sp];
-    const size_t sp_slot = here.slot;
-    SharedInterval* sh = n & kStored ? &shared[here.at] : nullptr;
-    // the rank's group-call search starts where this call's first one ended: its requests
-    // lie far apart (by waiting call), the search galloped over cold entries
-    if (sh) group_hint_[sp_slot] = sh->group_at;
-    const IntervalStart st = interval_start(sp, rq.q);
-    int64_t sp_enter;
-    // the delayer's map and wait list: the shared ones read in place, not copied
-    const std::vector<TimeMap::Entry>* sh_map = nullptr;
-    const std::vector<std::pair<uint32_t, int64_t>>* wlp = &filled_wl;
-    if (sh && sh->start == st) {
-      sh_map = &sh->map;
-      wlp = &sh->waits;
-      sp_enter = sh->enter;
-    } else {
-      tp_.clear();
-      filled_wl.clear();
-      interval_fill(sp, st, tp_, &filled_wl);
-      sp_enter = tl_.calls[sp].enter;
-      if ((n & kMany) > 1 && !(n & kStored)) {
-        SharedInterval& s = shared[here.at];
-        s.start = st;
-        s.enter = sp_enter;
-        s.group_at = group_hint_[sp_slot];
-        tp_.save(s.map);
-        s.waits = filled_wl;
-        n |= kStored;
-        sh = &s;
+    radix_sort_from_bit(by_call, scratch, 32);
+    ivs.clear();
+    pool_map.clear();
+    pool_wl.clear();
+    for (size_t a = 0; a < m;) {
+      const uint32_t sp = uint32_t(by_call[a] >> 32);
+      size_t b = a + 1;
+      while (b < m && uint32_t(by_call[b] >> 32) == sp) ++b;
+      // its requests after this chunk: the interval is kept for them (shared) once filled
+      uint8_t& n = left[sp];
+      const bool counted = (n & kMany) != kMany;
+      const bool beyond = !counted || (n & kMany) > b - a;
+      SharedInterval* sh = n & kStored || beyond ? &shared[lower_bound_near(multi, sp, multi_hint, [](uint32_t c) { return c; })] : nullptr;
+      const bool last_requests = counted && (n & kMany) == b - a;
+      const uint32_t slot = uint32_t(slot_of(rank_of(sp)));
+      uint32_t last = kNone;  // the interval the previous request of this call used
+      IntervalStart last_st{};
+      for (; a < b; ++a) {
+        const uint32_t i = uint32_t(by_call[a]);
+        const IntervalStart st = interval_start(sp, q_of[i], &sp_hints[slot]);
+        if (last != kNone && last_st == st) { iv_of[i] = last; continue; }
+        last_st = st;
+        last = uint32_t(ivs.size());
+        iv_of[i] = last;
+        if (sh && n & kStored && sh->start == st) {
+          to_pool(sh->map.data(), sh->map.size(), sh->waits.data(), sh->waits.size(), sh->enter);
+          continue;
+        }
+        tp_.clear();
+        filled_wl.clear();
+        interval_fill(sp, st, tp_, &filled_wl);
+        tp_.save(filled_map);
+        const int64_t enter = tl_.calls[sp].enter;
+        to_pool(filled_map.data(), filled_map.size(), filled_wl.data(), filled_wl.size(), enter);
+        if (sh && beyond && !(n & kStored)) {  // kept for the requests after this chunk
+          sh->start = st;
+          sh->enter = enter;
+          sh->map = filled_map;
+          sh->waits = filled_wl;
+          n |= kStored;
+        }
+      }
+      if (last_requests && sh) {  // (pass B reads the pool)
+        decltype(sh->map)().swap(sh->map);
+        decltype(sh->waits)().swap(sh->waits);
+        n = 0;
+      } else if (counted) {
+        n = uint8_t((n & kStored) | ((n & kMany) - (b - a)));
       }
     }
-    tq_.clear();  // the waiting side's map, by our call paths
-    if (!is_remote) {
-      interval(waits[pr.idx].call, rq.p, tq_, nullptr);
-    } else {
-      const size_t at = keys_at[pr.idx & ~kRemote];
-      for (uint32_t k = 0; k < rq.keys; ++k) {
-        const KeyTicks& kt = keys[at + k];
-        auto it = cp_of_hash_.find(kt.key);
-        if (it != cp_of_hash_.end()) tq_.add(it->second, false, kt.ticks);
-        else if ((it = cp_of_hash_.find(kt.key ^ kWanSalt)) != cp_of_hash_.end()) tq_.add(it->second, true, kt.ticks);
+    // ---- pass B: the costs, in request order
+    prop_scale.assign(m, -1.0);
+    for (size_t i = 0; i < m; ++i) {
+      const Pending& pr = reqs[k0 + i];
+      const bool is_remote = pr.idx & kRemote;
+      Request rq;
+      if (is_remote) {
+        rq = remote[pr.idx & ~kRemote];
+      } else {
+        const RcWait& w = waits[pr.idx];
+        const uint32_t q = q_of[i];
+        rq = Request{pr.gid, q, w.delayer, w.delayer_index, 0, pr.idx, d_.rank_metahost[q], 0,
+                     w.metric, w.cls, w.ref, w.ticks, double(w.ticks) / double(wait_of(w.call))};
       }
-    }
-    const uint32_t d_begin = uint32_t(dents_.size());
-    double dsum = 0;
-    auto dent = [&](uint32_t cp, int64_t plain, int64_t wan) {
-      if (int64_t dv = plain - tq_.at(cp, false); dv > 0) { dents_.push_back({cp, 0, dv}); dsum += double(dv); }
-      if (int64_t dv = wan - tq_.at(cp, true); dv > 0) { dents_.push_back({cp, 1, dv}); dsum += double(dv); }
-    };
-    if (sh_map)
-      for (const TimeMap::Entry& e : *sh_map) dent(e.cp, e.plain, e.wan);
-    else
-      for (uint32_t cp : tp_.touched()) dent(cp, tp_.at(cp, false), tp_.at(cp, true));
-    const auto& wl = *wlp;
-    double wsum = 0;
-    for (auto& [c, w] : wl) wsum += double(w);
-    const double D = dsum + wsum;
-    // (Scalasca caps the scale at 1 for point-to-point waits only: a collective's wait is
-    // charged in full to the latecomer's delay, however small; scout's MpiDelayOps.cpp)
-    const int g = group_of(rq.metric);
-    const double scale = !(D > 0) ? 0.0 : g < 2 ? std::min(double(rq.ticks) / D, 1.0) : double(rq.ticks) / D;
-    for (size_t k = d_begin; k < dents_.size(); ++k) {
-      const DEntry& e = dents_[k];
-      const double v = scale * double(e.d) / res_;
-      cause(rq.metric, rq.cls, e, rq.p, rq.wait_metahost).first += v;
-      add_sev(kDelayShort[g], rq.cls, e.cp, rq.p, v);
-    }
-    if (!wl.empty()) {
-      NodeMsg nm{};
-      nm.gid = rq.gid; nm.w_local = rq.w_local; nm.list = uint32_t(wl.size());
-      nm.group = uint8_t(g); nm.cls = rq.cls; nm.D = D; nm.scale = scale; nm.share = rq.share;
-      append(graph[0], nm);
-      // scout marks a wait propagating only when it caused a point-to-point wait state (its
-      // callbacks for collective successors are commented out in Waitstates.MPI.pattern);
-      // gridscope's rules also count collective successors, as both count their long-term delay
-      const bool propagates = fwd_.rules == Rules::Gridscope || g < 2;
-      for (auto& [c, w] : wl) {
-        if (propagates) { double& pm = prop_max_[aux_of_[c]]; pm = std::max(pm, scale); }
-        append(graph[0], ListEntry{gid_of(c), w});
+      const uint32_t sp = pr.sp;
+      ++with_delayer_;
+      // the delayer's map and wait list, read in place
+      const Iv& iv = ivs[iv_of[i]];
+      const TimeMap::Entry* tp_map = pool_map.data() + iv.map_at;
+      const size_t tp_n = iv.nmap;
+      const std::pair<uint32_t, int64_t>* wl = pool_wl.data() + iv.wl_at;
+      const size_t wl_n = iv.nwl;
+      tq_.clear();  // the waiting side's map, by our call paths
+      if (!is_remote) {
+        interval(waits[pr.idx].call, rq.p, tq_, nullptr);
+      } else {
+        const size_t at = keys_at[pr.idx & ~kRemote];
+        for (uint32_t k = 0; k < rq.keys; ++k) {
+          const KeyTicks& kt = keys[at + k];
+          auto it = cp_of_hash_.find(kt.key);
+          if (it != cp_of_hash_.end()) tq_.add(it->second, false, kt.ticks);
+          else if ((it = cp_of_hash_.find(kt.key ^ kWanSalt)) != cp_of_hash_.end()) tq_.add(it->second, true, kt.ticks);
+        }
       }
-      edges_ += wl.size();
+      const uint32_t d_begin = uint32_t(dents_.size());
+      double dsum = 0;
+      for (size_t e = 0; e < tp_n; ++e) {
+        const TimeMap::Entry& x = tp_map[e];
+        if (int64_t dv = x.plain - tq_.at(x.cp, false); dv > 0) { dents_.push_back({x.cp, 0, dv}); dsum += double(dv); }
+        if (int64_t dv = x.wan - tq_.at(x.cp, true); dv > 0) { dents_.push_back({x.cp, 1, dv}); dsum += double(dv); }
+      }
+      double wsum = 0;
+      for (size_t j = 0; j < wl_n; ++j) wsum += double(wl[j].second);
+      const double D = dsum + wsum;
+      // (Scalasca caps the scale at 1 for point-to-point waits only: a collective's wait is
+      // charged in full to the latecomer's delay, however small; scout's MpiDelayOps.cpp)
+      const int g = group_of(rq.metric);
+      const double scale = !(D > 0) ? 0.0 : g < 2 ? std::min(double(rq.ticks) / D, 1.0) : double(rq.ticks) / D;
+      for (size_t k = d_begin; k < dents_.size(); ++k) {
+        const DEntry& e = dents_[k];
+        const double v = scale * double(e.d) / res_;
+        cause(rq.metric, rq.cls, e, rq.p, rq.wait_metahost).first += v;
+        add_sev(kDelayShort[g], rq.cls, e.cp, rq.p, v);
+      }
+      if (wl_n) {
+        NodeMsg nm{};
+        nm.gid = rq.gid; nm.w_local = rq.w_local; nm.list = uint32_t(wl_n);
+        nm.group = uint8_t(g); nm.cls = rq.cls; nm.D = D; nm.scale = scale; nm.share = rq.share;
+        append(graph[0], nm);
+        // scout marks a wait propagating only when it caused a point-to-point wait state (its
+        // callbacks for collective successors are commented out in Waitstates.MPI.pattern);
+        // gridscope's rules also count collective successors, as both count their long-term delay
+        if (fwd_.rules == Rules::Gridscope || g < 2) prop_scale[i] = scale;
+        for (size_t j = 0; j < wl_n; ++j) append(graph[0], ListEntry{gid_of(wl[j].first), wl[j].second});
+        edges_ += wl_n;
+      }
+      const uint32_t wrec = uint32_t(wrecs_.size());
+      if (dents_.size() > d_begin) wrecs_.push_back({d_begin, sp, D, rq.wait_metahost, rq.metric, rq.cls});
+      const uint32_t rec = dents_.size() > d_begin ? wrec : kNone;
+      if (is_remote)
+        append(back[owner_of(rq.q, N, P_)], Indirect{rq.w_local, rec, uint32_t(me_), 0, scale * wsum, gid_of(sp), iv.enter});
+      else
+        replies_[pr.idx] = Reply{rec, sp, scale * wsum};
     }
-    const uint32_t wrec = uint32_t(wrecs_.size());
-    if (dents_.size() > d_begin) wrecs_.push_back({d_begin, sp, D, rq.wait_metahost, rq.metric, rq.cls});
-    const uint32_t rec = dents_.size() > d_begin ? wrec : kNone;
-    if (is_remote)
-      append(back[owner_of(rq.q, N, P_)], Indirect{rq.w_local, rec, uint32_t(me_), 0, scale * wsum, gid_of(sp), sp_enter});
-    else
-      replies_[pr.idx] = Reply{rec, sp, scale * wsum};
-    if ((n & kMany) != kMany && (--n & kMany) == 0 && (n & kStored)) {  // its last request
-      decltype(sh->map)().swap(sh->map);
-      decltype(sh->waits)().swap(sh->waits);
-      n = 0;
+    // ---- pass C: the propagating maxima, in delayer-call order (the wait lists lie there)
+    for (size_t a = 0; a < m; ++a) {
+      const uint32_t i = uint32_t(by_call[a]);
+      if (prop_scale[i] < 0) continue;
+      const Iv& iv = ivs[iv_of[i]];
+      const std::pair<uint32_t, int64_t>* wl = pool_wl.data() + iv.wl_at;
+      for (size_t j = 0; j < iv.nwl; ++j) {
+        double& pm = prop_max_[aux_of_[wl[j].first]];
+        pm = std::max(pm, prop_scale[i]);
+      }
     }
   }
   report_memory("delay loop");

@@ -345,7 +345,9 @@ class Analysis {
     int64_t completion;
     bool operator==(const IntervalStart& o) const { return start == o.start && from == o.from && completion == o.completion; }
   };
-  IntervalStart interval_start(uint32_t b, uint32_t other);
+  // (group_hint: where the search of b's rank's group calls starts, then where it ended;
+  // none: group_hint_'s)
+  IntervalStart interval_start(uint32_t b, uint32_t other, uint32_t* group_hint = nullptr);
   void interval_fill(uint32_t b, const IntervalStart& s, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) const;
   void interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) {
     interval_fill(b, interval_start(b, other), map, waits);
@@ -355,7 +357,6 @@ class Analysis {
   struct SharedInterval {
     IntervalStart start;
     int64_t enter;  // the delayer call's
-    uint32_t group_at;  // where its rank's group-call search found it (a hint for the next)
     std::vector<TimeMap::Entry> map;
     std::vector<std::pair<uint32_t, int64_t>> waits;
   };

@@ -40,4 +40,27 @@ void sort_by_gid(T* v, size_t n, uint64_t range, Gid gid, Less less) {
   std::copy(out.begin(), out.end(), v);
 }
 
+// Sorts v by each value's bits from bit `lo` up: a stable LSD radix sort over 11-bit digits
+// (the digits where all values agree are skipped), so values equal in those bits keep their
+// order. `scratch` is a buffer of any size. Linear, where std::sort's n log n comparisons
+// cost more than the work on the values sorted.
+inline void radix_sort_from_bit(std::vector<uint64_t>& v, std::vector<uint64_t>& scratch, unsigned lo) {
+  if (v.size() < 2 || lo >= 64) return;
+  uint64_t any = 0, all = ~uint64_t(0);
+  for (uint64_t x : v) any |= x, all &= x;
+  const uint64_t differ = (any ^ all) >> lo;  // the key bits where some values differ
+  constexpr unsigned kBits = 11;
+  constexpr uint64_t kMask = (uint64_t(1) << kBits) - 1;
+  scratch.resize(v.size());
+  std::vector<size_t> count(kMask + 2);
+  for (unsigned shift = lo; shift < 64 && (differ >> (shift - lo)) != 0; shift += kBits) {
+    if (((differ >> (shift - lo)) & kMask) == 0) continue;
+    std::fill(count.begin(), count.end(), 0);
+    for (uint64_t x : v) ++count[((x >> shift) & kMask) + 1];
+    for (size_t b = 1; b < count.size(); ++b) count[b] += count[b - 1];
+    for (uint64_t x : v) scratch[count[(x >> shift) & kMask]++] = x;
+    v.swap(scratch);
+  }
+}
+
 }  // namespace gs
