@@ -81,7 +81,6 @@ struct NodeMsg {  // a wait state with a non-empty wait list, followed by `list`
   double D, scale, share;
 };
 struct ListEntry { uint64_t gid; int64_t w; };
-struct NodeCost { uint64_t gid; double c[kCosts]; };        // a call's inherited costs
 // 0 -> waiting owner: a call's inherited costs, the columns in `cols` only, followed by those doubles
 struct NodeCostHead { uint64_t gid, cols; };
 struct WaitCost { uint32_t wrec, pad; double c[kCosts]; };    // a wait state's inherited costs
