@@ -1,0 +1,51 @@
+"""A successful command ends without the interpreter's clean-up (gridscope.cli._exit_at_once):
+nothing it wrote or started may be lost by that."""
+
+import subprocess
+import sys
+
+from gstest import gridscope_env, run_gridscope
+
+_UNFLUSHED = """
+import sys
+from gridscope.cli import _exit_at_once
+sys.stdout.write("no newline, still buffered")
+sys.stderr.write("and on stderr")
+_exit_at_once()
+"""
+
+_BUSY_THREAD = """
+import sys, threading, time
+from pathlib import Path
+from gridscope.cli import _exit_at_once
+
+def write_late():
+    time.sleep(0.2)  # still running when the command ends
+    Path(sys.argv[1]).write_text("written")
+
+threading.Thread(target=write_late).start()
+_exit_at_once()
+"""
+
+
+def test_the_standard_streams_are_flushed():
+    proc = subprocess.run([sys.executable, "-c", _UNFLUSHED], capture_output=True, text=True, env=gridscope_env())
+    assert proc.returncode == 0
+    assert proc.stdout == "no newline, still buffered"
+    assert proc.stderr == "and on stderr"
+
+
+def test_a_thread_still_running_is_awaited(tmp_path):
+    target = tmp_path / "late.txt"
+    proc = subprocess.run([sys.executable, "-c", _BUSY_THREAD, str(target)], capture_output=True, text=True,
+                          env=gridscope_env())
+    assert proc.returncode == 0, proc.stderr
+    assert target.read_text() == "written"
+
+
+def test_a_command_through_a_pipe_is_complete():
+    """The whole help text, through a pipe (block-buffered), from the real entry point: its
+    last option is the last line."""
+    proc = run_gridscope("analyze", "--help")
+    assert proc.stdout.splitlines()[-1].split()[:2] == ["-h,", "--help"], proc.stdout[-300:]
+    assert "--no-root-causes" in proc.stdout
