@@ -94,9 +94,17 @@ class RecordBuilder {
     }
     for (size_t i = f.pend; i < pend_.size(); ++i) {
       auto [kind, idx] = pend_[i];
-      if (kind == PEND_SEND) out_.sends[idx].c_leave = now;
-      else if (kind == PEND_RECV) out_.recvs[idx].leave = now;
-      else out_.nbcs[idx].leave = now;
+      if (kind == PEND_SEND) {
+        SendRec r = out_.sends[idx];
+        r.c_leave = now;
+        out_.sends.set(idx, r);
+      } else if (kind == PEND_RECV) {
+        RecvRec r = out_.recvs[idx];
+        r.leave = now;
+        out_.recvs.set(idx, r);
+      } else {
+        out_.nbcs[idx].leave = now;
+      }
     }
     pend_.resize(f.pend);
     stack_.pop_back();
@@ -113,9 +121,10 @@ class RecordBuilder {
   OTF2_CallbackCode isend_complete(uint64_t t, uint64_t req) {
     uint32_t idx;
     if (stack_.empty() || !isend_req_.take(req, &idx)) return OTF2_CALLBACK_SUCCESS;  // unknown request: ignore
-    SendRec& r = out_.sends[idx];
+    SendRec r = out_.sends[idx];
     const Frame& f = stack_.back();
     r.complete = 1; r.c_enter = f.enter; r.c_leave = ts(t); r.cp_complete = f.cp;
+    out_.sends.set(idx, r);
     pend_.push_back({PEND_SEND, idx});
     if (tl_.enabled) tl_.send_done_call[idx] = sync_call();
     return OTF2_CALLBACK_SUCCESS;
@@ -287,7 +296,9 @@ class RecordBuilder {
   uint32_t posts_ = 0;
   RequestTable<uint32_t> isend_req_;
   std::unordered_map<uint32_t, uint32_t> coll_seq_;
-  uint32_t instances_ = 0;  // wraps (RecvRec keeps 31 bits); only equality of neighbours matters
+  uint32_t instances_ = 0;  // wraps (NbcRec keeps 24 bits); only equality of neighbours matters
+  uint32_t last_recv_instance_ = 0;  // the region instance of this location's latest receive
+  bool had_recv_ = false;
   // non-blocking collectives: pending requests, per initiation ordinal whether it completed,
   // the ordinal of each record, communicators with a completion of an unknown request
   RequestTable<NbcPosted> nbc_req_;
@@ -331,7 +342,7 @@ OTF2_CallbackCode RecordBuilder::add_send(uint64_t t, uint32_t receiver, OTF2_Co
     tl_.send_done_call.push_back(blocking ? call : kNone);
   }
   out_.sends.push_back(r);
-  prefault_.sends.after_push(out_.sends);
+  prefault_.sends.after_push(out_.sends.packed());
   bsent_[f.cp] += len;
   out_.mpi_events++;
   return OTF2_CALLBACK_SUCCESS;
@@ -346,7 +357,7 @@ OTF2_CallbackCode RecordBuilder::add_recv(uint64_t t, uint32_t sender, OTF2_Comm
   RecvRec r{};
   r.src = src; r.dst = rank_; r.comm = comm; r.tag = tag;
   r.cp = f.cp; r.enter = f.enter; r.leave = ts(t); r.evt = r.leave; r.req_enter = f.enter;
-  r.bytes = len; r.instance = f.instance & kInstanceMask; r.thread = thread_;
+  r.bytes = len; r.same_call = had_recv_ && f.instance == last_recv_instance_; r.thread = thread_;
   r.is_test = d_.regions[out_.tree.nodes[f.cp].region].is_test;
   Posted posted;
   uint32_t seq;
@@ -365,7 +376,9 @@ OTF2_CallbackCode RecordBuilder::add_recv(uint64_t t, uint32_t sender, OTF2_Comm
   recv_seq_.push_back(seq);
   pend_.push_back({PEND_RECV, uint32_t(out_.recvs.size())});
   out_.recvs.push_back(r);
-  prefault_.recvs.after_push(out_.recvs);
+  prefault_.recvs.after_push(out_.recvs.packed());
+  last_recv_instance_ = f.instance;
+  had_recv_ = true;
   brecv_[f.cp] += len;
   out_.mpi_events++;
   return OTF2_CALLBACK_SUCCESS;
