@@ -94,17 +94,9 @@ class RecordBuilder {
     }
     for (size_t i = f.pend; i < pend_.size(); ++i) {
       auto [kind, idx] = pend_[i];
-      if (kind == PEND_SEND) {
-        SendRec r = out_.sends[idx];
-        r.c_leave = now;
-        out_.sends.set(idx, r);
-      } else if (kind == PEND_RECV) {
-        RecvRec r = out_.recvs[idx];
-        r.leave = now;
-        out_.recvs.set(idx, r);
-      } else {
-        out_.nbcs[idx].leave = now;
-      }
+      if (kind == PEND_SEND) out_.sends.set_last(idx, now);  // c_leave
+      else if (kind == PEND_RECV) out_.recvs.set_last(idx, now);  // leave
+      else out_.nbcs[idx].leave = now;
     }
     pend_.resize(f.pend);
     stack_.pop_back();
@@ -297,6 +289,15 @@ class RecordBuilder {
   RequestTable<uint32_t> isend_req_;
   std::unordered_map<uint32_t, uint32_t> coll_seq_;
   uint32_t instances_ = 0;  // wraps (NbcRec keeps 24 bits); only equality of neighbours matters
+  // The channel of the latest send to / receive from each rank: a rank's messages with one
+  // peer mostly keep their communicator and tag, and the channel table's lookup is skipped.
+  struct PeerChannel { uint32_t comm = kNone, tag = 0, id = kNone; };
+  std::vector<PeerChannel> send_peer_ = std::vector<PeerChannel>(d_.ranks()), recv_peer_ = send_peer_;
+  uint32_t channel(std::vector<PeerChannel>& peers, uint32_t peer, const ChanKey& key) {
+    PeerChannel& c = peers[peer];
+    if (c.id == kNone || c.comm != key.comm || c.tag != key.tag) c = {key.comm, key.tag, out_.channels->id(key)};
+    return c.id;
+  }
   uint32_t last_recv_instance_ = 0;  // the region instance of this location's latest receive
   bool had_recv_ = false;
   // non-blocking collectives: pending requests, per initiation ordinal whether it completed,
@@ -341,7 +342,7 @@ OTF2_CallbackCode RecordBuilder::add_send(uint64_t t, uint32_t receiver, OTF2_Co
     tl_.send_call.push_back(call);
     tl_.send_done_call.push_back(blocking ? call : kNone);
   }
-  out_.sends.push_back(r);
+  out_.sends.push_back(r, channel(send_peer_, dst, {rank_, dst, comm, tag}));
   prefault_.sends.after_push(out_.sends.packed());
   bsent_[f.cp] += len;
   out_.mpi_events++;
@@ -375,7 +376,7 @@ OTF2_CallbackCode RecordBuilder::add_recv(uint64_t t, uint32_t sender, OTF2_Comm
   }
   recv_seq_.push_back(seq);
   pend_.push_back({PEND_RECV, uint32_t(out_.recvs.size())});
-  out_.recvs.push_back(r);
+  out_.recvs.push_back(r, channel(recv_peer_, src, {src, rank_, comm, tag}));
   prefault_.recvs.after_push(out_.recvs.packed());
   last_recv_instance_ = f.instance;
   had_recv_ = true;

@@ -67,6 +67,24 @@ TEST(MessageRecords, WhatDoesNotFitIsKeptWhole) {
   EXPECT_EQ(data.sends.bytes() - 6 * 32, wide / 5 * 6);
   EXPECT_EQ(times(data.sends[5]), times(send(400, 401, 400 + gap, 400 + gap + 1, 8)));
   EXPECT_EQ(times(data.sends[0]), times(send(100, 101, 100 + 2 * gap, 100 + 2 * gap, 8)));
+  // set_last(): the last time alone, kept compact while it fits
+  const size_t before = data.sends.bytes();
+  data.sends.push_back(send(500, 501, 500, 501, 8));
+  data.sends.set_last(6, 502);
+  EXPECT_EQ(times(data.sends[6]), times(send(500, 501, 500, 502, 8)));
+  EXPECT_EQ(data.sends.bytes(), before + 32);
+  data.sends.set_last(6, 500 + gap);
+  EXPECT_EQ(times(data.sends[6]), times(send(500, 501, 500, 500 + gap, 8)));
+  data.sends.set_last(6, 503);
+  EXPECT_EQ(times(data.sends[6]), times(send(500, 501, 500, 503, 8)));
+  data.sends.set_last(1, -20);
+  EXPECT_EQ(times(data.sends[1]), times(send(-50, -40, -40, -20, 8)));
+  gs::RecvRec r{};
+  r.req_enter = 10; r.enter = 20; r.evt = 30; r.leave = 30; r.bytes = 1;
+  data.recvs.push_back(r);
+  data.recvs.set_last(0, 30 + gap);  // a blocking receive whose call ends long after the message came
+  r.leave = 30 + gap;
+  EXPECT_EQ(times(data.recvs[0]), times(r));
   // the stored records move among their positions with their side entries
   std::swap(data.sends.packed()[0], data.sends.packed()[4]);
   EXPECT_EQ(times(data.sends[0]), times(sends[4]));

@@ -106,27 +106,30 @@ constexpr uint16_t kThreadBits = 0x7f, kWide = 0x80, kFlagA = 0x100, kFlagB = 0x
 static_assert(kMaxThreads - 1 <= kThreadBits, "a thread fits its flag bits");
 constexpr int64_t kBaseLimit = int64_t(1) << 48;
 
-// Stores p's times and bytes; a record that was wide stays in its Wide entry.
+inline bool fits_step(int64_t step) { return step >= 0 && step <= int64_t(UINT32_MAX); }
+
+// Stores p's times and bytes (p.flags aside); a record that was wide stays in its Wide
+// entry. Returns whether p is wide.
 template <int F0, int F1, int F2>
-inline void put_values(Packed& p, const int64_t (&t)[4], uint64_t bytes, std::vector<Wide>& wide) {
+inline bool put_values(Packed& p, bool was_wide, const int64_t (&t)[4], uint64_t bytes, std::vector<Wide>& wide) {
   const int64_t step[3] = {t[1] - t[F0], t[2] - t[F1], t[3] - t[F2]};
-  bool fits = t[0] >= 0 && t[0] < kBaseLimit && bytes <= UINT32_MAX;
-  for (int64_t s : step) fits &= s >= 0 && s <= int64_t(UINT32_MAX);
-  if (fits && !(p.flags & kWide)) {
+  const bool fits = t[0] >= 0 && t[0] < kBaseLimit && bytes <= UINT32_MAX && fits_step(step[0]) &&
+                    fits_step(step[1]) && fits_step(step[2]);
+  if (__builtin_expect(fits && !was_wide, 1)) {
     p.base_lo = uint32_t(t[0]);
     p.base_hi = uint16_t(t[0] >> 32);
     for (int i = 0; i < 3; ++i) p.step[i] = uint32_t(step[i]);
     p.bytes = uint32_t(bytes);
-    return;
+    return false;
   }
-  if (!(p.flags & kWide)) {
-    p.flags |= kWide;
+  if (!was_wide) {
     p.base_lo = uint32_t(wide.size());
     wide.emplace_back();
   }
   Wide& w = wide[p.base_lo];
   for (int i = 0; i < 4; ++i) w.t[i] = t[i];
   w.bytes = bytes;
+  return true;
 }
 
 template <int F0, int F1, int F2>
@@ -160,16 +163,34 @@ class MessageList {
     Codec::unpack(p, channels_->key(p.chan), t, bytes, r);
     return r;
   }
-  void push_back(const Rec& r) {
-    Packed p{};
-    p.chan = channels_->id(Codec::key(r));
-    packed_.push_back(p);
-    put(packed_.back(), r);
+  void push_back(const Rec& r) { push_back(r, channels_->id(Codec::key(r))); }
+  // `chan`: channels().id() of r's key, known to the caller.
+  void push_back(const Rec& r, uint32_t chan) {
+    Packed& p = packed_.emplace_back();  // (written field by field: nothing read back)
+    p.chan = chan;
+    put(p, false, r);
   }
   // Everything but the channel, which stays.
-  void set(size_t i, const Rec& r) { put(packed_[i], r); }
+  void set(size_t i, const Rec& r) { put(packed_[i], packed_[i].flags & kWide, r); }
+  // The last time alone (c_leave, leave), as the reader sets it at the call's end.
+  void set_last(size_t i, int64_t t3) {
+    Packed& p = packed_[i];
+    if (!(p.flags & kWide)) {
+      int64_t t[4];
+      uint64_t bytes;
+      Codec::get(p, wide_, t, bytes);
+      if (fits_step(t3 - t[2])) {  // (t3 follows t2 in both kinds)
+        p.step[2] = uint32_t(t3 - t[2]);
+        return;
+      }
+    }
+    Rec r = (*this)[i];
+    Codec::set_last(r, t3);
+    set(i, r);
+  }
   uint32_t channel(size_t i) const { return packed_[i].chan; }
   const Channels& channels() const { return *channels_; }
+  Channels& channels() { return *channels_; }
   void prefetch(size_t i) const { __builtin_prefetch(&packed_[i]); }
   void reserve(size_t n) { packed_.reserve(n); }
   // The memory the records take (wide entries included).
@@ -183,11 +204,12 @@ class MessageList {
   const PageVector<Packed>& packed() const { return packed_; }
 
  private:
-  void put(Packed& p, const Rec& r) {
+  void put(Packed& p, bool was_wide, const Rec& r) {
     int64_t t[4];
     uint64_t bytes;
-    Codec::pack(r, p, t, bytes);
-    Codec::put(p, t, bytes, wide_);
+    uint16_t flags = Codec::pack(r, p, t, bytes);
+    if (Codec::put(p, was_wide, t, bytes, wide_)) flags |= kWide;
+    p.flags = flags;
   }
   std::shared_ptr<Channels> channels_;
   PageVector<Packed> packed_;
@@ -198,13 +220,17 @@ class MessageList {
 struct SendCodec {
   static ChanKey key(const SendRec& r) { return {r.src, r.dst, r.comm, r.tag}; }
   static void get(const Packed& p, const std::vector<Wide>& w, int64_t (&t)[4], uint64_t& b) { get_values<0, 0, 2>(p, w, t, b); }
-  static void put(Packed& p, const int64_t (&t)[4], uint64_t b, std::vector<Wide>& w) { put_values<0, 0, 2>(p, t, b, w); }
-  static void pack(const SendRec& r, Packed& p, int64_t (&t)[4], uint64_t& bytes) {
+  static bool put(Packed& p, bool was_wide, const int64_t (&t)[4], uint64_t b, std::vector<Wide>& w) {
+    return put_values<0, 0, 2>(p, was_wide, t, b, w);
+  }
+  // p's cp; the flags but kWide (returned), times and bytes
+  static uint16_t pack(const SendRec& r, Packed& p, int64_t (&t)[4], uint64_t& bytes) {
     p.cp = r.cp_complete;
-    p.flags = uint16_t((p.flags & kWide) | (r.thread & kThreadBits) | (r.lr_ok ? kFlagA : 0) | (r.complete ? kFlagB : 0));
     t[0] = r.enter; t[1] = r.evt; t[2] = r.c_enter; t[3] = r.c_leave;
     bytes = r.bytes;
+    return uint16_t((r.thread & kThreadBits) | (r.lr_ok ? kFlagA : 0) | (r.complete ? kFlagB : 0));
   }
+  static void set_last(SendRec& r, int64_t t3) { r.c_leave = t3; }
   static void unpack(const Packed& p, const ChanKey& k, const int64_t (&t)[4], uint64_t bytes, SendRec& r) {
     r.src = k.src; r.dst = k.dst; r.comm = k.comm; r.tag = k.tag;
     r.cp_complete = p.cp;
@@ -220,13 +246,16 @@ struct SendCodec {
 struct RecvCodec {
   static ChanKey key(const RecvRec& r) { return {r.src, r.dst, r.comm, r.tag}; }
   static void get(const Packed& p, const std::vector<Wide>& w, int64_t (&t)[4], uint64_t& b) { get_values<0, 1, 2>(p, w, t, b); }
-  static void put(Packed& p, const int64_t (&t)[4], uint64_t b, std::vector<Wide>& w) { put_values<0, 1, 2>(p, t, b, w); }
-  static void pack(const RecvRec& r, Packed& p, int64_t (&t)[4], uint64_t& bytes) {
+  static bool put(Packed& p, bool was_wide, const int64_t (&t)[4], uint64_t b, std::vector<Wide>& w) {
+    return put_values<0, 1, 2>(p, was_wide, t, b, w);
+  }
+  static uint16_t pack(const RecvRec& r, Packed& p, int64_t (&t)[4], uint64_t& bytes) {
     p.cp = r.cp;
-    p.flags = uint16_t((p.flags & kWide) | (r.thread & kThreadBits) | (r.is_test ? kFlagA : 0) | (r.same_call ? kFlagB : 0));
     t[0] = r.req_enter; t[1] = r.enter; t[2] = r.evt; t[3] = r.leave;
     bytes = r.bytes;
+    return uint16_t((r.thread & kThreadBits) | (r.is_test ? kFlagA : 0) | (r.same_call ? kFlagB : 0));
   }
+  static void set_last(RecvRec& r, int64_t t3) { r.leave = t3; }
   static void unpack(const Packed& p, const ChanKey& k, const int64_t (&t)[4], uint64_t bytes, RecvRec& r) {
     r.src = k.src; r.dst = k.dst; r.comm = k.comm; r.tag = k.tag;
     r.cp = p.cp;
