@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -289,13 +290,16 @@ class RecordBuilder {
   RequestTable<uint32_t> isend_req_;
   std::unordered_map<uint32_t, uint32_t> coll_seq_;
   uint32_t instances_ = 0;  // wraps (NbcRec keeps 24 bits); only equality of neighbours matters
-  // The channel of the latest send to / receive from each rank: a rank's messages with one
-  // peer mostly keep their communicator and tag, and the channel table's lookup is skipped.
-  struct PeerChannel { uint32_t comm = kNone, tag = 0, id = kNone; };
-  std::vector<PeerChannel> send_peer_ = std::vector<PeerChannel>(d_.ranks()), recv_peer_ = send_peer_;
-  uint32_t channel(std::vector<PeerChannel>& peers, uint32_t peer, const ChanKey& key) {
-    PeerChannel& c = peers[peer];
-    if (c.id == kNone || c.comm != key.comm || c.tag != key.tag) c = {key.comm, key.tag, out_.channels->id(key)};
+  // The channel of the latest send to / receive from a peer (a direct-mapped cache by peer
+  // rank): a rank's messages with one peer mostly keep their communicator and tag, and the
+  // channel table's lookup is skipped. (Per-rank arrays cost each location a pass over all
+  // ranks.)
+  struct PeerChannel { uint32_t peer = kNone, comm = 0, tag = 0, id = kNone; };
+  using PeerCache = std::array<PeerChannel, 64>;
+  PeerCache send_peer_{}, recv_peer_{};
+  uint32_t channel(PeerCache& peers, uint32_t peer, const ChanKey& key) {
+    PeerChannel& c = peers[peer % peers.size()];
+    if (c.peer != peer || c.comm != key.comm || c.tag != key.tag) c = {peer, key.comm, key.tag, out_.channels->id(key)};
     return c.id;
   }
   uint32_t last_recv_instance_ = 0;  // the region instance of this location's latest receive
