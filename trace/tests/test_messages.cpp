@@ -136,4 +136,52 @@ TEST(MessageRecords, TraceWithHugeGapsReadsBackExactly) {
   EXPECT_EQ(gs::match(data.recvs, data.sends, nullptr), (std::vector<uint32_t>{0, 1}));
 }
 
+// A rank whose master and thread each complete two receives in one MPI_Waitall: merged into
+// the rank's completion order, each call's receives stay neighbours and only the first of
+// each is marked as a new call (the replay groups a call's receives by that mark).
+TEST(MessageRecords, ThreadsKeepEachCallsReceivesTogether) {
+  for (const uint64_t thread_leave : {90, 60}) {  // a tie with the master's call, or before it
+    std::string dir = testing::TempDir() + "gs_messages_threads" + std::to_string(thread_leave);
+    ASSERT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
+    gs::TraceWriter w(dir, gs::WriterOptions{});
+    w.add_rank("siteA", "a0");
+    w.add_rank("siteA", "a0");
+    const uint32_t thread = w.add_thread(0, 1);
+    const uint32_t main = w.region("main"), irecv = w.region("MPI_Irecv"), waitall = w.region("MPI_Waitall"),
+                   send = w.region("MPI_Send");
+    for (uint32_t loc : {0u, thread}) {
+      w.enter(loc, 0, main);
+      const uint32_t tag = loc == 0 ? 0 : 10;  // master: tags 0, 1; thread: 10, 11
+      for (uint32_t k = 0; k < 2; ++k) {
+        w.enter(loc, 10 + 2 * k, irecv); w.irecv_request(loc, 11 + 2 * k, 1 + k); w.leave(loc, 11 + 2 * k, irecv);
+      }
+      const uint64_t leave = loc == 0 ? 90 : thread_leave;
+      w.enter(loc, 40, waitall);
+      w.irecv(loc, 50, 1, gs::kWorldComm, tag, 8, 1); w.irecv(loc, 51, 1, gs::kWorldComm, tag + 1, 8, 2);
+      w.leave(loc, leave, waitall);
+      w.leave(loc, 100, main);
+    }
+    w.enter(1, 0, main);
+    for (uint32_t tag : {0u, 1u, 10u, 11u}) {
+      w.enter(1, 20 + tag, send); w.send(1, 20 + tag, 0, gs::kWorldComm, tag, 8); w.leave(1, 21 + tag, send);
+    }
+    w.leave(1, 100, main);
+    w.finish();
+
+    gs::Archive archive(dir + "/traces.otf2");
+    gs::LocalData data;
+    gs::read_locations(archive, {0, 1}, data);
+    ASSERT_EQ(data.recvs.size(), 4u);
+    std::vector<uint32_t> tags, new_call;
+    for (size_t i = 0; i < 4; ++i) {
+      tags.push_back(data.recvs[i].tag);
+      new_call.push_back(!data.recvs[i].same_call);
+    }
+    const std::vector<uint32_t> expected =
+        thread_leave < 90 ? std::vector<uint32_t>{10, 11, 0, 1} : std::vector<uint32_t>{0, 1, 10, 11};
+    EXPECT_EQ(tags, expected) << thread_leave;
+    EXPECT_EQ(new_call, (std::vector<uint32_t>{1, 0, 1, 0})) << thread_leave;
+  }
+}
+
 }  // namespace
