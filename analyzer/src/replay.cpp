@@ -186,7 +186,7 @@ LrCall lr_call(const std::string& name) {
   if (name == "MPI_Waitall" || name == "MPI_Waitsome") return LR_MULTI;
   return LR_NONE;
 }
-// `post_recv[k]`: that receive's position at its owner (root causes).
+// `post_recv[k]`: that receive's position at its owner (root causes; empty without).
 void sender_side(const Defs& d, const LocalData& data, const std::vector<int64_t>& posted,
                  const std::vector<uint32_t>& post_recv, std::vector<CallKey> ls_calls, ReplayResult& res,
                  Accumulator& acc) {
@@ -296,12 +296,13 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   const int P = t.size();
   const uint32_t N = d.ranks();
   std::vector<int64_t> posted(data.sends.size(), kUnposted);
-  std::vector<uint32_t> post_recv(data.sends.size(), kNone);
+  const bool rc = data.timeline.enabled;  // post_recv only for root causes (11 MB of fresh pages on the reference row)
+  std::vector<uint32_t> post_recv(rc ? data.sends.size() : 0, kNone);
   std::vector<CallKey> ls_calls;
   if (P == 1) {  // everything is local: match against our own records, no copies
     receiver_side(d, data, data.sends, res, acc, ls_calls, [&](size_t k, uint32_t i) {
       posted[i] = data.recvs[k].req_enter;
-      post_recv[i] = uint32_t(k);
+      if (rc) post_recv[i] = uint32_t(k);
     });
     waits.end_phase(PHASE_RECEIVER);
     sender_side(d, data, posted, post_recv, std::move(ls_calls), res, acc);
@@ -329,7 +330,7 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   receiver_side(d, data, sends, res, acc, ls_calls, [&](size_t k, uint32_t i) {
     if (sends.is_own(i)) {
       posted[sends.index(i)] = data.recvs[k].req_enter;
-      post_recv[sends.index(i)] = uint32_t(k);
+      if (rc) post_recv[sends.index(i)] = uint32_t(k);
     } else {
       append(out[owner_of(data.recvs[k].src, N, P)], PostMsg{sends.index(i), uint32_t(k), data.recvs[k].req_enter});
     }
@@ -337,7 +338,7 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   waits.end_phase(PHASE_RECEIVER);
   for (const PostMsg& m : unpack<PostMsg>(t.exchange(out))) {
     posted[m.index] = m.req_enter;
-    post_recv[m.index] = m.recv;
+    if (rc) post_recv[m.index] = m.recv;
   }
   sender_side(d, data, posted, post_recv, std::move(ls_calls), res, acc);
   waits.end_phase(PHASE_LATE_RECEIVER);
