@@ -190,7 +190,6 @@ class MessageList {
   }
   uint32_t channel(size_t i) const { return packed_[i].chan; }
   const Channels& channels() const { return *channels_; }
-  Channels& channels() { return *channels_; }
   void prefetch(size_t i) const { __builtin_prefetch(&packed_[i]); }
   void reserve(size_t n) { packed_.reserve(n); }
   // The memory the records take (wide entries included).
