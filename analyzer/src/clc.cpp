@@ -8,6 +8,7 @@
 #include <numeric>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "gridscope/trace/error.hpp"
@@ -37,8 +38,14 @@ Layout layout_of(const LocalData& data, uint32_t ranks) {
     return lay.locs[lay.loc_of[rank]].t;
   };
   // knots: every timestamp field of every record
-  for (auto& s : data.sends) loc(s.src).insert(loc(s.src).end(), {s.enter, s.evt, s.c_enter, s.c_leave});
-  for (auto& r : data.recvs) loc(r.dst).insert(loc(r.dst).end(), {r.enter, r.leave, r.evt, r.req_enter});
+  for (size_t i = 0; i < data.sends.size(); ++i) {
+    const SendRec s = data.sends[i];
+    loc(s.src).insert(loc(s.src).end(), {s.enter, s.evt, s.c_enter, s.c_leave});
+  }
+  for (size_t i = 0; i < data.recvs.size(); ++i) {
+    const RecvRec r = data.recvs[i];
+    loc(r.dst).insert(loc(r.dst).end(), {r.enter, r.leave, r.evt, r.req_enter});
+  }
   for (auto& c : data.colls) loc(c.rank).insert(loc(c.rank).end(), {c.begin, c.end});
   for (auto& L : lay.locs) {
     std::sort(L.t.begin(), L.t.end());
@@ -48,8 +55,8 @@ Layout layout_of(const LocalData& data, uint32_t ranks) {
     const auto& ts = lay.locs[lay.loc_of[rank]].t;
     return uint32_t(std::lower_bound(ts.begin(), ts.end(), v) - ts.begin());
   };
-  for (auto& s : data.sends) lay.send_k.push_back(knot(s.src, s.evt));
-  for (auto& r : data.recvs) lay.recv_k.push_back(knot(r.dst, r.evt));
+  for (size_t i = 0; i < data.sends.size(); ++i) lay.send_k.push_back(knot(data.sends[i].src, data.sends[i].evt));
+  for (size_t i = 0; i < data.recvs.size(); ++i) lay.recv_k.push_back(knot(data.recvs[i].dst, data.recvs[i].evt));
   for (auto& c : data.colls) {
     lay.begin_k.push_back(knot(c.rank, c.begin));
     lay.end_k.push_back(knot(c.rank, c.end));
@@ -69,19 +76,19 @@ template <class T>
 void append_all(Bytes& b, const T& v) {
   uint64_t n = v.size();
   append(b, n);
-  const char* p = reinterpret_cast<const char*>(v.data());
-  b.insert(b.end(), p, p + n * sizeof(typename T::value_type));
+  for (size_t i = 0; i < n; ++i) append(b, v[i]);  // (message records: decoded, with their channel)
 }
 template <class T>
 void take_all(const Bytes& b, size_t& at, T& v) {
-  using Rec = typename T::value_type;
   uint64_t n;
   std::memcpy(&n, b.data() + at, sizeof n);
   at += sizeof n;
-  size_t old = v.size();
-  v.resize(old + n);
-  std::memcpy(reinterpret_cast<char*>(v.data() + old), b.data() + at, n * sizeof(Rec));
-  at += n * sizeof(Rec);
+  using Rec = std::decay_t<decltype(v[0])>;
+  for (size_t i = 0; i < n; ++i, at += sizeof(Rec)) {
+    Rec r;
+    std::memcpy(&r, b.data() + at, sizeof r);
+    v.push_back(r);
+  }
 }
 
 // Step 1 for everybody at process 0 (one pass in causal order), each location's clocks
@@ -218,13 +225,17 @@ ClcStats correct_clocks(const Defs& d, LocalData& data, Transport& t, const ClcO
   }
 
   // 3. Every timestamp field of the records through its location's map.
-  for (auto& s : data.sends) {
+  for (size_t i = 0; i < data.sends.size(); ++i) {
+    SendRec s = data.sends[i];
     const ClockMap& f = maps[loc_of[s.src]];
     s.enter = f.at(s.enter); s.evt = f.at(s.evt); s.c_enter = f.at(s.c_enter); s.c_leave = f.at(s.c_leave);
+    data.sends.set(i, s);
   }
-  for (auto& r : data.recvs) {
+  for (size_t i = 0; i < data.recvs.size(); ++i) {
+    RecvRec r = data.recvs[i];
     const ClockMap& f = maps[loc_of[r.dst]];
     r.enter = f.at(r.enter); r.leave = f.at(r.leave); r.req_enter = f.at(r.req_enter); r.evt = f.at(r.evt);
+    data.recvs.set(i, r);
   }
   for (auto& c : data.colls) {
     const ClockMap& f = maps[loc_of[c.rank]];

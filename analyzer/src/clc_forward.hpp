@@ -129,8 +129,8 @@ class ForwardReplay {
   template <class Clock>
   std::vector<SlackMsg> send_slacks(Clock C, const std::vector<uint32_t>& recv_k) {
     for (size_t i = 0; i < data_.recvs.size(); ++i) {
-      const RecvRec& r = data_.recvs[i];
       if (recv_from_[i] == kNone) continue;
+      const RecvRec r = data_.recvs[i];
       append(out_[recv_from_[i]], SlackMsg{recv_send_[i], 0, C(r.dst, recv_k[i]) - topo_.latency(r.src, r.dst)});
     }
     std::vector<SlackMsg> v;
@@ -173,13 +173,16 @@ class ForwardReplay {
     struct Key { uint32_t src, dst, comm, tag, index, pad; int64_t time; };
     struct Link { uint32_t send, recv; };
     for (size_t i = 0; i < data_.sends.size(); ++i) {
-      const SendRec& s = data_.sends[i];
+      const SendRec s = data_.sends[i];
       append(out_[owner(s.dst)], Key{s.src, s.dst, s.comm, s.tag, uint32_t(i), 0, s.evt});
     }
     Records<Key> keys = unpack<Key>(t_.exchange(out_));
-    std::vector<uint32_t> partner = match(data_.recvs, keys, nullptr, data_.recv_order);
+    const Channels& table = data_.recvs.channels();
+    std::vector<uint32_t> partner = match_channels(
+        table.size(), data_.recvs.size(), [&](size_t i) { return data_.recvs.channel(i); }, keys.size(),
+        [&](size_t i) { return table.find(chan(keys[i])); }, nullptr, data_.recv_order);
     for (size_t i = 0; i < data_.recvs.size(); ++i) {
-      const RecvRec& r = data_.recvs[i];
+      const RecvRec r = data_.recvs[i];
       if (partner[i] == kNone || r.src == r.dst) continue;  // no bound (a self message needs none)
       recv_from_[i] = owner(r.src);
       recv_send_[i] = keys[partner[i]].index;
@@ -380,7 +383,7 @@ class ForwardReplay {
       for (; L.next_out < L.outputs.size() && L.outputs[L.next_out].knot == k; ++L.next_out) {
         const auto& p = L.outputs[L.next_out];
         if (p.kind == kSend) {
-          const SendRec& s = data_.sends[p.idx];
+          const SendRec s = data_.sends[p.idx];
           send(send_to_[p.idx].first, Update{0, send_to_[p.idx].second, 0, g + 1, c + topo_.latency(s.src, s.dst)});
         } else {
           const auto& h = coll_home_[p.idx];

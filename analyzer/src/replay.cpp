@@ -27,14 +27,9 @@ struct PostMsg { uint32_t index, recv; int64_t req_enter; };
 
 
 // Position of matched send i in its owner's records.
-uint32_t send_index(const PageVector<SendRec>&, size_t i) { return uint32_t(i); }
+uint32_t send_index(const SendRecords&, size_t i) { return uint32_t(i); }
 template <class SendList>
 uint32_t send_index(const SendList& sends, size_t i) { return sends.index(i); }
-// Fetches send i into the cache ahead of its use: a receive's matched send lies anywhere in
-// the other ranks' records, a cache miss that was half of the receiver side's time.
-void prefetch_send(const PageVector<SendRec>& sends, size_t i) { __builtin_prefetch(&sends[i]); }
-template <class SendList>
-void prefetch_send(const SendList& sends, size_t i) { sends.prefetch(i); }
 
 // Receiver side: Late Sender, Wrong Order, transfer statistics, clock violations.
 // `sends` holds the matched-to records (any type with src, dst, comm, tag, enter, evt).
@@ -52,7 +47,10 @@ struct CallKey {
 template <class SendList, class Matched>
 void receiver_side(const Defs& d, LocalData& data, const SendList& sends, ReplayResult& res, Accumulator& acc,
                    std::vector<CallKey>& ls_calls, Matched matched) {
-  std::vector<uint32_t> partner = match(data.recvs, sends, &res.counters.unmatched_sends, data.recv_order);
+  // (sends.channel: an id in the receives' channel table, which holds the own sends' too)
+  std::vector<uint32_t> partner = match_channels(
+      data.recvs.channels().size(), data.recvs.size(), [&](size_t i) { return data.recvs.channel(i); }, sends.size(),
+      [&](size_t i) { return sends.channel(i); }, &res.counters.unmatched_sends, data.recv_order);
 
   const size_t M = d.metahosts.size();
   res.pairs.assign(M * M, PairRow{});
@@ -88,26 +86,25 @@ void receiver_side(const Defs& d, LocalData& data, const SendList& sends, Replay
   auto& recvs = data.recvs;
   constexpr size_t kAhead = 48;  // (8 ahead left a third of the misses: point_to_point 278 -> 229 samples)
   for (size_t k = 0; k < std::min(kAhead, recvs.size()); ++k)
-    if (partner[k] != kNone) prefetch_send(sends, partner[k]);
+    if (partner[k] != kNone) sends.prefetch(partner[k]);
   for (size_t i = 0; i < recvs.size();) {
     // One receive-completing region instance (a Waitall may complete several receives).
-    size_t j = i;
-    while (j < recvs.size() && recvs[j].dst == recvs[i].dst && recvs[j].thread == recvs[i].thread &&
-           recvs[j].instance == recvs[i].instance)
-      ++j;
-    if (recvs[i].dst != current_dst) {
-      if (current_dst != kNone) replay_detail::check_rank_order(current_dst, recvs[i].dst);
+    size_t j = i + 1;
+    while (j < recvs.size() && recvs[j].same_call) ++j;
+    const uint32_t dst = recvs[i].dst;
+    if (dst != current_dst) {
+      if (current_dst != kNone) replay_detail::check_rank_order(current_dst, dst);
       flush();
-      current_dst = recvs[i].dst;
+      current_dst = dst;
     }
     int64_t best = 0;
     size_t best_k = j;
     for (size_t k = i; k < j; ++k) {
-      const RecvRec& r = recvs[k];
-      if (k + kAhead < recvs.size() && partner[k + kAhead] != kNone) prefetch_send(sends, partner[k + kAhead]);
+      const RecvRec r = recvs[k];
+      if (k + kAhead < recvs.size() && partner[k + kAhead] != kNone) sends.prefetch(partner[k + kAhead]);
       if (partner[k] == kNone) { res.counters.unmatched_receives++; continue; }
       matched(k, partner[k]);
-      const auto& s = sends[partner[k]];
+      const auto s = sends[partner[k]];
       res.counters.messages++;
       if (r.evt < s.evt) res.counters.clock_violations++;
       // A receive gets what its send sent: counts that differ are a damaged event (or a
@@ -153,7 +150,7 @@ void receiver_side(const Defs& d, LocalData& data, const SendList& sends, Replay
       if (ls > best) { best = ls; best_k = k; }
     }
     if (best_k < j) {
-      const RecvRec& r = recvs[best_k];
+      const RecvRec r = recvs[best_k];
       ls_calls.push_back({r.dst, r.thread, r.enter});
       int64_t e = sends[partner[best_k]].enter;
       pending.push_back({r.dst, r.src, r.cp, uint32_t(best_k), send_index(sends, partner[best_k]), Thread(r.thread),
@@ -189,7 +186,7 @@ LrCall lr_call(const std::string& name) {
   if (name == "MPI_Waitall" || name == "MPI_Waitsome") return LR_MULTI;
   return LR_NONE;
 }
-// `post_recv[k]`: that receive's position at its owner (root causes).
+// `post_recv[k]`: that receive's position at its owner (root causes; empty without).
 void sender_side(const Defs& d, const LocalData& data, const std::vector<int64_t>& posted,
                  const std::vector<uint32_t>& post_recv, std::vector<CallKey> ls_calls, ReplayResult& res,
                  Accumulator& acc) {
@@ -213,12 +210,16 @@ void sender_side(const Defs& d, const LocalData& data, const std::vector<int64_t
     if (first > 0) replay_detail::check_rank_order(sends[first - 1].src, rank);
     // (found by a search, not a scan: a scan read every record once more, a quarter of the
     // pass; the loop below checks that each record is the rank's)
-    end = size_t(std::upper_bound(sends.begin() + first, sends.end(), rank,
-                                  [](uint32_t r, const SendRec& s) { return r < s.src; }) - sends.begin());
+    end = first + 1;
+    for (size_t count = sends.size() - end; count > 0;) {  // the first record of a later rank
+      const size_t half = count / 2;
+      if (sends[end + half].src <= rank) { end += half + 1; count -= half + 1; }
+      else count = half;
+    }
     lr.assign(end - first, 0);
     multi.clear();
     for (size_t k = first; k < end; ++k) {
-      const SendRec& s = sends[k];
+      const SendRec s = sends[k];
       if (s.src != rank) replay_detail::fail_rank_order();
       if (posted[k] == kUnposted || !s.complete || !(s.lr_ok || scalasca)) continue;
       const LrCall c = kind(s.cp_complete);
@@ -245,7 +246,7 @@ void sender_side(const Defs& d, const LocalData& data, const std::vector<int64_t
     for (size_t k = first; k < end; ++k) {
       const int64_t v = lr[k - first];
       if (v <= 0) continue;
-      const SendRec& s = sends[k];
+      const SendRec s = sends[k];
       const bool grid = d.rank_metahost[s.src] != d.rank_metahost[s.dst];
       acc.add(M_LATE_RECEIVER, grid, s.cp_complete, s.src, s.thread, s.c_enter, v);
       if (data.timeline.enabled && data.timeline.send_done_call[k] != kNone)
@@ -261,12 +262,12 @@ void sender_side(const Defs& d, const LocalData& data, const std::vector<int64_t
 class SendsSeen {
  public:
   struct View { uint32_t src, dst, comm, tag; int64_t enter, evt; uint64_t bytes; };
-  SendsSeen(const PageVector<SendRec>& own, std::vector<uint32_t> own_index, Records<SendMsg> remote)
+  SendsSeen(const SendRecords& own, std::vector<uint32_t> own_index, Records<SendMsg> remote)
       : own_(own), own_index_(std::move(own_index)), remote_(std::move(remote)) {}
   size_t size() const { return own_index_.size() + remote_.size(); }
   View operator[](size_t i) const {
     if (is_own(i)) {
-      const SendRec& s = own_[own_index_[i]];
+      const SendRec s = own_[own_index_[i]];
       return {s.src, s.dst, s.comm, s.tag, s.enter, s.evt, s.bytes};
     }
     const SendMsg& m = remote_[i - own_index_.size()];
@@ -274,14 +275,18 @@ class SendsSeen {
   }
   bool is_own(size_t i) const { return i < own_index_.size(); }
   void prefetch(size_t i) const {
-    if (is_own(i)) __builtin_prefetch(&own_[own_index_[i]]);
+    if (is_own(i)) own_.prefetch(own_index_[i]);
     else __builtin_prefetch(&remote_[i - own_index_.size()]);
   }
   // position of send i in its owner's records
   uint32_t index(size_t i) const { return is_own(i) ? own_index_[i] : remote_[i - own_index_.size()].index; }
+  // send i's channel id in the table of the own records (kNone: no receive here has it)
+  uint32_t channel(size_t i) const {
+    return is_own(i) ? own_.channel(own_index_[i]) : own_.channels().find(chan(remote_[i - own_index_.size()]));
+  }
 
  private:
-  const PageVector<SendRec>& own_;
+  const SendRecords& own_;
   std::vector<uint32_t> own_index_;
   Records<SendMsg> remote_;
 };
@@ -291,12 +296,13 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   const int P = t.size();
   const uint32_t N = d.ranks();
   std::vector<int64_t> posted(data.sends.size(), kUnposted);
-  std::vector<uint32_t> post_recv(data.sends.size(), kNone);
+  const bool rc = data.timeline.enabled;  // post_recv only for root causes (11 MB of fresh pages on the reference row)
+  std::vector<uint32_t> post_recv(rc ? data.sends.size() : 0, kNone);
   std::vector<CallKey> ls_calls;
   if (P == 1) {  // everything is local: match against our own records, no copies
     receiver_side(d, data, data.sends, res, acc, ls_calls, [&](size_t k, uint32_t i) {
       posted[i] = data.recvs[k].req_enter;
-      post_recv[i] = uint32_t(k);
+      if (rc) post_recv[i] = uint32_t(k);
     });
     waits.end_phase(PHASE_RECEIVER);
     sender_side(d, data, posted, post_recv, std::move(ls_calls), res, acc);
@@ -308,13 +314,13 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   const uint32_t me = t.rank();
   std::vector<Bytes> out(P);
   std::vector<size_t> count(P, 0);
-  for (const SendRec& s : data.sends) count[owner_of(s.dst, N, P)]++;
+  for (size_t k = 0; k < data.sends.size(); ++k) count[owner_of(data.sends[k].dst, N, P)]++;
   std::vector<uint32_t> own;
   own.reserve(count[me]);
   for (int p = 0; p < P; ++p)
     if (uint32_t(p) != me) out[p].reserve(count[p] * sizeof(SendMsg));
   for (size_t k = 0; k < data.sends.size(); ++k) {
-    const SendRec& s = data.sends[k];
+    const SendRec s = data.sends[k];
     uint32_t p = owner_of(s.dst, N, P);
     if (p == me) own.push_back(k);
     else append(out[p], SendMsg{s.src, s.dst, s.comm, s.tag, uint32_t(k), 0, s.enter, s.evt, s.bytes});
@@ -324,7 +330,7 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   receiver_side(d, data, sends, res, acc, ls_calls, [&](size_t k, uint32_t i) {
     if (sends.is_own(i)) {
       posted[sends.index(i)] = data.recvs[k].req_enter;
-      post_recv[sends.index(i)] = uint32_t(k);
+      if (rc) post_recv[sends.index(i)] = uint32_t(k);
     } else {
       append(out[owner_of(data.recvs[k].src, N, P)], PostMsg{sends.index(i), uint32_t(k), data.recvs[k].req_enter});
     }
@@ -332,7 +338,7 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   waits.end_phase(PHASE_RECEIVER);
   for (const PostMsg& m : unpack<PostMsg>(t.exchange(out))) {
     posted[m.index] = m.req_enter;
-    post_recv[m.index] = m.recv;
+    if (rc) post_recv[m.index] = m.recv;
   }
   sender_side(d, data, posted, post_recv, std::move(ls_calls), res, acc);
   waits.end_phase(PHASE_LATE_RECEIVER);
@@ -419,16 +425,16 @@ ReplayResult replay(const Defs& defs, LocalData& data, Transport& t, WaitWriter&
   res.waits = &waits;
   Accumulator acc(defs, res);
   point_to_point(defs, data, t, res, acc, waits);
-  // The message records (128 B a message) are done with. Their memory goes back now where the
+  // The message records (64 B a message) are done with. Their memory goes back now where the
   // steps after need memory: the root-cause pass, or a collective phase that gathers many
   // records (without root causes only the non-blocking ones: blocking instances are
   // summarised, and collective-heavy's peak stays 466 MB with the records kept). Otherwise
   // the exit returns it, which the driver does not wait for (unmapping them here took
   // ~25 ms of the reference row, ~15 ms of collective-heavy).
-  const size_t message_bytes = data.sends.size() * sizeof(SendRec) + data.recvs.size() * sizeof(RecvRec);
+  const size_t message_bytes = data.sends.bytes() + data.recvs.bytes();
   if (data.timeline.enabled || data.nbcs.size() * sizeof(NbcRec) * 8 > message_bytes) {
-    PageVector<SendRec>().swap(data.sends);
-    PageVector<RecvRec>().swap(data.recvs);
+    data.sends.release();
+    data.recvs.release();
     Order().swap(data.recv_order);
   }
   replay_detail::collectives(defs, data, t, res, acc);

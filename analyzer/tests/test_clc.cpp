@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -326,16 +327,16 @@ TEST(CorrectClocks, BackwardAmortisationDoesNotMoveASendPastItsReceive) {
   gs::ClcStats st = gs::correct_clocks(l.defs, l.data, *t, gs::ClcOptions{});
   EXPECT_EQ(st.corrected_receives, 2u);
   EXPECT_EQ(violations(l, st), 0);
-  const gs::SendRec* to2 = nullptr;
-  for (auto& s : l.data.sends)
-    if (s.src == 1) to2 = &s;
-  ASSERT_NE(to2, nullptr);
+  std::optional<gs::SendRec> to2;
+  for (size_t i = 0; i < l.data.sends.size(); ++i)
+    if (l.data.sends[i].src == 1) to2 = l.data.sends[i];
+  ASSERT_TRUE(to2.has_value());
   EXPECT_EQ(to2->evt, 10);      // pinned: its receive (moved to 12) allows no more
   EXPECT_EQ(to2->c_leave, 12);  // the ramp bends at the send
-  const gs::RecvRec* from0 = nullptr;
-  for (auto& r : l.data.recvs)
-    if (r.dst == 1 && r.tag == 2) from0 = &r;
-  ASSERT_NE(from0, nullptr);
+  std::optional<gs::RecvRec> from0;
+  for (size_t i = 0; i < l.data.recvs.size(); ++i)
+    if (l.data.recvs[i].dst == 1 && l.data.recvs[i].tag == 2) from0 = l.data.recvs[i];
+  ASSERT_TRUE(from0.has_value());
   EXPECT_EQ(from0->enter, 36);
   EXPECT_EQ(from0->evt, 62);
 }

@@ -8,6 +8,7 @@
 #include "gridscope/trace/defs.hpp"
 #include "gridscope/trace/error.hpp"
 #include "gridscope/trace/reader.hpp"
+#include "gridscope/trace/writer.hpp"
 #include "replay.hpp"
 
 namespace {
@@ -47,6 +48,45 @@ TEST(Replay, LateSenderAcrossMetahosts) {
   EXPECT_DOUBLE_EQ(severity(r, gs::M_LATE_SENDER, gs::CLS_GRID), 30e-6);
   EXPECT_NEAR(severity(r, gs::M_LATE_SENDER, gs::CLS_LOCAL), 30e-6, 1e-18);
   EXPECT_EQ(r.counters.unmatched_sends + r.counters.unmatched_receives, 0u);
+}
+
+// A Late Receiver of 5 s at 1 GHz: the Isend's MPI_Wait is entered 1 s after the Isend and
+// waits until 5 s after that, when the receive is posted; every interval is more than 2^32
+// ticks, so the message records keep their times on the side (messages.hpp), exactly.
+TEST(Replay, LateReceiverAcrossHugeGapsIsExact) {
+  std::string dir = ::testing::TempDir() + "/gs_replay_huge_gap";
+  ASSERT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
+  gs::WriterOptions opt;
+  opt.resolution = 1000000000;
+  opt.fixed_global_offset = true;
+  gs::TraceWriter w(dir, opt);
+  w.add_rank("siteA", "a0");
+  w.add_rank("siteB", "b0");
+  const uint32_t main = w.region("main"), isend = w.region("MPI_Isend"), wait = w.region("MPI_Wait"),
+                 recv = w.region("MPI_Recv");
+  const uint64_t s = 1000000000;
+  w.enter(0, 0, main);
+  w.enter(0, 1 * s, isend); w.isend(0, 1 * s + 1, 1, gs::kWorldComm, 3, 16, 1); w.leave(0, 1 * s + 2, isend);
+  w.enter(0, 2 * s, wait); w.isend_complete(0, 9 * s, 1); w.leave(0, 9 * s + 1, wait);
+  w.leave(0, 20 * s, main);
+  w.enter(1, 0, main);
+  w.enter(1, 7 * s, recv); w.recv(1, 8 * s, 0, gs::kWorldComm, 3, 16); w.leave(1, 8 * s + 1, recv);
+  w.leave(1, 20 * s, main);
+  w.finish();
+
+  gs::Archive archive(dir + "/traces.otf2");
+  gs::LocalData data;
+  gs::read_locations(archive, {0, 1}, data);
+  auto t = gs::make_local_transport();
+  gs::WaitWriter waits;
+  gs::ReplayResult r = gs::replay(archive.defs(), data, *t, waits, gs::Rules::Scalasca);
+  waits.close();
+  EXPECT_EQ(r.counters.messages, 1u);
+  EXPECT_EQ(severity(r, gs::M_LATE_RECEIVER, gs::CLS_GRID), 5.0);  // 7 s - 2 s
+  EXPECT_EQ(severity(r, gs::M_LATE_SENDER, gs::CLS_GRID), 0.0);
+  ASSERT_EQ(waits.kept.size(), 1u);
+  EXPECT_EQ(waits.kept[0].start, 2.0);
+  EXPECT_EQ(waits.kept[0].end, 7.0);
 }
 
 TEST(CallTree, ManyNodesKeepParentLinks) {

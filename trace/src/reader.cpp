@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -94,8 +95,8 @@ class RecordBuilder {
     }
     for (size_t i = f.pend; i < pend_.size(); ++i) {
       auto [kind, idx] = pend_[i];
-      if (kind == PEND_SEND) out_.sends[idx].c_leave = now;
-      else if (kind == PEND_RECV) out_.recvs[idx].leave = now;
+      if (kind == PEND_SEND) out_.sends.set_last(idx, now);  // c_leave
+      else if (kind == PEND_RECV) out_.recvs.set_last(idx, now);  // leave
       else out_.nbcs[idx].leave = now;
     }
     pend_.resize(f.pend);
@@ -113,10 +114,11 @@ class RecordBuilder {
   OTF2_CallbackCode isend_complete(uint64_t t, uint64_t req) {
     uint32_t idx;
     if (stack_.empty() || !isend_req_.take(req, &idx)) return OTF2_CALLBACK_SUCCESS;  // unknown request: ignore
-    SendRec& r = out_.sends[idx];
+    SendRec r = out_.sends[idx];
     const Frame& f = stack_.back();
     r.complete = 1; r.c_enter = f.enter; r.c_leave = ts(t); r.cp_complete = f.cp;
-    pend_.push_back({PEND_SEND, idx});
+    out_.sends.set(idx, r);
+    pend_.emplace_back(PEND_SEND, idx);
     if (tl_.enabled) tl_.send_done_call[idx] = sync_call();
     return OTF2_CALLBACK_SUCCESS;
   }
@@ -287,7 +289,21 @@ class RecordBuilder {
   uint32_t posts_ = 0;
   RequestTable<uint32_t> isend_req_;
   std::unordered_map<uint32_t, uint32_t> coll_seq_;
-  uint32_t instances_ = 0;  // wraps (RecvRec keeps 31 bits); only equality of neighbours matters
+  uint32_t instances_ = 0;  // wraps (NbcRec keeps 24 bits); only equality of neighbours matters
+  // The channel of the latest send to / receive from a peer (a direct-mapped cache by peer
+  // rank): a rank's messages with one peer mostly keep their communicator and tag, and the
+  // channel table's lookup is skipped. (Per-rank arrays cost each location a pass over all
+  // ranks.)
+  struct PeerChannel { uint32_t peer = kNone, comm = 0, tag = 0, id = kNone; };
+  using PeerCache = std::array<PeerChannel, 64>;
+  PeerCache send_peer_{}, recv_peer_{};
+  uint32_t channel(PeerCache& peers, uint32_t peer, const ChanKey& key) {
+    PeerChannel& c = peers[peer % peers.size()];
+    if (c.peer != peer || c.comm != key.comm || c.tag != key.tag) c = {peer, key.comm, key.tag, out_.channels->id(key)};
+    return c.id;
+  }
+  uint32_t last_recv_instance_ = 0;  // the region instance of this location's latest receive
+  bool had_recv_ = false;
   // non-blocking collectives: pending requests, per initiation ordinal whether it completed,
   // the ordinal of each record, communicators with a completion of an unknown request
   RequestTable<NbcPosted> nbc_req_;
@@ -312,26 +328,22 @@ OTF2_CallbackCode RecordBuilder::add_send(uint64_t t, uint32_t receiver, OTF2_Co
   uint32_t dst = d_.world_rank(comm, receiver, rank_);
   if (dst == UINT32_MAX) return fail("send to unknown rank " + std::to_string(receiver) + " of communicator " + std::to_string(comm));
   const Frame& f = stack_.back();
-  const RegionDef& reg = d_.regions[out_.tree.nodes[f.cp].region];
-  SendRec r{};
-  r.src = rank_; r.dst = dst; r.comm = comm; r.tag = tag;
-  r.enter = f.enter; r.evt = ts(t); r.lr_ok = reg.lr_send; r.thread = thread_;
-  r.c_enter = f.enter; r.c_leave = r.evt; r.cp_complete = f.cp; r.bytes = len;
-  uint32_t idx = out_.sends.size();
-  if (blocking) {
-    r.complete = 1;
-    pend_.push_back({PEND_SEND, idx});
-  } else {
-    r.complete = 0;
-    isend_req_.put(req, idx);
-  }
+  const uint32_t idx = out_.sends.size();
+  if (blocking) pend_.emplace_back(PEND_SEND, idx);
+  else isend_req_.put(req, idx);
   if (tl_.enabled) {
     uint32_t call = sync_call();
     tl_.send_call.push_back(call);
     tl_.send_done_call.push_back(blocking ? call : kNone);
   }
-  out_.sends.push_back(r);
-  prefault_.sends.after_push(out_.sends);
+  // (the record made last, after the calls: built in registers, not on the stack)
+  const uint32_t chan = channel(send_peer_, dst, {rank_, dst, comm, tag});
+  SendRec r{};
+  r.src = rank_; r.dst = dst; r.comm = comm; r.tag = tag;
+  r.enter = f.enter; r.evt = ts(t); r.lr_ok = d_.regions[out_.tree.nodes[f.cp].region].lr_send; r.thread = thread_;
+  r.c_enter = f.enter; r.c_leave = r.evt; r.cp_complete = f.cp; r.bytes = len; r.complete = blocking;
+  out_.sends.push_back(r, chan);
+  prefault_.sends.after_push(out_.sends.packed());
   bsent_[f.cp] += len;
   out_.mpi_events++;
   return OTF2_CALLBACK_SUCCESS;
@@ -343,16 +355,12 @@ OTF2_CallbackCode RecordBuilder::add_recv(uint64_t t, uint32_t sender, OTF2_Comm
   uint32_t src = d_.world_rank(comm, sender, rank_);
   if (src == UINT32_MAX) return fail("receive from unknown rank " + std::to_string(sender) + " of communicator " + std::to_string(comm));
   const Frame& f = stack_.back();
-  RecvRec r{};
-  r.src = src; r.dst = rank_; r.comm = comm; r.tag = tag;
-  r.cp = f.cp; r.enter = f.enter; r.leave = ts(t); r.evt = r.leave; r.req_enter = f.enter;
-  r.bytes = len; r.instance = f.instance & kInstanceMask; r.thread = thread_;
-  r.is_test = d_.regions[out_.tree.nodes[f.cp].region].is_test;
+  int64_t req_enter = f.enter;
   Posted posted;
   uint32_t seq;
   uint32_t call = tl_.enabled ? sync_call() : kNone, post_call = call;
   if (has_req && irecv_req_.take(req, &posted)) {
-    r.req_enter = posted.enter;
+    req_enter = posted.enter;
     seq = posted.seq;
     if (posted.call != kNone) post_call = posted.call;
   } else {
@@ -363,9 +371,17 @@ OTF2_CallbackCode RecordBuilder::add_recv(uint64_t t, uint32_t sender, OTF2_Comm
     tl_.recv_post_call.push_back(post_call);
   }
   recv_seq_.push_back(seq);
-  pend_.push_back({PEND_RECV, uint32_t(out_.recvs.size())});
-  out_.recvs.push_back(r);
-  prefault_.recvs.after_push(out_.recvs);
+  pend_.emplace_back(PEND_RECV, uint32_t(out_.recvs.size()));
+  const uint32_t chan = channel(recv_peer_, src, {src, rank_, comm, tag});
+  RecvRec r{};  // (made last, as in add_send)
+  r.src = src; r.dst = rank_; r.comm = comm; r.tag = tag;
+  r.cp = f.cp; r.enter = f.enter; r.leave = ts(t); r.evt = r.leave; r.req_enter = req_enter;
+  r.bytes = len; r.same_call = had_recv_ && f.instance == last_recv_instance_; r.thread = thread_;
+  r.is_test = d_.regions[out_.tree.nodes[f.cp].region].is_test;
+  out_.recvs.push_back(r, chan);
+  prefault_.recvs.after_push(out_.recvs.packed());
+  last_recv_instance_ = f.instance;
+  had_recv_ = true;
   brecv_[f.cp] += len;
   out_.mpi_events++;
   return OTF2_CALLBACK_SUCCESS;
@@ -439,7 +455,7 @@ OTF2_CallbackCode RecordBuilder::nbc_complete(uint64_t t, OTF2_CollectiveOp op, 
   r.sent = sent; r.received = received;
   r.join = posted.enter; r.enter = f.enter; r.leave = ts(t);  // leave: set at the call's Leave
   r.req_call = posted.call; r.done_call = done_call;
-  pend_.push_back({PEND_NBC, uint32_t(out_.nbcs.size())});
+  pend_.emplace_back(PEND_NBC, uint32_t(out_.nbcs.size()));
   out_.nbcs.push_back(r);
   nbc_ordinal_.push_back(posted.ordinal);
   return OTF2_CALLBACK_SUCCESS;

@@ -20,7 +20,7 @@ class RequestTable {
  public:
   void put(uint64_t req, V v) {
     if (!map_.empty() || flat_.size() >= kFlat) { map_[req] = v; return; }
-    flat_.push_back({req, v});
+    flat_.emplace_back(req, v);
   }
   bool take(uint64_t req, V* v) {
     for (size_t i = flat_.size(); i-- > 0;)

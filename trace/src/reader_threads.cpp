@@ -66,11 +66,11 @@ void renumber_shared(V& v, size_t from, Key key) {
 void merge_rank(LocalData& out, RankParts& parts) {
   parts.next(out);
   auto by = [](auto field) { return [field](const auto& r) { return r.*field; }; };
-  permute(out.sends, parts.sends.front(), merged_order(out.sends, parts.sends, by(&SendRec::evt)), 0);
+  permute(out.sends.packed(), parts.sends.front(), merged_order(out.sends, parts.sends, by(&SendRec::evt)), 0);
   // receives: in completion order (a Waitall's stay together: one location, one time) ...
   const size_t first_recv = parts.recvs.front();
   std::vector<uint32_t> done = merged_order(out.recvs, parts.recvs, by(&RecvRec::leave));
-  permute(out.recvs, first_recv, done, 0);
+  permute(out.recvs.packed(), first_recv, done, 0);
   permute(parts.recv_post, first_recv, done, first_recv);
   // ... and in posting order, by the posting call's time
   Order& order = out.recv_order;
@@ -78,7 +78,7 @@ void merge_rank(LocalData& out, RankParts& parts) {
   for (size_t i = order.size(); i < first_recv; ++i) order.push_back(uint32_t(i));
   for (size_t i = first_recv; i < out.recvs.size(); ++i) order.push_back(uint32_t(i));
   std::sort(order.begin() + first_recv, order.end(), [&](uint32_t a, uint32_t b) {
-    const RecvRec &x = out.recvs[a], &y = out.recvs[b];
+    const RecvRec x = out.recvs[a], y = out.recvs[b];
     return std::make_tuple(x.req_enter, uint32_t(x.thread), parts.recv_post[a - first_recv]) <
            std::make_tuple(y.req_enter, uint32_t(y.thread), parts.recv_post[b - first_recv]);
   });
@@ -106,8 +106,16 @@ void graft(LocalData& part, LocalData& out, RankParts& parts) {
     const CallTree::Node& n = part.tree.nodes[i];
     cp[i] = out.tree.child(n.parent == kNone ? kNone : cp[n.parent], n.region);
   }
-  for (SendRec r : part.sends) { r.cp_complete = cp[r.cp_complete]; out.sends.push_back(r); }
-  for (RecvRec r : part.recvs) { r.cp = cp[r.cp]; out.recvs.push_back(r); }
+  for (size_t i = 0; i < part.sends.size(); ++i) {
+    SendRec r = part.sends[i];
+    r.cp_complete = cp[r.cp_complete];
+    out.sends.push_back(r);
+  }
+  for (size_t i = 0; i < part.recvs.size(); ++i) {
+    RecvRec r = part.recvs[i];
+    r.cp = cp[r.cp];
+    out.recvs.push_back(r);
+  }
   for (CollRec r : part.colls) { r.cp = cp[r.cp]; out.colls.push_back(r); }
   for (NbcRec r : part.nbcs) { r.cp = cp[r.cp]; out.nbcs.push_back(r); }
   for (CallPathStats c : part.cp_stats) { c.cp = cp[c.cp]; out.cp_stats.push_back(c); }

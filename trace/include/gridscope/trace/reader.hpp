@@ -4,12 +4,14 @@
 #include <otf2/otf2.h>
 
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
 #include "gridscope/trace/archive.hpp"
 #include "gridscope/trace/defs.hpp"
 #include "gridscope/trace/events.hpp"
+#include "gridscope/trace/messages.hpp"
 #include "gridscope/trace/pages.hpp"
 #include "gridscope/trace/records.hpp"
 #include "gridscope/trace/timeline.hpp"
@@ -18,8 +20,10 @@ namespace gs {
 
 struct LocalData {
   CallTree tree;
-  PageVector<SendRec> sends;
-  PageVector<RecvRec> recvs;    // per location in completion order
+  // the message records, sends and receives with one channel table (ids compare across them)
+  std::shared_ptr<Channels> channels = std::make_shared<Channels>();
+  SendRecords sends{channels};
+  RecvRecords recvs{channels};  // per location in completion order
   Order recv_order;               // receives in posting order (empty: completion order is it)
   PageVector<CollRec> colls;
   PageVector<NbcRec> nbcs;        // non-blocking collectives, per location in completion order

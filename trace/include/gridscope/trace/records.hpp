@@ -17,27 +17,7 @@ using Order = std::vector<uint32_t>;
 // k for the k-th other location of its location group (Defs::rank_threads). Severities are
 // charged to (rank, thread); messages and collectives match per rank.
 using Thread = uint8_t;
-constexpr uint32_t kMaxThreads = 128;  // RecvRec keeps 7 bits
-
-struct SendRec {
-  uint32_t src, dst, comm, tag;
-  uint32_t cp_complete;          // call path of the region completing the send
-  uint8_t lr_ok, complete;
-  Thread thread;
-  int64_t enter, evt;            // send region enter, MpiSend/MpiIsend time
-  int64_t c_enter, c_leave;      // completion region (MPI_Send itself or the wait)
-  uint64_t bytes;                // as the send event says (checked against the receive's)
-};
-
-struct RecvRec {
-  uint32_t src, dst, comm, tag;
-  uint32_t cp;                   // call path of the receive-completing region
-  // region instance (a Waitall groups several receives; wraps, only neighbours are
-  // compared); the thread and the flag share its word so the record stays 64 bytes
-  uint32_t instance : 24, thread : 7, is_test : 1;
-  int64_t enter, leave, evt, req_enter;
-  uint64_t bytes;
-};
+constexpr uint32_t kMaxThreads = 128;  // message records keep 7 bits (messages.hpp)
 
 struct CollRec {
   uint32_t comm, seq, rank, pos, cp, root;
@@ -116,6 +96,6 @@ struct CallTree {
   uint32_t roots = kNone;
 };
 
-static_assert(sizeof(SendRec) == 64 && sizeof(RecvRec) == 64 && sizeof(CollRec) == 64, "compact records");
+static_assert(sizeof(CollRec) == 64, "compact records");
 
 }  // namespace gs
