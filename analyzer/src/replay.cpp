@@ -298,7 +298,8 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   std::vector<int64_t> posted(data.sends.size(), kUnposted);
   const bool rc = data.timeline.enabled;  // post_recv only for root causes (11 MB of fresh pages on the reference row)
   std::vector<uint32_t> post_recv(rc ? data.sends.size() : 0, kNone);
-  std::vector<CallKey> ls_calls;
+  std::vector<CallKey> ls_calls;  // (at most one per receive: reserved, its pages touched only as written)
+  ls_calls.reserve(data.recvs.size());
   if (P == 1) {  // everything is local: match against our own records, no copies
     receiver_side(d, data, data.sends, res, acc, ls_calls, [&](size_t k, uint32_t i) {
       posted[i] = data.recvs[k].req_enter;
