@@ -49,3 +49,29 @@ def test_a_command_through_a_pipe_is_complete():
     proc = run_gridscope("analyze", "--help")
     assert proc.stdout.splitlines()[-1].split()[:2] == ["-h,", "--help"], proc.stdout[-300:]
     assert "--no-root-causes" in proc.stdout
+
+
+_EXIT_HANDLER = """
+import atexit, sys
+from pathlib import Path
+from gridscope.cli import _exit_at_once
+
+atexit.register(lambda: Path(sys.argv[1]).write_text("saved"))
+_exit_at_once()
+"""
+
+
+def test_the_exit_handlers_run(tmp_path):
+    """(a coverage tool saves its data in one)"""
+    target = tmp_path / "saved.txt"
+    proc = subprocess.run([sys.executable, "-c", _EXIT_HANDLER, str(target)], capture_output=True, text=True,
+                          env=gridscope_env())
+    assert proc.returncode == 0, proc.stderr
+    assert target.read_text() == "saved"
+
+
+def test_a_profiled_command_reports(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "cProfile", "-s", "tottime", "-m", "gridscope", "version"],
+                          capture_output=True, text=True, env=gridscope_env())
+    assert proc.returncode == 0, proc.stderr
+    assert "function calls" in proc.stdout

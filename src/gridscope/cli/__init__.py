@@ -42,12 +42,17 @@ def _on_sigterm(signum, frame) -> None:
 def _exit_at_once() -> None:
     """Ends a successful command without the interpreter's clean-up, which tore down the
     loaded modules (pyarrow, pandas, numpy) for ~10 ms at the end of each command: its files
-    are closed and only the standard streams need flushing. Not while a thread that is not a
-    daemon still runs (a background load writing a cache file): the normal exit awaits it."""
+    are closed; the exit handlers run (a coverage tool's, say) and the standard streams are
+    flushed. The normal exit instead while a thread that is not a daemon still runs (a
+    background load writing a cache file: it is awaited) or under a profiler or tracer
+    (`python -m cProfile -m gridscope ...` reports after the command returns)."""
+    import atexit
     import threading
 
-    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+    if sys.getprofile() is not None or sys.gettrace() is not None or any(
+            t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         sys.exit(0)
+    atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
