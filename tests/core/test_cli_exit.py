@@ -28,8 +28,12 @@ _exit_at_once()
 """
 
 
+def _python(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=gridscope_env())
+
+
 def test_the_standard_streams_are_flushed():
-    proc = subprocess.run([sys.executable, "-c", _UNFLUSHED], capture_output=True, text=True, env=gridscope_env())
+    proc = _python("-c", _UNFLUSHED)
     assert proc.returncode == 0
     assert proc.stdout == "no newline, still buffered"
     assert proc.stderr == "and on stderr"
@@ -37,8 +41,7 @@ def test_the_standard_streams_are_flushed():
 
 def test_a_thread_still_running_is_awaited(tmp_path):
     target = tmp_path / "late.txt"
-    proc = subprocess.run([sys.executable, "-c", _BUSY_THREAD, str(target)], capture_output=True, text=True,
-                          env=gridscope_env())
+    proc = _python("-c", _BUSY_THREAD, str(target))
     assert proc.returncode == 0, proc.stderr
     assert target.read_text() == "written"
 
@@ -64,14 +67,12 @@ _exit_at_once()
 def test_the_exit_handlers_run(tmp_path):
     """(a coverage tool saves its data in one)"""
     target = tmp_path / "saved.txt"
-    proc = subprocess.run([sys.executable, "-c", _EXIT_HANDLER, str(target)], capture_output=True, text=True,
-                          env=gridscope_env())
+    proc = _python("-c", _EXIT_HANDLER, str(target))
     assert proc.returncode == 0, proc.stderr
     assert target.read_text() == "saved"
 
 
 def test_a_profiled_command_reports(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "cProfile", "-s", "tottime", "-m", "gridscope", "version"],
-                          capture_output=True, text=True, env=gridscope_env())
+    proc = _python("-m", "cProfile", "-s", "tottime", "-m", "gridscope", "version")
     assert proc.returncode == 0, proc.stderr
     assert "function calls" in proc.stdout
