@@ -159,7 +159,7 @@ class MessageList {
     Rec r;
     int64_t t[4];
     uint64_t bytes;
-    Codec::get(p, wide_, t, bytes);
+    get(p, t, bytes);
     Codec::unpack(p, channels_->key(p.chan), t, bytes, r);
     return r;
   }
@@ -178,7 +178,7 @@ class MessageList {
     if (!(p.flags & kWide)) {
       int64_t t[4];
       uint64_t bytes;
-      Codec::get(p, wide_, t, bytes);
+      get(p, t, bytes);
       if (fits_step(t3 - t[2])) {  // (t3 follows t2 in both kinds)
         p.step[2] = uint32_t(t3 - t[2]);
         return;
@@ -207,8 +207,11 @@ class MessageList {
     int64_t t[4];
     uint64_t bytes;
     uint16_t flags = Codec::pack(r, p, t, bytes);
-    if (Codec::put(p, was_wide, t, bytes, wide_)) flags |= kWide;
+    if (put_values<Codec::kFrom[0], Codec::kFrom[1], Codec::kFrom[2]>(p, was_wide, t, bytes, wide_)) flags |= kWide;
     p.flags = flags;
+  }
+  void get(const Packed& p, int64_t (&t)[4], uint64_t& bytes) const {
+    get_values<Codec::kFrom[0], Codec::kFrom[1], Codec::kFrom[2]>(p, wide_, t, bytes);
   }
   std::shared_ptr<Channels> channels_;
   PageVector<Packed> packed_;
@@ -218,10 +221,7 @@ class MessageList {
 // Sends: t = enter, evt, c_enter, c_leave (evt and c_enter after enter, c_leave after c_enter).
 struct SendCodec {
   static ChanKey key(const SendRec& r) { return {r.src, r.dst, r.comm, r.tag}; }
-  static void get(const Packed& p, const std::vector<Wide>& w, int64_t (&t)[4], uint64_t& b) { get_values<0, 0, 2>(p, w, t, b); }
-  static bool put(Packed& p, bool was_wide, const int64_t (&t)[4], uint64_t b, std::vector<Wide>& w) {
-    return put_values<0, 0, 2>(p, was_wide, t, b, w);
-  }
+  static constexpr int kFrom[3] = {0, 0, 2};  // each step's origin among t[0..2]
   // p's cp; the flags but kWide (returned), times and bytes
   static uint16_t pack(const SendRec& r, Packed& p, int64_t (&t)[4], uint64_t& bytes) {
     p.cp = r.cp_complete;
@@ -244,10 +244,7 @@ struct SendCodec {
 // Receives: t = req_enter, enter, evt, leave (each after the one before).
 struct RecvCodec {
   static ChanKey key(const RecvRec& r) { return {r.src, r.dst, r.comm, r.tag}; }
-  static void get(const Packed& p, const std::vector<Wide>& w, int64_t (&t)[4], uint64_t& b) { get_values<0, 1, 2>(p, w, t, b); }
-  static bool put(Packed& p, bool was_wide, const int64_t (&t)[4], uint64_t b, std::vector<Wide>& w) {
-    return put_values<0, 1, 2>(p, was_wide, t, b, w);
-  }
+  static constexpr int kFrom[3] = {0, 1, 2};  // each step's origin among t[0..2]
   static uint16_t pack(const RecvRec& r, Packed& p, int64_t (&t)[4], uint64_t& bytes) {
     p.cp = r.cp;
     t[0] = r.req_enter; t[1] = r.enter; t[2] = r.evt; t[3] = r.leave;
