@@ -214,7 +214,8 @@ def test_killed_rank_loses_at_most_its_buffer(kit, crashloop, tmp_path, victim):
 @pytest.mark.slow
 def test_exit_without_finalize_is_not_success(kit, crashloop, tmp_path):
     """Every rank calls exit(0) at iteration AT without MPI_Finalize: the trace keeps every
-    rank's events, and record does not call that a success."""
+    rank's events, and record does not call that a success. MPICH's launcher kills the
+    ranks still running once one exits, so a slow rank ends before AT, as a survivor."""
     out = tmp_path / "trace"
     proc = record(kit, crashloop, out, "exit")
     assert proc.returncode != 0, proc.stderr
@@ -223,7 +224,14 @@ def test_exit_without_finalize_is_not_success(kit, crashloop, tmp_path):
     ranks = read_ranks(out)
     for r, t in ranks.items():
         assert t.program_ends == 1, f"rank {r}: {t}"
-        assert t.iterations in (AT, AT - SYNC), f"rank {r}: {t}"
+        said = [line for line in proc.stderr.splitlines()
+                if line.strip().startswith(f"rank {r}: ended early")]
+        assert len(said) == 1, proc.stderr
+        if "(exit status 0)" in said[0] or t.iterations == AT:  # (or killed while exiting)
+            assert t.iterations == AT and t.allreduces == AT // SYNC, f"rank {r}: {t}"
+        else:
+            check_survivor(r, t)
+    assert any(t.iterations == AT for t in ranks.values()), ranks
 
 
 @pytest.mark.slow
