@@ -2,9 +2,9 @@
 // blocking or non-blocking collective, computed at one process (instance_owner: a
 // communicator's instances are dealt out in turn); its wait states (patterns/patterns.toml,
 // kCollPatterns) and, with root causes, its synchronisation points go back to the members'
-// owners and are charged there in the members' own record order. Without root causes a
-// blocking instance is computed from summaries of its members instead, at each member's
-// owner (summarise).
+// owners and are charged there in the members' own record order. A blocking instance whose
+// waits (and, with root causes, synchronisation points) a summary of its members gives is
+// computed from summaries instead, at each member's owner (summarise, from_summary).
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -21,8 +21,8 @@
 namespace gs::replay_detail {
 namespace {
 
-// Without root causes, a blocking instance whose patterns CollSummary computes needs no
-// member's record at another process: each process sums up its members of each instance
+// A blocking instance whose patterns CollSummary computes needs no member's record at
+// another process (with root causes, when its members all synchronise: from_summary): each process sums up its members of each instance
 // (Partial), the processes owning members of a communicator exchange these, and each
 // computes its own members' waits from the combined summary, in its records' order (moving
 // every record to the instance's owner and each wait back was most of a collective-heavy
@@ -88,6 +88,19 @@ int64_t summary_formula(CollFormula f, const CollSummary& s, const CollMember& x
     default: throw std::logic_error("collective pattern without a summary formula");
   }
 }
+bool complete(const Defs& d, const Partial& a) { return !a.bad && a.count == d.comms[a.comm].members.size(); }
+
+// Whether a complete instance is computed from its summary: every pattern of its class has a
+// summary formula and, with root causes, its synchronisation points need none of its members
+// either: all of them synchronise with each other (coll_sync: a barrier, or an N-to-N
+// instance whose members all overlap), each with the completion after the latest begin.
+bool from_summary(const Partial& a, bool rc) {
+  if (!by_summary(a.cls)) return false;
+  if (!rc) return true;
+  const CollClass cls = CollClass(a.cls);
+  return cls == CollClass::Barrier || (cls == CollClass::NxN && a.summary().overlap());
+}
+
 // blocking_delayer's member
 Picked summary_delayer(CollDelayer d, const Partial& a) {
   switch (d) {
@@ -203,7 +216,7 @@ CollSync coll_sync(const std::vector<CollMember>& m, CollClass cls) {
   int64_t latest = INT64_MIN, earliest_end = INT64_MAX;
   for (auto& x : m) { latest = std::max(latest, x.begin); earliest_end = std::min(earliest_end, x.end); }
   switch (cls) {
-    case CollClass::Barrier:
+    case CollClass::Barrier:  // (from_summary: every member, completion_after_latest_begin)
       r.sync.assign(n, 1); r.group = true; waited_for = latest;
       break;
     case CollClass::NxN:
@@ -321,15 +334,15 @@ void collective_results(const Defs& d, const Gathered<CollRec, CollMsg>& recs, i
   });
 }
 
-// Without root causes: the waits of this process's members of the complete instances
-// CollSummary computes (`partials`: summarise), rank by rank in its records' order, each
-// given to emit(record, its position, pattern, delayer, start, value); each instance
-// counted by the first process owning a member of its communicator (a complete one that
-// needs the records there, by its owner: collective_results).
-bool complete(const Defs& d, const Partial& a) { return !a.bad && a.count == d.comms[a.comm].members.size(); }
-template <class Emit>
+// The waits of this process's members of the complete instances computed from their
+// summaries (`partials`: summarise; from_summary), rank by rank in its records' order, each
+// given to emit(record, its position, pattern, delayer, start, value), then, with root
+// causes, the record's synchronisation point to sync(record, its position, completion);
+// each instance counted by the first process owning a member of its communicator (a
+// complete one that needs the records there, by its owner: collective_results).
+template <class Emit, class Sync>
 void summary_results(const Defs& d, const PageVector<CollRec>& recs, const std::vector<uint32_t>& position,
-                     const Partials& partials, Transport& t, ReplayResult& res, Emit emit) {
+                     const Partials& partials, bool rc, Transport& t, ReplayResult& res, Emit emit, Sync sync) {
   const int P = t.size();
   const uint32_t N = d.ranks(), me = uint32_t(t.rank());
   for (size_t comm = 0; comm < partials.size(); ++comm) {
@@ -341,7 +354,7 @@ void summary_results(const Defs& d, const PageVector<CollRec>& recs, const std::
     for (const Partial& a : partials[comm])
       if (a.count == 0) continue;
       else if (!complete(d, a)) res.counters.incomplete_collectives++;
-      else if (by_summary(a.cls)) res.counters.collectives++;
+      else if (from_summary(a, rc)) res.counters.collectives++;
   }
   // each class's measured patterns (patterns/patterns.toml), in declaration order
   static const auto patterns_of = [] {
@@ -353,13 +366,14 @@ void summary_results(const Defs& d, const PageVector<CollRec>& recs, const std::
   for (size_t b = 0; b < recs.size(); ++b) {
     const CollRec& c = recs[b];
     const Partial& a = partials[c.comm][c.seq];
-    if (!by_summary(a.cls) || !complete(d, a)) continue;
+    if (!complete(d, a) || !from_summary(a, rc)) continue;
     const CollSummary s = a.summary();
     const CollMember x{c.begin, c.end, c.sent, c.received, c.rank == c.root};
     for (const CollPattern* p : patterns_of[a.cls]) {
       const int64_t w = summary_formula(p->formula, s, x);
       if (w > 0) emit(c, position[b], *p, summary_delayer(p->delayer, a), p->completion ? c.end - w : c.begin, w);
     }
+    if (rc) sync(c, position[b], s.completion_after_latest_begin(x));
     // clock violations as collective_results counts them
     const CollClass cls = CollClass(a.cls);
     if (cls == CollClass::Barrier && c.end < s.latest) res.counters.clock_violations++;
@@ -471,37 +485,44 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
   const uint32_t N = d.ranks(), me = uint32_t(t.rank());
   ResultsByRank computed(N);
   {
-    // with root causes every blocking instance is computed from its records (coll_sync)
-    Partials partials;
-    bool needs_records = rc;  // whether any of our blocking records goes to its instance's owner
-    if (!rc) {
-      partials = summarise(d, data.colls, order_of.colls, t);
+    const Partials partials = summarise(d, data.colls, order_of.colls, t);
+    auto needs_records = [&](const Partial& a) { return a.count > 0 && complete(d, a) && !from_summary(a, rc); };
+    bool any_records = false;  // whether any of our blocking records goes to its instance's owner
+    for (const auto& of_comm : partials)
+      for (const Partial& a : of_comm) any_records |= needs_records(a);
+    if (data.nbcs.empty() && !any_records) {
       // Our ranks' waits come from no other instance (no non-blocking record, no complete
       // instance that needs the records): charged as they come, in the order the loop below
       // charges them, not kept for it.
-      for (const auto& of_comm : partials)
-        for (const Partial& a : of_comm) needs_records |= a.count > 0 && !by_summary(a.cls) && complete(d, a);
-      if (data.nbcs.empty() && !needs_records) {
-        summary_results(d, data.colls, order_of.colls, partials, t, res,
-                        [&](const CollRec& c, uint32_t, const CollPattern& p, const Picked&, int64_t start, int64_t w) {
-                          acc.add(p.metric, d.comms[c.comm].grid, c.cp, c.rank, c.thread, start, w);
-                        });
-      } else {
-        std::vector<size_t> per_rank(N, 0);
-        for (const CollRec& c : data.colls) per_rank[c.rank]++;
-        computed.reserve(per_rank, 2);
-        summary_results(d, data.colls, order_of.colls, partials, t, res,
-                        [&](const CollRec& c, uint32_t index, const CollPattern& p, const Picked& delayer, int64_t start,
-                            int64_t w) {
-                          computed.add(ResMsg{p.metric, uint8_t(d.comms[c.comm].grid ? CLS_GRID : CLS_LOCAL), 0, c.cp,
-                                              c.rank, index, delayer.rank, delayer.index, start, w});
-                        });
-      }
+      summary_results(
+          d, data.colls, order_of.colls, partials, rc, t, res,
+          [&](const CollRec& c, uint32_t index, const CollPattern& p, const Picked& delayer, int64_t start, int64_t w) {
+            acc.add(p.metric, d.comms[c.comm].grid, c.cp, c.rank, c.thread, start, w);
+            if (rc && delayer.rank != kNone)
+              res.rc_waits.push_back({res.coll_position_call[index], p.metric,
+                                      uint8_t(d.comms[c.comm].grid ? CLS_GRID : CLS_LOCAL), REF_COLL, delayer.rank,
+                                      delayer.index, w});
+          },
+          [&](const CollRec& c, uint32_t index, int64_t completion) {
+            res.coll_position_sync[index] = completion;
+            res.coll_position_group[index] = c.comm;
+          });
+    } else {
+      std::vector<size_t> per_rank(N, 0);
+      for (const CollRec& c : data.colls) per_rank[c.rank]++;
+      computed.reserve(per_rank, rc ? 3 : 2);
+      summary_results(
+          d, data.colls, order_of.colls, partials, rc, t, res,
+          [&](const CollRec& c, uint32_t index, const CollPattern& p, const Picked& delayer, int64_t start, int64_t w) {
+            computed.add(ResMsg{p.metric, uint8_t(d.comms[c.comm].grid ? CLS_GRID : CLS_LOCAL), 0, c.cp, c.rank, index,
+                                delayer.rank, delayer.index, start, w});
+          },
+          [&](const CollRec& c, uint32_t index, int64_t completion) {  // as collective_results, for a group
+            computed.add(ResMsg{kRcSync, 0, 0, c.cp, c.rank, index, c.comm, kNone, c.begin, completion});
+          });
     }
     const auto colls = gather_instances<CollMsg>(data.colls, order_of.colls, N, t, [&](size_t b) {
-      if (rc || !needs_records) return rc;
-      const Partial& a = partials[data.colls[b].comm][data.colls[b].seq];
-      return !by_summary(a.cls) && complete(d, a);
+      return any_records && needs_records(partials[data.colls[b].comm][data.colls[b].seq]);
     });
     const auto nbcs = gather_instances<NbcMsg>(data.nbcs, order_of.nbcs, N, t, [](size_t) { return true; });
     collective_results(d, colls, P, res, rc, computed);
