@@ -218,14 +218,20 @@ void Analysis::synchronisations() {
     synchronised(b.call, b.p, b.leave == INT64_MAX ? 0 : waiting_completion(b.ref, leave, b.leave));
   }
   report_memory("sync exchanged");
+  peers_.assign(mine_.size(), {});
+  peer_syncs_.reserve(peer_calls_.size());
   for (auto& [key, peer] : peer_calls_) {
     // a list is a few ascending runs (each kind of wait state and each side of it comes in
     // call order): merged, not sorted (std::sort took ~6 % of the pass's samples on them)
     if (!merge_runs(peer.list.begin(), peer.list.end(), std::less<>(), 16)) std::sort(peer.list.begin(), peer.list.end());
-    peer.sync.reserve(peer.list.size());
-    for (const auto& [c, completion] : peer.list) peer.sync.push_back({c, completion});
+    PeerCalls& pc = peer_syncs_.emplace_back();
+    pc.sync.reserve(peer.list.size());
+    for (const auto& [c, completion] : peer.list) pc.sync.push_back({c, completion});
     decltype(peer.list)().swap(peer.list);
+    peers_[slot_of(uint32_t(key >> 32))].push_back({uint32_t(key), uint32_t(peer_syncs_.size() - 1)});
   }
+  decltype(peer_calls_)().swap(peer_calls_);
+  for (auto& v : peers_) std::sort(v.begin(), v.end());
   group_hint_.assign(mine_.size(), 0);
   group_calls_.resize(mine_.size());  // per rank: its barriers, N-to-N groups, MPI_Init and MPI_Finalize
   for (size_t s = 0; s < mine_.size(); ++s) {
@@ -237,7 +243,7 @@ void Analysis::synchronisations() {
     for (uint32_t c = first; c < end; ++c)
       if (group_comm_[c] != kNone) g.push_back({c, group_comm_[c], call_completion_[c]});
   }
-  // all the intervals need of them is in peer_calls_ and group_calls_ now
+  // all the intervals need of them is in peers_ and group_calls_ now
   std::vector<uint32_t>().swap(group_comm_);
   std::vector<int64_t>().swap(call_completion_);
 }

@@ -24,9 +24,10 @@ Analysis::IntervalStart Analysis::interval_start(uint32_t b, uint32_t other, uin
   uint32_t start = tl_.rank_first[slot_of(rank)];
   uint32_t from = kNone;  // the call that starts it
   int64_t completion = 0;
-  auto peer = peer_calls_.find(uint64_t(rank) << 32 | other);  // the latest call before b that synchronised with it
-  if (peer != peer_calls_.end()) {
-    PeerCalls& pc = peer->second;
+  const std::vector<PeerIndex>& peers = peers_[slot_of(rank)];  // the latest call before b that synchronised with it
+  auto peer = std::lower_bound(peers.begin(), peers.end(), PeerIndex{other, 0});
+  if (peer != peers.end() && peer->peer == other) {
+    PeerCalls& pc = peer_syncs_[peer->index];
     const size_t at = lower_bound_near(pc.sync, b, pc.hint, [](const PeerSync& x) { return x.call; });
     if (at > 0) {
       from = pc.sync[at - 1].call;
@@ -329,7 +330,8 @@ void Analysis::delays() {
   }
   report_memory("delay loop");
   // the intervals are done: what located their starts goes before the next steps allocate
-  decltype(peer_calls_)().swap(peer_calls_);
+  decltype(peers_)().swap(peers_);
+  decltype(peer_syncs_)().swap(peer_syncs_);
   decltype(group_calls_)().swap(group_calls_);
   decltype(reqs)().swap(reqs);
   decltype(remote)().swap(remote);

@@ -255,7 +255,15 @@ class Analysis {
  public:
   Analysis(const Defs& d, const LocalData& data, const ReplayResult& fwd, Transport& t, const std::vector<uint32_t>& mine)
       : d_(d), data_(data), tl_(data.timeline), fwd_(fwd), t_(t), mine_(mine), P_(t.size()), me_(t.rank()),
-        res_(double(d.resolution)), ncp_(data.tree.nodes.size()), tp_(ncp_), tq_(ncp_) {}
+        res_(double(d.resolution)), ncp_(data.tree.nodes.size()), tp_(ncp_), tq_(ncp_) {
+    // per block of 2^kRankBlockBits calls: the slot of its first call's rank
+    const std::vector<uint32_t>& first = data.timeline.rank_first;
+    slot_at_block_.resize((data.timeline.calls.size() >> kRankBlockBits) + 1);
+    for (size_t b = 0, s = 0; b < slot_at_block_.size(); ++b) {
+      while (s + 1 < first.size() && first[s + 1] <= (b << kRankBlockBits)) ++s;
+      slot_at_block_[b] = uint32_t(s);
+    }
+  }
 
   RootCauseResult run();
 
@@ -268,9 +276,14 @@ class Analysis {
   uint32_t rank_end(size_t slot) const {
     return slot + 1 < mine_.size() ? tl_.rank_first[slot + 1] : uint32_t(tl_.calls.size());
   }
-  // The owned rank of call c: the calls lie rank after rank (rank_first, ascending).
+  // The owned rank of call c: the calls lie rank after rank (rank_first, ascending). From the
+  // rank of its block of calls on (a call's rank is asked millions of times: a search over
+  // a thousand ranks each time was ten steps).
+  static constexpr uint32_t kRankBlockBits = 10;
   uint32_t rank_of(uint32_t c) const {
-    return mine_[0] + uint32_t(std::upper_bound(tl_.rank_first.begin(), tl_.rank_first.end(), c) - tl_.rank_first.begin()) - 1;
+    size_t s = slot_at_block_[c >> kRankBlockBits];
+    while (s + 1 < tl_.rank_first.size() && tl_.rank_first[s + 1] <= c) ++s;
+    return mine_[0] + uint32_t(s);
   }
   bool call_of(uint32_t c, uint32_t rank) const {  // c is a call of `rank` (an owned rank or not)
     const size_t s = size_t(rank) - mine_[0];
@@ -411,13 +424,16 @@ class Analysis {
   const double res_;
   const size_t ncp_;
   TimeMap tp_, tq_;
+  std::vector<uint32_t> slot_at_block_;  // rank_of's
   std::vector<uint64_t> cp_hash_;
   std::vector<uint8_t> cp_mpi_;
   std::unordered_map<uint64_t, uint32_t> cp_of_hash_;
   std::vector<uint64_t> gbase_;
   std::vector<RankCount> ranks_;  // every rank's
   // (rank << 32 | peer) -> its calls that synchronised with peer, with their completion times
-  // (filled in `list`, then sorted into `sync`: 12 bytes an entry, exactly as many as needed)
+  // (filled in `list`; then sorted into `sync` in peer_syncs_, 12 bytes an entry, exactly as
+  // many as needed, found through peers_: a search in a rank's few peers, not a hash per
+  // interval)
 #pragma pack(push, 4)
   struct PeerSync { uint32_t call; int64_t completion; };
 #pragma pack(pop)
@@ -426,7 +442,13 @@ class Analysis {
     std::vector<PeerSync> sync;
     uint32_t hint = 0;
   };
-  std::unordered_map<uint64_t, PeerCalls> peer_calls_;
+  std::unordered_map<uint64_t, PeerCalls> peer_calls_;  // (while the synchronisations are collected)
+  struct PeerIndex {
+    uint32_t peer, index;  // into peer_syncs_
+    bool operator<(const PeerIndex& o) const { return peer < o.peer; }
+  };
+  std::vector<std::vector<PeerIndex>> peers_;  // per owned rank, by peer
+  std::vector<PeerCalls> peer_syncs_;
   std::vector<std::vector<GroupCall>> group_calls_;  // per owned rank: barriers, N-to-N groups, Init, Finalize
   std::vector<uint32_t> group_hint_;                 // per owned rank: where its last interval search ended
   // per call, while the synchronisations are collected: the communicator it synchronised
