@@ -116,6 +116,7 @@ void Analysis::delays() {
       n_keys += rq.keys;
       for (uint32_t k = 0; k < rq.keys; ++k) c.get<KeyTicks>();
     }
+    if (rc_timing()) std::fprintf(stderr, "   [%d] requests from other processes %zu, keys %zu, of %zu B\n", me_, n_remote, n_keys, in.size());
     reqs.reserve(reqs.size() + n_remote);
     remote.reserve(n_remote);
     keys_at.reserve(n_remote);
