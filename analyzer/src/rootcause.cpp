@@ -188,8 +188,13 @@ void Analysis::synchronisations() {
 
   std::vector<Bytes> out(P_);
   for (const RcWait& w : fwd_.rc_waits) {
+    if (w.delayer == kNone) continue;
+    // A member of a collective instance synchronised as a group with the delayer: the
+    // delayer's call is a group call of the same instance holding this rank, so neither side
+    // registers anything (synchronised_coll); most collective wait states, no Notice sent.
+    if (w.ref == REF_COLL && group_comm_[w.call] != kNone && group_holds(group_comm_[w.call], w.delayer)) continue;
     const uint32_t q = rank_of(w.call);
-    if (w.delayer == kNone || w.delayer == q) continue;
+    if (w.delayer == q) continue;
     const bool answered = needs_delayer_leave(w.ref);
     if (w.ref == REF_COLL) synchronised_coll(w.call, w.delayer);
     else if (!answered) synchronised(w.call, w.delayer, 0);
