@@ -398,8 +398,8 @@ void Analysis::jumps() {
   };
   for (size_t i = 0; i < waits.size(); ++i) {
     if (i + 16 < waits.size() && replies_[i + 16].via != kNone) {  // the two calls read, cache misses
-      __builtin_prefetch(&calls[waits[i + 16].call]);
-      if (!(replies_[i + 16].via & kFar)) __builtin_prefetch(&calls[replies_[i + 16].via]);
+      calls.prefetch(waits[i + 16].call);
+      if (!(replies_[i + 16].via & kFar)) calls.prefetch(replies_[i + 16].via);
     }
     if (replies_[i].via == kNone) continue;
     const RcWait& w = waits[i];
@@ -413,7 +413,7 @@ void Analysis::jumps() {
   JumpMsg* out = reinterpret_cast<JumpMsg*>(to.data());
   for (size_t j = 0; j < keep.size(); ++j) {
     if (j + 16 < keep.size()) {
-      __builtin_prefetch(&calls[waits[keep[j + 16].wait].call]);
+      calls.prefetch(waits[keep[j + 16].wait].call);
     }
     const Keep& k = keep[j];
     const RcWait& w = waits[k.wait];

@@ -81,7 +81,7 @@ TEST(Timeline, CompactStorageKeepsEveryValue) {
     EXPECT_EQ(tl.seg[i].ticks, ticks[i]);
   }
   EXPECT_EQ(sizeof(tl.seg.packed()[0]), 8u);
-  EXPECT_EQ(sizeof(tl.calls[0]), 20u);
+  EXPECT_EQ(sizeof(tl.calls.packed()[0]), 16u);
 }
 
 // Segment begins (Timeline::seg_begin) as CallList keeps them: offsets in blocks of 64 calls,

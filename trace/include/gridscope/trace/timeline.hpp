@@ -23,14 +23,11 @@ static_assert(sizeof(SegEntry) == 12, "a segment entry stays at 12 bytes");
 // pseudo-call (cp = kNone, enter = leave = the rank's last event) whose segment is the rank's
 // tail. Its rank is where it lies in Timeline::calls (rank_first); its segment's end is the
 // next call's begin unless listed in Timeline::seg_ends; a barrier's communicator is in
-// Timeline::barriers. Packed to 20 bytes (not 24); its segment's begin is kept apart (CallList).
-#pragma pack(push, 4)
+// Timeline::barriers. What Timeline::calls[c] gives; held as 16 bytes (CallList).
 struct SyncCall {
   int64_t enter, leave;
   uint32_t cp;
 };
-#pragma pack(pop)
-static_assert(sizeof(SyncCall) == 20, "a timeline call stays at 20 bytes");
 constexpr uint32_t kSegListed = 0x80000000u;
 constexpr uint32_t kAllRanks = UINT32_MAX - 1;
 
@@ -79,13 +76,19 @@ class SegList {
   WideValues wide_;
 };
 
-// Timeline::calls: the synchronisation calls (calls[c] is the call itself, 20 bytes, so its
-// address can be taken) and, 2 bytes a call, their segments' begins: an offset from the begin
-// of the call's block of 64 calls (begins only grow) with the kSegListed flag in its top bit
-// (offsets of 2^15 - 1 and more kept aside).
+// Timeline::calls: the synchronisation calls, 16 bytes each (the enter time, a 32-bit duration
+// with the rare longer ones kept aside, the call path: four to a cache line, where the root-
+// cause pass reads them at random) and, 2 bytes a call, their segments' begins: an offset
+// from the begin of the call's block of 64 calls (begins only grow) with the kSegListed flag
+// in its top bit (offsets of 2^15 - 1 and more kept aside).
 class CallList {
  public:
-  const SyncCall& operator[](size_t c) const { return v_[c]; }
+  struct Packed { int64_t enter; uint32_t duration, cp; };
+  [[gnu::always_inline]] SyncCall operator[](size_t c) const {
+    const Packed& x = v_[c];
+    return {x.enter, x.enter + wide_.get(uint32_t(c), x.duration), x.cp};
+  }
+  void prefetch(size_t c) const { __builtin_prefetch(&v_[c]); }
   size_t size() const { return v_.size(); }
   void reserve(size_t n) {
     v_.reserve(n);
@@ -95,9 +98,7 @@ class CallList {
   // a call entered (and, until set_leave, left) at `at` whose segment begins at `seg`
   uint32_t add(int64_t at, uint32_t cp, uint32_t seg) {
     const uint32_t c = uint32_t(v_.size());
-    SyncCall& x = v_.emplace_back();
-    x.enter = x.leave = at;
-    x.cp = cp;
+    v_.push_back({at, 0, cp});
     if (c % kBlock == 0) seg_base_.push_back(seg);
     const int64_t off = int64_t(seg) - int64_t(seg_base_[c / kBlock]);
     if (off >= 0 && off < kFar) {
@@ -108,7 +109,7 @@ class CallList {
     }
     return c;
   }
-  void set_leave(uint32_t c, int64_t leave) { v_[c].leave = leave; }
+  void set_leave(uint32_t c, int64_t leave) { v_[c].duration = wide_.put(c, leave - v_[c].enter); }
   // the segment's begin, with kSegListed when its end is listed (Timeline::seg_ends)
   [[gnu::always_inline]] uint32_t seg(uint32_t c) const {
     const uint16_t o = seg_off_[c];
@@ -117,12 +118,13 @@ class CallList {
     return far(c) | listed;
   }
   void set_listed(uint32_t c) { seg_off_[c] |= kListed; }
-  const std::vector<SyncCall>& packed() const { return v_; }
+  const std::vector<Packed>& packed() const { return v_; }
 
  private:
   static constexpr uint32_t kBlock = 64;
   static constexpr uint16_t kListed = 0x8000, kFar = 0x7fff;
-  std::vector<SyncCall> v_;
+  std::vector<Packed> v_;
+  WideValues wide_;  // durations of 2^32 ticks and more, and negative ones
   std::vector<uint32_t> seg_base_;  // per block of kBlock calls: its first call's segment begin
   std::vector<uint16_t> seg_off_;   // per call: kListed | offset from its block's base (kFar: in far_)
   std::vector<std::pair<uint32_t, uint32_t>> far_;  // (call, segment begin) where the offset is kFar or more
