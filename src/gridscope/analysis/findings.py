@@ -142,7 +142,10 @@ def run_facts(out: EngineOutput, rank_metahost: Sequence[str], application_s: fl
     spent: dict[int, np.ndarray] = {}
     times = critical_path.time_without_waits(out)
     for cp, rank, value in zip(times.callpath.tolist(), times.rank.tolist(), times.value.tolist()):
-        spent.setdefault(cp, np.full(ranks, np.nan))[rank] = value
+        row = spent.get(cp)
+        if row is None:  # (not setdefault: it would build a row of every rank for each value)
+            row = spent[cp] = np.full(ranks, np.nan)
+        row[rank] = value
     sev = out.severities
     is_p2p = np.fromiter((bool(P2P_CALL.match(p.rsplit("/", 1)[-1])) for p in out.callpaths), dtype=bool,
                          count=len(out.callpaths))
