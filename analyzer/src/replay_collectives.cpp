@@ -22,11 +22,11 @@ namespace gs::replay_detail {
 namespace {
 
 // A blocking instance whose patterns CollSummary computes needs no member's record at
-// another process (with root causes, when its members all synchronise: from_summary): each process sums up its members of each instance
-// (Partial), the processes owning members of a communicator exchange these, and each
-// computes its own members' waits from the combined summary, in its records' order (moving
-// every record to the instance's owner and each wait back was most of a collective-heavy
-// replay, and did not halve with two processes).
+// another process (with root causes, when its members all synchronise: from_summary): each
+// process sums up its members of each instance (Partial), the processes owning members of a
+// communicator exchange these, and each computes its own members' waits from the combined
+// summary, in its records' order (moving every record to the instance's owner and each wait
+// back was most of a collective-heavy replay, and did not halve with two processes).
 // A member picked by its begin: its comm rank `pos` (kNone: none yet), rank and record
 // position at its owner.
 struct Picked {
