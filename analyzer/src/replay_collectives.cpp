@@ -483,6 +483,28 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
     }
   }
   const uint32_t N = d.ranks(), me = uint32_t(t.rank());
+  // A member's result from its instance's summary (summary_results), as collective_results
+  // writes it from the records: a wait state, and a group's synchronisation point.
+  auto summary_wait = [&](const CollRec& c, uint32_t index, const CollPattern& p, const Picked& delayer, int64_t start,
+                          int64_t w) {
+    return ResMsg{p.metric, uint8_t(d.comms[c.comm].grid ? CLS_GRID : CLS_LOCAL), 0, c.cp, c.rank, index,
+                  delayer.rank, delayer.index, start, w};
+  };
+  auto summary_sync = [](const CollRec& c, uint32_t index, int64_t completion) {
+    return ResMsg{kRcSync, 0, 0, c.cp, c.rank, index, c.comm, kNone, c.begin, completion};
+  };
+  // Charging a blocking member's wait state and keeping a synchronisation point, wherever
+  // the result comes from (charge below, or a summary charged as it comes).
+  auto charge_blocking = [&](const ResMsg& m) {
+    acc.add(m.metric, m.cls == CLS_GRID, m.cp, m.rank, order_of.thread[m.index], m.start, m.value);
+    if (rc && m.delayer != kNone && m.value > 0)
+      res.rc_waits.push_back({res.coll_position_call[m.index], m.metric, m.cls, REF_COLL, m.delayer, m.delayer_index,
+                              m.value});
+  };
+  auto keep_sync = [&](const ResMsg& m) {
+    res.coll_position_sync[m.index] = m.value;
+    res.coll_position_group[m.index] = m.delayer;
+  };
   ResultsByRank computed(N);
   {
     const Partials partials = summarise(d, data.colls, order_of.colls, t);
@@ -496,30 +518,14 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
       // charges them, not kept for it.
       summary_results(
           d, data.colls, order_of.colls, partials, rc, t, res,
-          [&](const CollRec& c, uint32_t index, const CollPattern& p, const Picked& delayer, int64_t start, int64_t w) {
-            acc.add(p.metric, d.comms[c.comm].grid, c.cp, c.rank, c.thread, start, w);
-            if (rc && delayer.rank != kNone)
-              res.rc_waits.push_back({res.coll_position_call[index], p.metric,
-                                      uint8_t(d.comms[c.comm].grid ? CLS_GRID : CLS_LOCAL), REF_COLL, delayer.rank,
-                                      delayer.index, w});
-          },
-          [&](const CollRec& c, uint32_t index, int64_t completion) {
-            res.coll_position_sync[index] = completion;
-            res.coll_position_group[index] = c.comm;
-          });
+          [&](auto&&... a) { charge_blocking(summary_wait(a...)); }, [&](auto&&... a) { keep_sync(summary_sync(a...)); });
     } else {
       std::vector<size_t> per_rank(N, 0);
       for (const CollRec& c : data.colls) per_rank[c.rank]++;
       computed.reserve(per_rank, rc ? 3 : 2);
       summary_results(
           d, data.colls, order_of.colls, partials, rc, t, res,
-          [&](const CollRec& c, uint32_t index, const CollPattern& p, const Picked& delayer, int64_t start, int64_t w) {
-            computed.add(ResMsg{p.metric, uint8_t(d.comms[c.comm].grid ? CLS_GRID : CLS_LOCAL), 0, c.cp, c.rank, index,
-                                delayer.rank, delayer.index, start, w});
-          },
-          [&](const CollRec& c, uint32_t index, int64_t completion) {  // as collective_results, for a group
-            computed.add(ResMsg{kRcSync, 0, 0, c.cp, c.rank, index, c.comm, kNone, c.begin, completion});
-          });
+          [&](auto&&... a) { computed.add(summary_wait(a...)); }, [&](auto&&... a) { computed.add(summary_sync(a...)); });
     }
     const auto colls = gather_instances<CollMsg>(data.colls, order_of.colls, N, t, [&](size_t b) {
       return any_records && needs_records(partials[data.colls[b].comm][data.colls[b].seq]);
@@ -571,8 +577,7 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
       if (k + kAhead < n) __builtin_prefetch(&at(k + kAhead));
       const ResMsg& first = at(k);
       if (first.metric == kRcSync) {
-        res.coll_position_sync[first.index] = first.value;
-        res.coll_position_group[first.index] = first.delayer;
+        keep_sync(first);
         if (first.delayer == kInSyncSet) in_set.emplace_back(first.index, first.start);
         ++k;
         continue;
@@ -584,11 +589,7 @@ void collectives(const Defs& d, LocalData& data, Transport& t, ReplayResult& res
       }
       const uint32_t call = order_of.call[first.index];
       if (call == kNone) {
-        acc.add(first.metric, first.cls == CLS_GRID, first.cp, first.rank, order_of.thread[first.index], first.start,
-                first.value);
-        if (rc && first.delayer != kNone && first.value > 0)
-          res.rc_waits.push_back({res.coll_position_call[first.index], first.metric, first.cls, REF_COLL, first.delayer,
-                                  first.delayer_index, first.value});
+        charge_blocking(first);
         ++k;
         continue;
       }

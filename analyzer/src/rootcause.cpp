@@ -192,7 +192,7 @@ void Analysis::synchronisations() {
     // A member of a collective instance synchronised as a group with the delayer: the
     // delayer's call is a group call of the same instance holding this rank, so neither side
     // registers anything (synchronised_coll); most collective wait states, no Notice sent.
-    if (w.ref == REF_COLL && group_comm_[w.call] != kNone && group_holds(group_comm_[w.call], w.delayer)) continue;
+    if (w.ref == REF_COLL && group_call_with(w.call, w.delayer)) continue;
     const uint32_t q = rank_of(w.call);
     if (w.delayer == q) continue;
     const bool answered = needs_delayer_leave(w.ref);
@@ -225,14 +225,14 @@ void Analysis::synchronisations() {
   report_memory("sync exchanged");
   peers_.assign(mine_.size(), {});
   peer_syncs_.reserve(peer_calls_.size());
-  for (auto& [key, peer] : peer_calls_) {
+  for (auto& [key, list] : peer_calls_) {
     // a list is a few ascending runs (each kind of wait state and each side of it comes in
     // call order): merged, not sorted (std::sort took ~6 % of the pass's samples on them)
-    if (!merge_runs(peer.list.begin(), peer.list.end(), std::less<>(), 16)) std::sort(peer.list.begin(), peer.list.end());
+    if (!merge_runs(list.begin(), list.end(), std::less<>(), 16)) std::sort(list.begin(), list.end());
     PeerCalls& pc = peer_syncs_.emplace_back();
-    pc.sync.reserve(peer.list.size());
-    for (const auto& [c, completion] : peer.list) pc.sync.push_back({c, completion});
-    decltype(peer.list)().swap(peer.list);
+    pc.sync.reserve(list.size());
+    for (const auto& [c, completion] : list) pc.sync.push_back({c, completion});
+    decltype(peer_calls_)::mapped_type().swap(list);
     peers_[slot_of(uint32_t(key >> 32))].push_back({uint32_t(key), uint32_t(peer_syncs_.size() - 1)});
   }
   decltype(peer_calls_)().swap(peer_calls_);

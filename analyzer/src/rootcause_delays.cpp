@@ -56,7 +56,7 @@ void Analysis::interval_fill(uint32_t b, const IntervalStart& s, TimeMap& map,
   for (uint32_t c = start;; ++c) {
     for (uint32_t e = tl_.seg_begin(c), end = tl_.seg_end(c); e < end; ++e) map.add(tl_.seg[e].cp, false, tl_.seg[e].ticks);
     if (c == b) break;
-    const SyncCall& x = calls[c];
+    const SyncCall x = calls[c];
     const uint32_t a = aux_of_[c];
     const int64_t wait = a == kNone ? 0 : aux_wait_[a], wan = a == kNone || !has_wan ? 0 : aux_wan_[a];
     map.add(x.cp, false, std::max<int64_t>(0, x.leave - x.enter - wait - wan));
@@ -352,7 +352,7 @@ void Analysis::classes() {
   const auto& waits = fwd_.rc_waits;
   for (size_t i = 0; i < waits.size(); ++i) {
     const RcWait& w = waits[i];
-    const SyncCall& call = tl_.calls[w.call];
+    const SyncCall call = tl_.calls[w.call];
     const uint32_t rank = rank_of(w.call);
     const int g = group_of(w.metric);
     const double ind = std::min(replies_[i].indirect, double(w.ticks));
@@ -417,7 +417,7 @@ void Analysis::jumps() {
     }
     const Keep& k = keep[j];
     const RcWait& w = waits[k.wait];
-    const SyncCall& x = calls[w.call];
+    const SyncCall x = calls[w.call];
     const uint32_t via = replies_[k.wait].via;
     const uint64_t target = via & kFar ? far_replies_[via & ~kFar].target : gid_of(via);
     out[j] = JumpMsg{gid_of(w.call), target, x.enter + w.ticks, x.leave, k.target_enter};

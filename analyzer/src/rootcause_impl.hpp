@@ -320,14 +320,18 @@ class Analysis {
     return ref == REF_SEND || (ref == REF_RECV_POST && fwd_.rules == Rules::Scalasca);
   }
   void synchronised(uint32_t call, uint32_t peer, int64_t completion) {
-    peer_calls_[uint64_t(rank_of(call)) << 32 | peer].list.push_back({call, completion});
+    peer_calls_[uint64_t(rank_of(call)) << 32 | peer].push_back({call, completion});
   }
   // A collective's synchronisation of `call` with `peer`, unless the call is a group call
   // holding peer: that one starts the same intervals, with the same completion (an interval
   // search finds the group call where it would have found the peer's entry; fewer entries,
   // 12 B each, fewer to sort and search).
   void synchronised_coll(uint32_t call, uint32_t peer) {
-    if (group_comm_[call] == kNone || !group_holds(group_comm_[call], peer)) synchronised(call, peer, call_completion_[call]);
+    if (!group_call_with(call, peer)) synchronised(call, peer, call_completion_[call]);
+  }
+  // whether `call` synchronised as a whole a group holding `peer` (while group_comm_ is held)
+  bool group_call_with(uint32_t call, uint32_t peer) const {
+    return group_comm_[call] != kNone && group_holds(group_comm_[call], peer);
   }
   // the delayer's call (kNone: none), registered as synchronised with q
   uint32_t add_delayer_sync(uint8_t ref, uint32_t index, uint32_t p, uint32_t q, int64_t wait_leave) {
@@ -431,18 +435,18 @@ class Analysis {
   std::vector<uint64_t> gbase_;
   std::vector<RankCount> ranks_;  // every rank's
   // (rank << 32 | peer) -> its calls that synchronised with peer, with their completion times
-  // (filled in `list`; then sorted into `sync` in peer_syncs_, 12 bytes an entry, exactly as
-  // many as needed, found through peers_: a search in a rank's few peers, not a hash per
-  // interval)
+  // (collected in peer_calls_; then sorted into `sync` in peer_syncs_, 12 bytes an entry,
+  // exactly as many as needed, found through peers_: a search in a rank's few peers, not a
+  // hash per interval)
 #pragma pack(push, 4)
   struct PeerSync { uint32_t call; int64_t completion; };
 #pragma pack(pop)
   struct PeerCalls {
-    std::vector<std::pair<uint32_t, int64_t>> list;
     std::vector<PeerSync> sync;
     uint32_t hint = 0;
   };
-  std::unordered_map<uint64_t, PeerCalls> peer_calls_;  // (while the synchronisations are collected)
+  // (while the synchronisations are collected)
+  std::unordered_map<uint64_t, std::vector<std::pair<uint32_t, int64_t>>> peer_calls_;
   struct PeerIndex {
     uint32_t peer, index;  // into peer_syncs_
     bool operator<(const PeerIndex& o) const { return peer < o.peer; }

@@ -186,7 +186,7 @@ void Analysis::graph_and_path() {
     const uint32_t rank = rank_of(hi);
     const uint32_t lo = m.lo_ticks < 0 ? kNone : local_of(m.lo);
     for (uint32_t x = lo == kNone ? tl_.rank_first[slot_of(rank)] : lo + 1;; ++x) {
-      const SyncCall& call = tl_.calls[x];
+      const SyncCall call = tl_.calls[x];
       for (uint32_t e = tl_.seg_begin(x), end = tl_.seg_end(x); e < end; ++e)
         add_sev(M_CRITICAL_PATH, CLS_NONE, tl_.seg[e].cp, rank, double(tl_.seg[e].ticks) / res_);
       if (x == hi) break;

@@ -207,11 +207,15 @@ class MessageList {
     int64_t t[4];
     uint64_t bytes;
     uint16_t flags = Codec::pack(r, p, t, bytes);
-    if (put_values<Codec::kFrom[0], Codec::kFrom[1], Codec::kFrom[2]>(p, was_wide, t, bytes, wide_)) flags |= kWide;
+    if (put(p, was_wide, t, bytes)) flags |= kWide;
     p.flags = flags;
   }
+  // a record's times and bytes from / into its packed form, by the codec's step origins
   void get(const Packed& p, int64_t (&t)[4], uint64_t& bytes) const {
     get_values<Codec::kFrom[0], Codec::kFrom[1], Codec::kFrom[2]>(p, wide_, t, bytes);
+  }
+  bool put(Packed& p, bool was_wide, const int64_t (&t)[4], uint64_t bytes) {
+    return put_values<Codec::kFrom[0], Codec::kFrom[1], Codec::kFrom[2]>(p, was_wide, t, bytes, wide_);
   }
   std::shared_ptr<Channels> channels_;
   PageVector<Packed> packed_;
