@@ -201,8 +201,8 @@ inline long resident_mb() {
 inline void report_memory(const char* what) {
   if (!rc_timing()) return;
   const struct mallinfo2 mi = mallinfo2();
-  std::fprintf(stderr, "   rss %s: %ld MB (heap %zu MB in use, %zu free)\n", what, resident_mb(), mi.uordblks >> 20,
-               mi.fordblks >> 20);
+  std::fprintf(stderr, "   rss %s: %ld MB (heap %zu MB in use, %zu free; large blocks: %zu MB kept in %zu runs)\n", what,
+               resident_mb(), mi.uordblks >> 20, mi.fordblks >> 20, pages::kept_bytes() >> 20, pages::kept_runs());
 }
 
 // A time map over call paths (and their WAN parts), dense by process-local call path.

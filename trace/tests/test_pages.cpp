@@ -1,9 +1,11 @@
 // Page-level memory tools (pages.hpp): arrays in their own mappings, and prefaulting.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "gridscope/trace/pages.hpp"
@@ -23,7 +25,65 @@ size_t resident(const void* p, size_t bytes) {
   return n;
 }
 
+long minor_faults() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_minflt;
+}
+
+const size_t kPage = size_t(sysconf(_SC_PAGESIZE));
+
 }  // namespace
+
+// A freed block's written pages are kept and serve the next block that fits: writing it
+// takes no page fault; its untouched pages are not kept (given back to the system).
+TEST(Pages, FreedPagesServeTheNextBlock) {
+  gs::pages::release_kept();
+  const size_t mb = size_t(1) << 20;
+  char* a = static_cast<char*>(gs::pages::take(16 * mb));
+  std::memset(a, 1, 4 * mb);  // 4 of 16 MiB written
+  gs::pages::give(a, 16 * mb);
+  EXPECT_EQ(gs::pages::kept_bytes(), 4 * mb);
+  const long before = minor_faults();
+  char* b = static_cast<char*>(gs::pages::take(3 * mb));
+  std::memset(b, 2, 3 * mb);
+  EXPECT_LT(minor_faults() - before, 16);  // (3 MiB of fresh pages: 768 faults)
+  EXPECT_EQ(gs::pages::kept_bytes(), 1 * mb);
+  gs::pages::give(b, 3 * mb);
+  EXPECT_EQ(gs::pages::kept_bytes(), 4 * mb);
+  gs::pages::release_kept();
+  EXPECT_EQ(gs::pages::kept_bytes(), 0u);
+  EXPECT_EQ(gs::pages::kept_runs(), 0u);
+}
+
+// A block larger than every kept run is made of the runs moved together (their pages stay
+// resident and keep their contents), then fresh pages.
+TEST(Pages, RunsTooSmallAreMovedTogether) {
+  gs::pages::release_kept();
+  const size_t mb = size_t(1) << 20;
+  std::vector<char*> parts;
+  for (int i = 0; i < 3; ++i) {
+    char* p = static_cast<char*>(gs::pages::take(2 * mb));
+    std::memset(p, 'a' + i, 2 * mb);
+    parts.push_back(p);
+  }
+  char* keep_apart = static_cast<char*>(gs::pages::take(mb));  // (live: the runs cannot merge)
+  for (char* p : parts) gs::pages::give(p, 2 * mb);
+  EXPECT_EQ(gs::pages::kept_bytes(), 6 * mb);
+  char* big = static_cast<char*>(gs::pages::take(10 * mb));
+  EXPECT_EQ(gs::pages::kept_bytes(), 0u);
+  EXPECT_EQ(resident(big, 6 * mb), 6 * mb / kPage);  // moved, not copied or faulted
+  EXPECT_EQ(resident(big + 6 * mb, 4 * mb), 0u);
+  for (size_t at = 0; at < 6 * mb; at += 2 * mb) {  // each run's pages whole, in some order
+    const char c = big[at];
+    EXPECT_TRUE(c >= 'a' && c <= 'c');
+    EXPECT_EQ(big[at + 2 * mb - 1], c);
+  }
+  std::memset(big, 0, 10 * mb);  // the whole block is usable
+  gs::pages::give(big, 10 * mb);
+  gs::pages::give(keep_apart, mb);
+  gs::pages::release_kept();
+}
 
 TEST(PageVector, ReservingTouchesNoPages) {
   gs::PageVector<uint64_t> v;

@@ -1,11 +1,13 @@
-// Memory of the large record arrays, page by page.
+// Memory of the large record arrays and other large blocks, page by page.
 //
-// PageVector: record arrays in memory of their own. The engine keeps freed heap memory for
-// reuse (mallopt in the engine's main), so a large array there is never given back, and
-// where it lay decides which later arrays fit into old pages and which fault new ones. The
-// message and collective records are the largest and are read once and freed: mapped
-// straight from the system, reserving their capacity costs address space only (pages are
-// touched as records are written) and freeing them returns the memory at once.
+// A page touched for the first time costs the kernel ~1.3 µs on this kind of machine (a
+// fault, a zeroed page, its accounting): 0.1-0.3 s for the few hundred MB an analysis holds.
+// So large blocks come from `pages`: freed ones are kept with their resident pages, and those
+// pages are handed out again before any fresh one is mapped. The record arrays (PageVector)
+// are read once and freed, with a capacity reserved from an estimate: their untouched pages
+// cost address space only and are unmapped when freed; the pages they wrote serve the next
+// phase's arrays (gridscope-replay sends every large allocation here: analyzer/src/
+// large_blocks.cpp).
 #pragma once
 #include <sys/mman.h>
 
@@ -17,18 +19,29 @@
 
 namespace gs {
 
+namespace pages {
+// A block of at least `bytes` (page-aligned; never null: throws std::bad_alloc): kept pages
+// that fit (the smallest such run), else a fresh mapping whose pages are touched only when
+// written.
+void* take(size_t bytes);
+// Gives back a block from take (`bytes` as asked): its resident pages are kept for later
+// blocks, the others unmapped.
+void give(void* p, size_t bytes);
+// The bytes kept, and the number of runs they are in (tests, reports).
+size_t kept_bytes();
+size_t kept_runs();
+// Unmaps the kept pages.
+void release_kept();
+}  // namespace pages
+
 template <class T>
 struct PageAllocator {
   using value_type = T;
   PageAllocator() = default;
   template <class U>
   PageAllocator(const PageAllocator<U>&) {}
-  T* allocate(size_t n) {
-    void* p = mmap(nullptr, bytes(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    return static_cast<T*>(p);
-  }
-  void deallocate(T* p, size_t n) { munmap(p, bytes(n)); }
+  T* allocate(size_t n) { return static_cast<T*>(pages::take(bytes(n))); }
+  void deallocate(T* p, size_t n) { pages::give(p, bytes(n)); }
   template <class U>
   bool operator==(const PageAllocator<U>&) const { return true; }
   template <class U>
