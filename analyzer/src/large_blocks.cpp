@@ -7,6 +7,8 @@
 //
 // A block's size is known to a sized delete; an unsized one (code compiled without sized
 // deallocation, inside libstdc++) finds it in the table of live blocks.
+#include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -21,7 +23,16 @@ constexpr std::size_t kMaxLive = 16384;  // beyond: further large blocks from ma
 struct Live { void* p; std::size_t bytes; };
 Live live[kMaxLive];  // sorted by address
 std::size_t nlive = 0;
-// (one process, one thread: the engine's; its transport forks processes, never threads)
+// The span of the live blocks' addresses, read without the lock: a small block (from malloc's
+// heap, below the mappings) is freed without taking it. (The engine itself has one thread; an
+// MPI library may start others.)
+std::atomic<std::uintptr_t> lowest{UINTPTR_MAX}, highest{0};
+std::atomic_flag busy = ATOMIC_FLAG_INIT;
+
+struct Lock {
+  Lock() { while (busy.test_and_set(std::memory_order_acquire)) {} }
+  ~Lock() { busy.clear(std::memory_order_release); }
+};
 
 std::size_t find(void* p) {  // the position of p, or where it would go
   std::size_t lo = 0, hi = nlive;
@@ -34,13 +45,19 @@ std::size_t find(void* p) {  // the position of p, or where it would go
 }
 
 void* allocate(std::size_t bytes) {
-  if (bytes >= kLarge && nlive < kMaxLive) {
-    void* p = gs::pages::take(bytes);
-    const std::size_t i = find(p);
-    std::memmove(live + i + 1, live + i, (nlive - i) * sizeof(Live));
-    live[i] = {p, bytes};
-    ++nlive;
-    return p;
+  if (bytes >= kLarge) {
+    Lock lock;
+    if (nlive < kMaxLive) {
+      void* p = gs::pages::take(bytes);
+      const std::size_t i = find(p);
+      std::memmove(live + i + 1, live + i, (nlive - i) * sizeof(Live));
+      live[i] = {p, bytes};
+      ++nlive;
+      const auto at = reinterpret_cast<std::uintptr_t>(p);
+      if (at < lowest.load(std::memory_order_relaxed)) lowest.store(at, std::memory_order_relaxed);
+      if (at > highest.load(std::memory_order_relaxed)) highest.store(at, std::memory_order_relaxed);
+      return p;
+    }
   }
   void* p = std::malloc(bytes ? bytes : 1);
   if (!p) throw std::bad_alloc();
@@ -49,7 +66,9 @@ void* allocate(std::size_t bytes) {
 
 void release(void* p) noexcept {
   if (!p) return;
-  if (nlive && p >= live[0].p && p <= live[nlive - 1].p) {  // (heap blocks lie below: one comparison)
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  if (at >= lowest.load(std::memory_order_relaxed) && at <= highest.load(std::memory_order_relaxed)) {
+    Lock lock;
     const std::size_t i = find(p);
     if (i < nlive && live[i].p == p) {
       gs::pages::give(p, live[i].bytes);
