@@ -171,8 +171,6 @@ void Analysis::delays() {
     pool_map.insert(pool_map.end(), map, map + nmap);
     pool_wl.insert(pool_wl.end(), wl, wl + nwl);
   };
-  std::vector<TimeMap::Entry> filled_map;
-  std::vector<std::pair<uint32_t, int64_t>> filled_wl;
   std::vector<uint32_t> sp_hints(mine_.size(), 0);  // the delayer side's group-call search hints
 
   replies_.assign(waits.size(), Reply{kNone, kNone, 0.0});
@@ -221,17 +219,19 @@ void Analysis::delays() {
           to_pool(sh->map.data(), sh->map.size(), sh->waits.data(), sh->waits.size(), sh->enter);
           continue;
         }
+        // filled straight into the chunk's pool
+        const Iv iv{uint32_t(pool_map.size()), 0, uint32_t(pool_wl.size()), 0, tl_.calls[sp].enter};
         tp_.clear();
-        filled_wl.clear();
-        interval_fill(sp, st, tp_, &filled_wl);
-        tp_.save(filled_map);
-        const int64_t enter = tl_.calls[sp].enter;
-        to_pool(filled_map.data(), filled_map.size(), filled_wl.data(), filled_wl.size(), enter);
+        interval_fill(sp, st, tp_, &pool_wl);
+        tp_.save_append(pool_map);
+        ivs.push_back(iv);
+        ivs.back().nmap = uint32_t(pool_map.size() - iv.map_at);
+        ivs.back().nwl = uint32_t(pool_wl.size() - iv.wl_at);
         if (sh && beyond && !(n & kStored)) {  // kept for the requests after this chunk
           sh->start = st;
-          sh->enter = enter;
-          sh->map = filled_map;
-          sh->waits = filled_wl;
+          sh->enter = iv.enter;
+          sh->map.assign(pool_map.begin() + iv.map_at, pool_map.end());
+          sh->waits.assign(pool_wl.begin() + iv.wl_at, pool_wl.end());
           n |= kStored;
         }
       }

@@ -219,10 +219,9 @@ class TimeMap {
     touched_.clear();
   }
   const std::vector<uint32_t>& touched() const { return touched_; }
-  // The whole state (values in first-touch order), to be read again in place.
+  // The whole state (values in first-touch order) after `out`'s, to be read again in place.
   struct Entry { uint32_t cp; int64_t plain, wan; };
-  void save(std::vector<Entry>& out) const {
-    out.clear();
+  void save_append(std::vector<Entry>& out) const {
     for (uint32_t cp : touched_) out.push_back({cp, plain_[cp], wan_[cp]});
   }
   int64_t at(uint32_t cp, bool wan) const { return (wan ? wan_ : plain_)[cp]; }
