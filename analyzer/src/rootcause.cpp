@@ -229,10 +229,7 @@ void Analysis::synchronisations() {
     // a list is a few ascending runs (each kind of wait state and each side of it comes in
     // call order): merged, not sorted (std::sort took ~6 % of the pass's samples on them)
     if (!merge_runs(list.begin(), list.end(), std::less<>(), 16)) std::sort(list.begin(), list.end());
-    PeerCalls& pc = peer_syncs_.emplace_back();
-    pc.sync.reserve(list.size());
-    for (const auto& [c, completion] : list) pc.sync.push_back({c, completion});
-    decltype(peer_calls_)::mapped_type().swap(list);
+    peer_syncs_.emplace_back().sync = std::move(list);
     peers_[slot_of(uint32_t(key >> 32))].push_back({uint32_t(key), uint32_t(peer_syncs_.size() - 1)});
   }
   decltype(peer_calls_)().swap(peer_calls_);

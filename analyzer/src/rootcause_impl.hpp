@@ -434,18 +434,21 @@ class Analysis {
   std::vector<uint64_t> gbase_;
   std::vector<RankCount> ranks_;  // every rank's
   // (rank << 32 | peer) -> its calls that synchronised with peer, with their completion times
-  // (collected in peer_calls_; then sorted into `sync` in peer_syncs_, 12 bytes an entry,
-  // exactly as many as needed, found through peers_: a search in a rank's few peers, not a
-  // hash per interval)
+  // (collected in peer_calls_, 12 bytes an entry; then sorted in place and moved to `sync` in
+  // peer_syncs_, found through peers_: a search in a rank's few peers, not a hash per interval)
 #pragma pack(push, 4)
-  struct PeerSync { uint32_t call; int64_t completion; };
+  struct PeerSync {
+    uint32_t call;
+    int64_t completion;
+    bool operator<(const PeerSync& o) const { return call != o.call ? call < o.call : completion < o.completion; }
+  };
 #pragma pack(pop)
   struct PeerCalls {
     std::vector<PeerSync> sync;
     uint32_t hint = 0;
   };
   // (while the synchronisations are collected)
-  std::unordered_map<uint64_t, std::vector<std::pair<uint32_t, int64_t>>> peer_calls_;
+  std::unordered_map<uint64_t, std::vector<PeerSync>> peer_calls_;
   struct PeerIndex {
     uint32_t peer, index;  // into peer_syncs_
     bool operator<(const PeerIndex& o) const { return peer < o.peer; }
