@@ -85,6 +85,35 @@ TEST(Pages, RunsTooSmallAreMovedTogether) {
   gs::pages::release_kept();
 }
 
+// A block made of moved runs is several mappings; its pages, kept again as one run, may
+// span them (mremap moves a range inside one mapping only): the next block made from that
+// run still gets every page it can and is whole.
+TEST(Pages, RunsOverSeveralMappingsStillServe) {
+  gs::pages::release_kept();
+  const size_t mb = size_t(1) << 20;
+  std::vector<char*> parts;
+  for (int i = 0; i < 3; ++i) {
+    char* p = static_cast<char*>(gs::pages::take(2 * mb));
+    std::memset(p, 1, 2 * mb);
+    parts.push_back(p);
+  }
+  char* apart = static_cast<char*>(gs::pages::take(mb));
+  for (char* p : parts) gs::pages::give(p, 2 * mb);
+  char* composed = static_cast<char*>(gs::pages::take(8 * mb));  // 6 MiB moved + 2 fresh
+  std::memset(composed, 2, 8 * mb);
+  gs::pages::give(composed, 8 * mb);
+  EXPECT_EQ(gs::pages::kept_bytes(), 8 * mb);
+  char* next = static_cast<char*>(gs::pages::take(16 * mb));
+  const size_t moved = resident(next, 8 * mb);
+  EXPECT_LE(moved + gs::pages::kept_bytes() / kPage, 8 * mb / kPage);  // (none counted twice)
+  std::memset(next, 3, 16 * mb);  // every page of the block is there
+  EXPECT_EQ(next[16 * mb - 1], 3);
+  gs::pages::give(next, 16 * mb);
+  gs::pages::give(apart, mb);
+  gs::pages::release_kept();
+  EXPECT_EQ(gs::pages::kept_bytes(), 0u);
+}
+
 TEST(PageVector, ReservingTouchesNoPages) {
   gs::PageVector<uint64_t> v;
   v.reserve(size_t(64) << 20);  // 512 MiB of address space
