@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
 
 #include "gridscope/trace/pages.hpp"
@@ -27,12 +28,8 @@ std::size_t nlive = 0;
 // heap, below the mappings) is freed without taking it. (The engine itself has one thread; an
 // MPI library may start others.)
 std::atomic<std::uintptr_t> lowest{UINTPTR_MAX}, highest{0};
-std::atomic_flag busy = ATOMIC_FLAG_INIT;
-
-struct Lock {
-  Lock() { while (busy.test_and_set(std::memory_order_acquire)) {} }
-  ~Lock() { busy.clear(std::memory_order_release); }
-};
+gs::pages::SpinLock table;
+using Lock = std::lock_guard<gs::pages::SpinLock>;
 
 std::size_t find(void* p) {  // the position of p, or where it would go
   std::size_t lo = 0, hi = nlive;
@@ -46,7 +43,7 @@ std::size_t find(void* p) {  // the position of p, or where it would go
 
 void* allocate(std::size_t bytes) {
   if (bytes >= kLarge) {
-    Lock lock;
+    Lock lock(table);
     if (nlive < kMaxLive) {
       void* p = gs::pages::take(bytes);
       const std::size_t i = find(p);
@@ -68,7 +65,7 @@ void release(void* p) noexcept {
   if (!p) return;
   const auto at = reinterpret_cast<std::uintptr_t>(p);
   if (at >= lowest.load(std::memory_order_relaxed) && at <= highest.load(std::memory_order_relaxed)) {
-    Lock lock;
+    Lock lock(table);
     const std::size_t i = find(p);
     if (i < nlive && live[i].p == p) {
       gs::pages::give(p, live[i].bytes);

@@ -5,10 +5,9 @@
 // state is plain (nothing allocated here: the engine's operator new comes here for large
 // blocks), behind a spin lock.
 #include <sys/mman.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <new>
 
 #include "gridscope/trace/pages.hpp"
@@ -22,12 +21,8 @@ constexpr size_t kMaxRuns = 1024;  // beyond: a freed block's pages are unmapped
 struct Run { uintptr_t at, len; };
 Run runs[kMaxRuns];
 size_t nruns = 0, kept = 0;
-std::atomic_flag busy = ATOMIC_FLAG_INIT;
-
-struct Lock {
-  Lock() { while (busy.test_and_set(std::memory_order_acquire)) {} }
-  ~Lock() { busy.clear(std::memory_order_release); }
-};
+SpinLock table;
+using Lock = std::lock_guard<SpinLock>;
 
 uintptr_t round_up(size_t bytes) { return (uintptr_t(bytes ? bytes : 1) + kPage - 1) & ~(kPage - 1); }
 
@@ -52,6 +47,16 @@ void drop(size_t i) {  // (lock held)
   runs[i] = runs[--nruns];
 }
 
+// The first `len` bytes of run i, taken from it (lock held).
+uintptr_t cut_front(size_t i, uintptr_t len) {
+  const uintptr_t at = runs[i].at;
+  runs[i].at += len;
+  runs[i].len -= len;
+  kept -= len;
+  if (runs[i].len == 0) runs[i] = runs[--nruns];
+  return at;
+}
+
 // A fresh mapping of `len` bytes at `at` (MAP_FIXED: in place of what is there); nullptr
 // when the system refuses.
 void* fresh(void* at, uintptr_t len) {
@@ -70,15 +75,11 @@ void fill_from_runs(uintptr_t block, uintptr_t len) {
     size_t largest = 0;
     for (size_t i = 1; i < nruns; ++i)
       if (runs[i].len > runs[largest].len) largest = i;
-    Run& r = runs[largest];
-    const uintptr_t piece = std::min(r.len, len - filled);
+    const uintptr_t piece = std::min(runs[largest].len, len - filled);
     void* to = reinterpret_cast<void*>(block + filled);
-    if (mremap(reinterpret_cast<void*>(r.at), piece, piece, MREMAP_MAYMOVE | MREMAP_FIXED, to) == to) {
+    if (mremap(reinterpret_cast<void*>(runs[largest].at), piece, piece, MREMAP_MAYMOVE | MREMAP_FIXED, to) == to) {
+      cut_front(largest, piece);
       filled += piece;
-      r.at += piece;
-      r.len -= piece;
-      kept -= piece;
-      if (r.len == 0) runs[largest] = runs[--nruns];
       continue;
     }
     if (!fresh(to, piece)) throw std::bad_alloc();
@@ -98,18 +99,11 @@ void fill_from_runs(uintptr_t block, uintptr_t len) {
 
 void* take(size_t bytes) {
   const uintptr_t need = round_up(bytes);
-  Lock lock;
+  Lock lock(table);
   size_t best = nruns;
   for (size_t i = 0; i < nruns; ++i)
     if (runs[i].len >= need && (best == nruns || runs[i].len < runs[best].len)) best = i;
-  if (best < nruns) {  // the front of the smallest run that fits
-    const uintptr_t at = runs[best].at;
-    runs[best].at += need;
-    runs[best].len -= need;
-    kept -= need;
-    if (runs[best].len == 0) runs[best] = runs[--nruns];
-    return reinterpret_cast<void*>(at);
-  }
+  if (best < nruns) return reinterpret_cast<void*>(cut_front(best, need));  // the smallest run that fits
   void* p = fresh(nullptr, need);
   if (!p) throw std::bad_alloc();
   fill_from_runs(reinterpret_cast<uintptr_t>(p), need);  // (none fits: several, moved together)
@@ -122,7 +116,7 @@ void give(void* p, size_t bytes) {
   unsigned char in[4096];
   uintptr_t run = at;  // the start of the current run of resident or untouched pages
   bool resident = true;
-  Lock lock;
+  Lock lock(table);
   for (uintptr_t from = at; from < at + len; from += sizeof in * kPage) {
     const uintptr_t chunk = std::min<uintptr_t>(at + len - from, sizeof in * kPage);
     if (mincore(reinterpret_cast<void*>(from), chunk, in) != 0)  // (cannot say: as if untouched)
@@ -143,17 +137,17 @@ void give(void* p, size_t bytes) {
 }
 
 size_t kept_bytes() {
-  Lock lock;
+  Lock lock(table);
   return kept;
 }
 
 size_t kept_runs() {
-  Lock lock;
+  Lock lock(table);
   return nruns;
 }
 
 void release_kept() {
-  Lock lock;
+  Lock lock(table);
   for (size_t i = 0; i < nruns; ++i) unmap(runs[i].at, runs[i].len);
   nruns = 0;
   kept = 0;

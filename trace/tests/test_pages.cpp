@@ -33,6 +33,18 @@ long minor_faults() {
 
 const size_t kPage = size_t(sysconf(_SC_PAGESIZE));
 
+// Three blocks of `bytes` from gs::pages, written whole (block i with 'a' + i), and freed;
+// `apart`, a block taken after them and kept live, stands between their runs.
+void three_freed_blocks(size_t bytes, char** apart) {
+  std::vector<char*> blocks;
+  for (int i = 0; i < 3; ++i) {
+    blocks.push_back(static_cast<char*>(gs::pages::take(bytes)));
+    std::memset(blocks.back(), 'a' + i, bytes);
+  }
+  *apart = static_cast<char*>(gs::pages::take(size_t(1) << 20));
+  for (char* p : blocks) gs::pages::give(p, bytes);
+}
+
 }  // namespace
 
 // A freed block's written pages are kept and serve the next block that fits: writing it
@@ -61,14 +73,8 @@ TEST(Pages, FreedPagesServeTheNextBlock) {
 TEST(Pages, RunsTooSmallAreMovedTogether) {
   gs::pages::release_kept();
   const size_t mb = size_t(1) << 20;
-  std::vector<char*> parts;
-  for (int i = 0; i < 3; ++i) {
-    char* p = static_cast<char*>(gs::pages::take(2 * mb));
-    std::memset(p, 'a' + i, 2 * mb);
-    parts.push_back(p);
-  }
-  char* keep_apart = static_cast<char*>(gs::pages::take(mb));  // (live: the runs cannot merge)
-  for (char* p : parts) gs::pages::give(p, 2 * mb);
+  char* keep_apart;
+  three_freed_blocks(2 * mb, &keep_apart);
   EXPECT_EQ(gs::pages::kept_bytes(), 6 * mb);
   char* big = static_cast<char*>(gs::pages::take(10 * mb));
   EXPECT_EQ(gs::pages::kept_bytes(), 0u);
@@ -91,14 +97,8 @@ TEST(Pages, RunsTooSmallAreMovedTogether) {
 TEST(Pages, RunsOverSeveralMappingsStillServe) {
   gs::pages::release_kept();
   const size_t mb = size_t(1) << 20;
-  std::vector<char*> parts;
-  for (int i = 0; i < 3; ++i) {
-    char* p = static_cast<char*>(gs::pages::take(2 * mb));
-    std::memset(p, 1, 2 * mb);
-    parts.push_back(p);
-  }
-  char* apart = static_cast<char*>(gs::pages::take(mb));
-  for (char* p : parts) gs::pages::give(p, 2 * mb);
+  char* apart;
+  three_freed_blocks(2 * mb, &apart);
   char* composed = static_cast<char*>(gs::pages::take(8 * mb));  // 6 MiB moved + 2 fresh
   std::memset(composed, 2, 8 * mb);
   gs::pages::give(composed, 8 * mb);

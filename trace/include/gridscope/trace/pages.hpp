@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -20,6 +21,17 @@
 namespace gs {
 
 namespace pages {
+// A lock for the few instructions around a table of blocks (nothing allocated, constant-
+// initialised: usable from operator new before main).
+class SpinLock {
+ public:
+  void lock() { while (busy_.test_and_set(std::memory_order_acquire)) {} }
+  void unlock() { busy_.clear(std::memory_order_release); }
+
+ private:
+  std::atomic_flag busy_ = ATOMIC_FLAG_INIT;
+};
+
 // A block of at least `bytes` (page-aligned; never null: throws std::bad_alloc): kept pages
 // that fit (the smallest such run), else a fresh mapping whose pages are touched only when
 // written.
