@@ -165,11 +165,11 @@ void Analysis::delays() {
   std::vector<Iv> ivs;
   std::vector<TimeMap::Entry> pool_map;
   std::vector<std::pair<uint32_t, int64_t>> pool_wl;
-  auto to_pool = [&](const TimeMap::Entry* map, size_t nmap, const std::pair<uint32_t, int64_t>* wl, size_t nwl,
-                     int64_t enter) {
-    ivs.push_back({uint32_t(pool_map.size()), uint32_t(nmap), uint32_t(pool_wl.size()), uint32_t(nwl), enter});
-    pool_map.insert(pool_map.end(), map, map + nmap);
-    pool_wl.insert(pool_wl.end(), wl, wl + nwl);
+  // the interval whose map and wait list `add` appends to the pool
+  auto to_pool = [&](int64_t enter, auto&& add) {
+    const uint32_t map_at = uint32_t(pool_map.size()), wl_at = uint32_t(pool_wl.size());
+    add();
+    ivs.push_back({map_at, uint32_t(pool_map.size() - map_at), wl_at, uint32_t(pool_wl.size() - wl_at), enter});
   };
   std::vector<uint32_t> sp_hints(mine_.size(), 0);  // the delayer side's group-call search hints
 
@@ -216,18 +216,19 @@ void Analysis::delays() {
         last = uint32_t(ivs.size());
         iv_of[i] = last;
         if (sh && n & kStored && sh->start == st) {
-          to_pool(sh->map.data(), sh->map.size(), sh->waits.data(), sh->waits.size(), sh->enter);
+          to_pool(sh->enter, [&] {
+            pool_map.insert(pool_map.end(), sh->map.begin(), sh->map.end());
+            pool_wl.insert(pool_wl.end(), sh->waits.begin(), sh->waits.end());
+          });
           continue;
         }
-        // filled straight into the chunk's pool
-        const Iv iv{uint32_t(pool_map.size()), 0, uint32_t(pool_wl.size()), 0, tl_.calls[sp].enter};
-        tp_.clear();
-        interval_fill(sp, st, tp_, &pool_wl);
-        tp_.save_append(pool_map);
-        ivs.push_back(iv);
-        ivs.back().nmap = uint32_t(pool_map.size() - iv.map_at);
-        ivs.back().nwl = uint32_t(pool_wl.size() - iv.wl_at);
+        to_pool(tl_.calls[sp].enter, [&] {  // filled straight into the pool
+          tp_.clear();
+          interval_fill(sp, st, tp_, &pool_wl);
+          tp_.save_append(pool_map);
+        });
         if (sh && beyond && !(n & kStored)) {  // kept for the requests after this chunk
+          const Iv& iv = ivs.back();
           sh->start = st;
           sh->enter = iv.enter;
           sh->map.assign(pool_map.begin() + iv.map_at, pool_map.end());
