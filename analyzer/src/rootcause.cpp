@@ -66,14 +66,9 @@ RootCauseResult Analysis::run() {
 
 // ---- set-up: call-path hashes, global call ids, local transfer minima, per-call waits
 void Analysis::setup() {
-  cp_hash_.resize(ncp_);
   cp_mpi_.resize(ncp_);
-  for (size_t i = 0; i < ncp_; ++i) {
-    const auto& n = data_.tree.nodes[i];
-    cp_hash_[i] = mix(n.parent == kNone ? 0 : cp_hash_[n.parent], name_hash(d_.regions[n.region].name));
-    cp_mpi_[i] = d_.regions[n.region].is_mpi;
-    cp_of_hash_.emplace(cp_hash_[i], uint32_t(i));
-  }
+  for (size_t i = 0; i < ncp_; ++i) cp_mpi_[i] = d_.regions[data_.tree.nodes[i].region].is_mpi;
+  if (P_ > 1) translate_call_paths();
   const auto& calls = tl_.calls;
   std::vector<Bytes> out(P_);
   for (size_t s = 0; s < mine_.size(); ++s) {
@@ -134,6 +129,35 @@ void Analysis::setup() {
   report_memory("wan");
   wan_sources();
   std::vector<uint32_t>().swap(aux_wan_from_);  // (read there only)
+}
+
+// Every process's call paths to ours (cp_from_), by their chains of region names: the
+// waiting sides' time maps arrive in the senders' call paths, translated by a table lookup.
+void Analysis::translate_call_paths() {
+  std::vector<uint64_t> hash(ncp_);
+  std::unordered_map<uint64_t, uint32_t> ours;
+  for (size_t i = 0; i < ncp_; ++i) {
+    const auto& n = data_.tree.nodes[i];
+    hash[i] = mix(n.parent == kNone ? 0 : hash[n.parent], name_hash(d_.regions[n.region].name));
+    ours.emplace(hash[i], uint32_t(i));  // (the first of equal chains)
+  }
+  std::vector<Bytes> out(P_);
+  for (int p = 0; p < P_; ++p) {
+    if (p == me_) continue;
+    append(out[p], uint64_t(ncp_));
+    for (uint64_t h : hash) append(out[p], h);
+  }
+  cp_from_.assign(P_, {});
+  Bytes in = t_.exchange(out);
+  Cursor c(in);
+  for (int p = 0; p < P_; ++p) {
+    if (p == me_) continue;
+    cp_from_[p].resize(c.get<uint64_t>());
+    for (uint32_t& cp : cp_from_[p]) {
+      auto it = ours.find(c.get<uint64_t>());
+      cp = it == ours.end() ? kNone : it->second;
+    }
+  }
 }
 
 // Per (call path, rank, source metahost): the WAN excess of the calls, summed.

@@ -67,6 +67,13 @@ void Analysis::interval_fill(uint32_t b, const IntervalStart& s, TimeMap& map,
 
 // ---- 1. delays at the delayers' owners
 void Analysis::delays() {
+  auto D0 = std::chrono::steady_clock::now();
+  auto dlap = [&](const char* what) {
+    if (!rc_timing()) return;
+    auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "   [%d] dl %s: %.3f s\n", me_, what, std::chrono::duration<double>(now - D0).count());
+    D0 = now;
+  };
   const auto& waits = fwd_.rc_waits;
   const uint32_t N = d_.ranks();
   std::vector<Bytes> out(P_);
@@ -103,18 +110,20 @@ void Analysis::delays() {
     append(b, rq);
     for (uint32_t cp : tq_.touched())
       for (int wan = 0; wan < 2; ++wan)
-        if (int64_t v = tq_.at(cp, wan)) append(b, KeyTicks{cp_hash_[cp] ^ (wan ? kWanSalt : 0), v});
+        if (int64_t v = tq_.at(cp, wan)) append(b, CpTicks{cp | (wan ? kWanPart : 0), v});
   }
+  dlap("requests built");
   std::vector<Request> remote;
   std::vector<size_t> keys_at;
-  std::vector<KeyTicks> keys;
+  std::vector<CpTicks> keys;
   {
     Bytes in = t_.exchange(out);
+    dlap("requests exchanged");
     size_t n_remote = 0, n_keys = 0;
     for (Cursor c(in); !c.done(); ++n_remote) {
       const Request rq = c.get<Request>();
       n_keys += rq.keys;
-      for (uint32_t k = 0; k < rq.keys; ++k) c.get<KeyTicks>();
+      for (uint32_t k = 0; k < rq.keys; ++k) c.get<CpTicks>();
     }
     if (rc_timing()) std::fprintf(stderr, "   [%d] requests from other processes %zu, keys %zu, of %zu B\n", me_, n_remote, n_keys, in.size());
     reqs.reserve(reqs.size() + n_remote);
@@ -127,7 +136,13 @@ void Analysis::delays() {
         reqs.push_back({rq.gid, kRemote | uint32_t(remote.size()), sp});
       remote.push_back(rq);
       keys_at.push_back(keys.size());
-      for (uint32_t k = 0; k < rq.keys; ++k) keys.push_back(c.get<KeyTicks>());
+      const std::vector<uint32_t>& to_ours = cp_from_[owner_of(rq.q, N, P_)];
+      for (uint32_t k = 0; k < rq.keys; ++k) {  // (a call path we lack: kNone, not counted)
+        CpTicks kt = c.get<CpTicks>();
+        const uint32_t cp = kt.cp & ~kWanPart;
+        kt.cp = cp < to_ours.size() && to_ours[cp] != kNone ? to_ours[cp] | (kt.cp & kWanPart) : kNone;
+        keys.push_back(kt);
+      }
     }
   }
   // per delayer call: its requests left (kMany: too many to count down) and whether `shared`
@@ -136,6 +151,7 @@ void Analysis::delays() {
   std::vector<uint8_t> left(tl_.calls.size(), 0);
   for (const Pending& pr : reqs)
     if (left[pr.sp] < kMany) ++left[pr.sp];
+  dlap("requests parsed");
   report_memory("requests");
   {  // (a few runs where the waits are listed per kind in call order, one more per process)
     auto less = [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.idx) < std::tie(b.gid, b.idx); };
@@ -272,10 +288,8 @@ void Analysis::delays() {
       } else {
         const size_t at = keys_at[pr.idx & ~kRemote];
         for (uint32_t k = 0; k < rq.keys; ++k) {
-          const KeyTicks& kt = keys[at + k];
-          auto it = cp_of_hash_.find(kt.key);
-          if (it != cp_of_hash_.end()) tq_.add(it->second, false, kt.ticks);
-          else if ((it = cp_of_hash_.find(kt.key ^ kWanSalt)) != cp_of_hash_.end()) tq_.add(it->second, true, kt.ticks);
+          const CpTicks& kt = keys[at + k];
+          if (kt.cp != kNone) tq_.add(kt.cp & ~kWanPart, kt.cp & kWanPart, kt.ticks);
         }
       }
       const uint32_t d_begin = uint32_t(dents_.size());
@@ -330,6 +344,7 @@ void Analysis::delays() {
       }
     }
   }
+  dlap("delay loop");
   report_memory("delay loop");
   // the intervals are done: what located their starts goes before the next steps allocate
   decltype(peers_)().swap(peers_);
@@ -345,7 +360,9 @@ void Analysis::delays() {
     replies_[m.w_local] = Reply{m.wrec, kFar | uint32_t(far_replies_.size()), m.ticks};
     far_replies_.push_back({m.target, m.target_enter, m.src, 0});
   }
+  dlap("back exchanged");
   graph_in_ = t_.exchange(graph);
+  dlap("graph exchanged");
 }
 
 // ---- 2. wait-state classes at the waiting owners

@@ -24,8 +24,6 @@
 
 namespace gs::rootcause_detail {
 
-
-constexpr uint64_t kWanSalt = 0x9E3779B97F4A7C15ull;
 // Delay groups, their delay metrics and wait-class metrics: patterns/patterns.toml
 // (analyzer/generated/gs_patterns.hpp).
 constexpr int kGroups = kDelayGroups;
@@ -58,7 +56,12 @@ struct Request {
   int64_t ticks;
   double share;                     // this wait's part of its call's waiting
 };
-struct KeyTicks { uint64_t key; int64_t ticks; };
+// One entry of a waiting side's time map: its call path at the sending process (kWanPart
+// set: the WAN part of it), translated to ours on arrival (cp_from_).
+#pragma pack(push, 4)
+struct CpTicks { uint32_t cp; int64_t ticks; };
+#pragma pack(pop)
+constexpr uint32_t kWanPart = 0x80000000u;
 // waiting owner -> delayer owner: the delayer's call synchronised with rank q; `call` (the
 // waiting call at its owner) and `leave` (its leave) give both sides' completion times;
 // `reply`: the waiting side needs the delayer call's leave back (Late Sender)
@@ -268,6 +271,7 @@ class Analysis {
 
  private:
   void setup();
+  void translate_call_paths();
 
   void wan_sources();
 
@@ -428,9 +432,10 @@ class Analysis {
   const size_t ncp_;
   TimeMap tp_, tq_;
   std::vector<uint32_t> slot_at_block_;  // rank_of's
-  std::vector<uint64_t> cp_hash_;
   std::vector<uint8_t> cp_mpi_;
-  std::unordered_map<uint64_t, uint32_t> cp_of_hash_;
+  // per process: its call paths -> ours with the same chain of region names (kNone: none
+  // here); call-path ids are per process
+  std::vector<std::vector<uint32_t>> cp_from_;
   std::vector<uint64_t> gbase_;
   std::vector<RankCount> ranks_;  // every rank's
   // (rank << 32 | peer) -> its calls that synchronised with peer, with their completion times
