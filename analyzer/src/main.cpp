@@ -231,11 +231,14 @@ int run(const Options& o, gs::Transport& t) {
   gs::ClcStats clc;
   if (o.time_correct) clc = gs::correct_clocks(defs, data, t, o.clc);
 
+  // (the call paths are complete once read: written first, for the driver converting the
+  // wait states of one process as they come; names.py ENGINE_WAIT_ROWS)
+  gs::write_callpaths(o.out, defs, data, me);
   gs::WaitWriter waits(o.out + "/waits." + std::to_string(me));
+  if (P == 1) waits.report_rows();
   gs::ReplayResult res = gs::replay(defs, data, t, waits, o.rules);
   waits.close();
   double replay_s = seconds_since(t0) - read_s;
-  gs::write_callpaths(o.out, defs, data, me);
   gs::RootCauseResult rc;
   double rc_s = 0;
   if (root_causes && !rc_threads) {

@@ -397,8 +397,23 @@ void WaitWriter::flush() {
     ok &= write_column<uint16_t>(files_[4], buf_, col_, [](const WaitRow& r) { return r.metric; });
     ok &= write_column<uint8_t>(files_[5], buf_, col_, [](const WaitRow& r) { return r.cls; });
     if (!ok) failed_ = true;
+    on_disk_ += buf_.size();
+    if (report_) say_rows();
   }
   buf_.clear();
+}
+
+void WaitWriter::report_rows() {
+  report_ = files_[0] != nullptr;
+  if (report_) say_rows();
+}
+
+void WaitWriter::say_rows() {
+  for (FILE* f : files_)
+    if (std::fflush(f) != 0) failed_ = true;
+  if (failed_) return;  // (close() reports it)
+  std::printf("gridscope-replay: wait rows %llu\n", (unsigned long long)on_disk_);
+  std::fflush(stdout);
 }
 
 void WaitWriter::end_phase(WaitPhase phase) {

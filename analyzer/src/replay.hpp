@@ -49,6 +49,10 @@ class WaitWriter {
     if (buf_.size() == kChunk) flush();
     ++count_;
   }
+  // From now on, every flush of the column files says on stdout how many rows are on disk
+  // ("gridscope-replay: wait rows N", N = 0 at once): one process alone writes the rows in
+  // the canonical order, so the driver can convert them while the replay goes on.
+  void report_rows();
   void close();  // throws gs::Error on a write failure
   uint64_t count() const { return count_; }
   // Ends phase `phase` (phases end in order): its rows are those added since the last one.
@@ -58,12 +62,15 @@ class WaitWriter {
 
  private:
   void flush();
+  void say_rows();
   static constexpr size_t kChunk = 1 << 15;
   std::string prefix_;
   FILE* files_[6] = {};
   std::vector<WaitRow> buf_;
   std::vector<char> col_;
   uint64_t count_ = 0;
+  uint64_t on_disk_ = 0;  // rows flushed
+  bool report_ = false;
   uint64_t phase_rows_[kWaitPhases] = {};
   int phases_ended_ = 0;
   bool failed_ = false;

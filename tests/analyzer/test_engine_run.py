@@ -66,7 +66,9 @@ def test_failure_after_the_wait_states_is_reported():
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_engine_says_when_its_wait_states_are_written(make_trace, tmp_path, jobs):
     """With root causes the engine announces its wait states before its root-cause pass, with
-    each process's rows per phase as meta.json gives them afterwards; without, it does not."""
+    each process's rows per phase as meta.json gives them afterwards; without, it does not.
+    One process alone also says how many rows are on disk as it writes them: 0 first (its
+    call paths are written), then growing counts up to all of them."""
     import json
 
     from gridscope import native
@@ -78,13 +80,21 @@ def test_engine_says_when_its_wait_states_are_written(make_trace, tmp_path, jobs
         out.mkdir()
         proc = subprocess.run([engine, "--processes", str(jobs), "-o", str(out), "--root-causes", root_causes,
                                str(trace)], capture_output=True, text=True, check=True)
-        lines = proc.stdout.splitlines()
+        reports = [line for line in proc.stdout.splitlines() if line.startswith(N.ENGINE_WAIT_ROWS)]
+        lines = [line for line in proc.stdout.splitlines() if line not in reports]
         rows = sorted(out.glob("waits.*.rows.json"))
+        counts = [int(line[len(N.ENGINE_WAIT_ROWS):]) for line in reports]
+        meta = json.loads((out / "meta.json").read_text())
+        if jobs == 1:
+            assert counts[0] == 0 and counts == sorted(counts)
+            assert counts[-1] == sum(meta["process_stats"][0]["wait_rows"]) > 0
+            assert proc.stdout.index(reports[-1]) < proc.stdout.index(lines[0])
+        else:
+            assert counts == []
         if root_causes == "off":
             assert lines == [N.ENGINE_DONE] and rows == []
             continue
         assert lines == [N.ENGINE_WAITS_WRITTEN, N.ENGINE_DONE]
-        meta = json.loads((out / "meta.json").read_text())
         assert [json.loads((out / N.WAIT_ROWS_FILE.format(process=p)).read_text())["wait_rows"]
                 for p in range(jobs)] == [s["wait_rows"] for s in meta["process_stats"]]
         assert len(rows) == jobs and sum(map(sum, (s["wait_rows"] for s in meta["process_stats"]))) > 0

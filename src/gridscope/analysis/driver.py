@@ -101,7 +101,7 @@ def _removed_on_failure(out: Path):
 
 def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> dict:
     from gridscope.analysis import prelaunch
-    from gridscope.analysis.engine import engine_command, launch
+    from gridscope.analysis.engine import RowsOnDisk, engine_command, launch
 
     scratch = out / N.ENGINE_DIR
     latencies = {"node": opts.latency_node_s, "host": opts.latency_host_s, "grid": opts.latency_grid_s}
@@ -123,7 +123,10 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
         # (the pool outside the engine: leaving early, the engine is stopped first, then the
         # conversion below finishes without putting its file in place)
         commit: Future = Future()  # whether the wait-state file may replace the folder's
-        with ThreadPoolExecutor(max_workers=1) as pool, early or launch(command) as engine, _decided(commit):
+        on_disk = RowsOnDisk()  # (a lone engine process's rows, converted as they come)
+        streamed = False
+        with ThreadPoolExecutor(max_workers=1) as pool, early or launch(command) as engine, _decided(commit), \
+                _stopped_on_failure(on_disk):
             step("replay (--launcher)" if launcher is not None
                  else f"replay ({opts.jobs} process{'es' if opts.jobs > 1 else ''})")
             # The engine runs in its own process(es): load the Python side meanwhile. (An
@@ -132,16 +135,31 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
             from gridscope.analysis import waitstates  # noqa: F401
             import gridscope.cube  # noqa: F401
             engine_waits.prepare_arrow()
-            # With root causes the engine says when its wait states are written: they are
-            # converted during its root-cause pass, not after it.
+            # One engine process says how many of its wait states are on disk as it goes: they
+            # are converted during its replay. Several say when all are written, with root
+            # causes: they are converted during the root-cause pass. Else after the engine.
             waits_written = None
-            if engine.wait_for_wait_states():
+
+            def on_rows(rows: int) -> None:
+                nonlocal waits_written, streamed
+                if not streamed:  # its first word: its call paths are written
+                    waits_written = start_wait_file(pool, scratch, engine_files.read_stream_head(scratch),
+                                                    out / N.WAITSTATES_FILE, commit, opts.wait_batch_rows, on_disk)
+                    streamed = True
+                on_disk.put(rows)
+
+            all_written = engine.wait_for_wait_states(on_rows if launcher is None and opts.jobs == 1 else None)
+            if all_written and not streamed:
                 waits_written = start_wait_file(pool, scratch, engine_files.read_wait_head(scratch),
                                                 out / N.WAITSTATES_FILE, commit, opts.wait_batch_rows)
+            on_disk.end()  # (the rows are all on disk now, or the engine is done)
             engine.wait()
             engine_s = time.perf_counter() - started
             step("results")
             head = engine_files.read_head(scratch)
+            if streamed and sum(head.meta["process_stats"][0]["wait_rows"]) != on_disk.last:
+                raise GridscopeError(scratch / "meta.json", f"engine output counts {on_disk.last} wait-state rows "
+                                                            "written and a different number per phase")
             check_unmatched(head.meta, anchor, opts.allow_unmatched)
             if per_rank is None:
                 per_rank = [head.meta["metahosts"][i] for i in head.meta["rank_metahost"]]
@@ -168,6 +186,17 @@ def _analyze(opts: AnalyzeOptions, anchor: Path, out: Path, launcher, step) -> d
 
 
 @contextmanager
+def _stopped_on_failure(on_disk):
+    """Leaving the block by an error or an interrupt stops a conversion of rows as they come
+    (it would wait for rows that do not come)."""
+    try:
+        yield
+    except BaseException:
+        on_disk.stop()
+        raise
+
+
+@contextmanager
 def _decided(commit):
     """Leaving the block without a decision (an error, an interrupt) decides: no commit."""
     try:
@@ -177,14 +206,17 @@ def _decided(commit):
             commit.set_result(False)
 
 
-def start_wait_file(pool, scratch: Path, head, target: Path, commit, batch_rows: int = N.WAIT_BATCH_ROWS):
+def start_wait_file(pool, scratch: Path, head, target: Path, commit, batch_rows: int = N.WAIT_BATCH_ROWS,
+                    rows_on_disk=None):
     """Starts converting the engine's wait states into the wait-state file on the pool's
     thread: made in the scratch folder, it replaces `target` once `commit` (a future) says
     True. Returns the conversion's future. Reading and writing the millions of wait states is
-    mostly calls that do not hold the GIL, so the rest goes on meanwhile on the other core."""
+    mostly calls that do not hold the GIL, so the rest goes on meanwhile on the other core.
+    `rows_on_disk` (engine.RowsOnDisk): a lone engine process's rows, converted as they come."""
     from gridscope.analysis.engine_waits import WaitBatches
 
-    waits = WaitBatches(scratch, head, batch_rows)  # checks the files before anything is written
+    # (checks the files before anything is written; rows as they come: at the end)
+    waits = WaitBatches(scratch, head, batch_rows, rows_on_disk)
     return pool.submit(_write_waits, waits, scratch, head, target, commit)
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import itertools
 import os
+import queue
 import shutil
 import signal
 import subprocess
 import threading
 import time
 from collections import namedtuple
+from collections.abc import Callable
 from pathlib import Path
 
 from gridscope import native
@@ -172,6 +174,40 @@ def _scratch_file():
     return tempfile.TemporaryFile(mode="w+")
 
 
+class ConversionStopped(Exception):
+    """The engine failed or was stopped while its wait states were being converted."""
+
+
+class RowsOnDisk:
+    """How many of a lone engine process's wait-state rows are on disk, as the engine says
+    them (N.ENGINE_WAIT_ROWS): handed from the thread reading its output to the one
+    converting the rows. Iterating yields each count until end(); after stop(), it raises
+    ConversionStopped."""
+
+    _END, _STOP = object(), object()
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self.last = 0  # the latest count
+
+    def put(self, rows: int) -> None:
+        self.last = rows
+        self._queue.put(rows)
+
+    def end(self) -> None:
+        """All the rows are on disk (the engine said so, or is done)."""
+        self._queue.put(self._END)
+
+    def stop(self) -> None:
+        self._queue.put(self._STOP)
+
+    def __iter__(self) -> Iterator[int]:
+        while (rows := self._queue.get()) is not self._END:
+            if rows is self._STOP:
+                raise ConversionStopped
+            yield rows
+
+
 def launch(command: EngineCommand) -> "EngineRun":
     stderr = _scratch_file()
     popen = subprocess.Popen(command.args, stdout=subprocess.PIPE, stderr=stderr, text=True,
@@ -194,10 +230,12 @@ class EngineRun:
         self._launcher = launcher
         self._done = False  # N.ENGINE_DONE was read
 
-    def wait_for_wait_states(self) -> bool:
+    def wait_for_wait_states(self, on_rows: Callable[[int], None] | None = None) -> bool:
         """Returns True once the engine says its wait states are written and its root-cause
         pass follows (N.ENGINE_WAITS_WRITTEN), so the caller can convert them meanwhile;
-        False when it says all its output is written first (no root causes)."""
+        False when it says all its output is written first (no root causes). Meanwhile
+        `on_rows` gets each count of rows a lone engine process says are on disk
+        (N.ENGINE_WAIT_ROWS)."""
         for line in self._popen.stdout:
             line = line.rstrip("\n")
             if line == N.ENGINE_WAITS_WRITTEN:
@@ -205,6 +243,8 @@ class EngineRun:
             if line == N.ENGINE_DONE:
                 self._done = True
                 return False
+            if on_rows is not None and line.startswith(N.ENGINE_WAIT_ROWS):
+                on_rows(int(line[len(N.ENGINE_WAIT_ROWS):]))
         self.wait()  # ended without saying either: its error
         return False
 

@@ -187,7 +187,7 @@ def _json(path: Path) -> dict:
 
 def read_head(folder: Path) -> EngineHead:
     meta = _json(folder / "meta.json")
-    return _head(folder, meta, int(meta["processes"]))
+    return engine_head(folder, meta, int(meta["processes"]))
 
 
 def read_wait_head(folder: Path) -> EngineHead:
@@ -199,10 +199,18 @@ def read_wait_head(folder: Path) -> EngineHead:
         processes += 1
     stats = [{"wait_rows": _json(folder / N.WAIT_ROWS_FILE.format(process=p)).get("wait_rows", [])}
              for p in range(processes)]
-    return _head(folder, {"processes": processes, "process_stats": stats}, processes)
+    return engine_head(folder, {"processes": processes, "process_stats": stats}, processes)
 
 
-def _head(folder: Path, meta: dict, processes: int) -> EngineHead:
+def read_stream_head(folder: Path) -> EngineHead:
+    """What converting a lone engine process's wait states as they come needs of the head
+    (N.ENGINE_WAIT_ROWS): its call paths, written before its replay; the rows per phase only
+    come with meta.json."""
+    return engine_head(folder, {"processes": 1, "process_stats": []}, 1)
+
+
+def engine_head(folder: Path, meta: dict, processes: int) -> EngineHead:
+    """META with the call paths of PROCESSES engine processes, merged."""
     tables = [_callpath_table(folder / f"callpaths.{p}.tsv") for p in range(processes)]
     all_paths = {path for paths, _ in tables for path in paths}
     mpi_paths = {path for paths, mpi in tables for path, m in zip(paths, mpi) if m}

@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from gridscope.analysis import names as N
+from gridscope.analysis.engine import RowsOnDisk
 from gridscope.analysis.engine_files import CLASSES_BY_CODE, EngineHead, index_type
 from gridscope.analysis.metric_tree import ENGINE_METRICS
 from gridscope.errors import GridscopeError
@@ -128,14 +129,23 @@ class WaitBatches:
     A batch's number columns are zero-copy views of its window of the column files when
     the batch lies in one process's files (a batch that spans processes is copied
     together); so memory and mappings hold about one batch.
+
+    With `rows_on_disk` (one engine process, still running: its file order is the canonical
+    order) each batch is made as soon as its rows are on disk, the last one once they all are;
+    the files' sizes are then checked at the end (`rows`: how many there were).
     """
 
-    def __init__(self, folder: Path, head: EngineHead, batch_rows: int = N.WAIT_BATCH_ROWS) -> None:
+    def __init__(self, folder: Path, head: EngineHead, batch_rows: int = N.WAIT_BATCH_ROWS,
+                 rows_on_disk: RowsOnDisk | None = None) -> None:
         if batch_rows < 1:
             raise ValueError("batch_rows must be at least 1")
         self.folder, self.head = folder, head
-        self.plan = batch_plan(wait_segments(folder, head), batch_rows)
-        self.rows = sum(piece.rows for batch in self.plan for piece in batch)
+        self._rows_on_disk = rows_on_disk
+        if rows_on_disk is None:
+            self.plan = batch_plan(wait_segments(folder, head), batch_rows)
+            self.rows = sum(piece.rows for batch in self.plan for piece in batch)
+        else:
+            self._batch_rows, self.rows = batch_rows, 0
         self.schema = wait_schema(head)
         self._dictionaries = {N.PATTERN: pa.array(ENGINE_METRICS, pa.string()),
                               N.CLASS: pa.array(CLASSES_BY_CODE, pa.string()),
@@ -146,13 +156,26 @@ class WaitBatches:
     def __iter__(self) -> Iterator[pa.RecordBatch]:
         files: dict[int, list] = {}
         try:
-            for pieces in self.plan:
+            for pieces in (self.plan if self._rows_on_disk is None else self._growing_plan()):
                 # (no local keeps a batch's arrays across the yield: one batch alive at a time)
                 yield self._batch(*self._read(pieces, files))
         finally:
             for fs in files.values():
                 for f in fs:
                     f.close()
+
+    def _growing_plan(self) -> Iterator[list[Segment]]:
+        """batch_plan's batches of one process's rows as they come on disk."""
+        for on_disk in self._rows_on_disk:
+            while on_disk - self.rows >= self._batch_rows:
+                yield [Segment(0, self.rows, self._batch_rows)]
+                self.rows += self._batch_rows
+        for (_, dtype), path in zip(WAIT_COLUMNS, wait_column_files(_prefix(self.folder, 0))):
+            if path.stat().st_size != self._rows_on_disk.last * np.dtype(dtype).itemsize:
+                raise GridscopeError(path, "truncated engine output")
+        if self._rows_on_disk.last > self.rows:
+            yield [Segment(0, self.rows, self._rows_on_disk.last - self.rows)]
+            self.rows = self._rows_on_disk.last
 
     def _read(self, pieces: list[Segment], files: dict[int, list]) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """The raw columns of one batch and its call-path codes."""

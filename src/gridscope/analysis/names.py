@@ -16,6 +16,10 @@ ENGINE_DONE = "gridscope-replay: output written"  # the engine's stdout line onc
 # per phase are then in WAIT_ROWS_FILE, its call paths in callpaths.P.tsv (engine_files.read_wait_head).
 ENGINE_WAITS_WRITTEN = "gridscope-replay: wait states written"
 WAIT_ROWS_FILE = "waits.{process}.rows.json"
+# A lone engine process's line each time it has flushed its wait-state rows: this prefix, then
+# how many are on disk (0 at first, once its call paths are written); they are then in the
+# canonical order, so the driver converts them as they come (engine_waits.RowsOnDisk).
+ENGINE_WAIT_ROWS = "gridscope-replay: wait rows "
 # Rows per record batch of the wait-state file (engine_waits): ~2.5 MB of columns per batch,
 # as many rows as pyarrow.feather.write_feather puts in one (docs/perf-analyzer.md).
 WAIT_BATCH_ROWS = 1 << 16
