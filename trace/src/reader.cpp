@@ -19,7 +19,9 @@ using namespace reader_detail;
 
 // `sync`: the frame's synchronisation call once it holds a communication event (timeline);
 // `seg_mark`: the timeline's segment entries when an MPI call was entered.
-struct Frame { uint32_t cp; uint32_t instance; int64_t enter; uint32_t pend; int64_t coll_begin; uint32_t sync, seg_mark; };
+// `world`: kInit or kFinalize for MPI_Init(_thread) and MPI_Finalize (else 0), found at the
+// Enter, so the Leave need not look up the region again.
+struct Frame { uint32_t cp; uint32_t instance; int64_t enter; uint32_t pend; uint8_t world; int64_t coll_begin; uint32_t sync, seg_mark; };
 
 struct Posted { int64_t enter; uint32_t seq, call; };  // an MPI_Irecv's region enter, posting rank and call (timeline)
 // A non-blocking collective's initiating call: its enter, class (from its name) and
@@ -58,17 +60,15 @@ class RecordBuilder {
     visits_[cp]++;
     const bool mpi = d_.regions[region].is_mpi;
     out_.mpi_events += mpi;  // MPI calls count, even without messages
+    const uint8_t world = mpi ? init_or_finalize(region) : 0;
     uint32_t mark = 0;  // (a communication event outside an MPI call: its segment ends here)
     if (tl_.enabled) mark = mpi ? segment_flush() : uint32_t(tl_.seg.size());
-    stack_.push_back({cp, ++instances_, now, uint32_t(pend_.size()), INT64_MIN, kNone, mark});
+    stack_.push_back({cp, ++instances_, now, uint32_t(pend_.size()), world, INT64_MIN, kNone, mark});
     last_ = now;
-    if (tl_.enabled && mpi) {  // MPI_Init and MPI_Finalize synchronise every rank (as in Scalasca)
-      const uint8_t kind = init_or_finalize(region);
-      if (kind) {
-        const uint32_t call = sync_call();
-        tl_.barriers.push_back({call, kAllRanks});
-        (kind == kInit ? tl_.rank_init : tl_.rank_finalize).back() = call;
-      }
+    if (tl_.enabled && world) {  // MPI_Init and MPI_Finalize synchronise every rank (as in Scalasca)
+      const uint32_t call = sync_call();
+      tl_.barriers.push_back({call, kAllRanks});
+      (world == kInit ? tl_.rank_init : tl_.rank_finalize).back() = call;
     }
     return OTF2_CALLBACK_SUCCESS;
   }
@@ -88,11 +88,8 @@ class RecordBuilder {
       }
     }
     last_ = now;
-    if (!thread_) {  // MPI_Init(_thread), MPI_Finalize: instances of every rank (patterns)
-      const uint32_t region = out_.tree.nodes[f.cp].region;
-      const uint8_t kind = d_.regions[region].is_mpi ? init_or_finalize(region) : 0;
-      if (kind) out_.world_calls.push_back({rank_, f.cp, kind == kInit ? kWorldInit : kWorldFinalize, {}, f.enter, now});
-    }
+    if (f.world && !thread_)  // MPI_Init(_thread), MPI_Finalize: instances of every rank (patterns)
+      out_.world_calls.push_back({rank_, f.cp, f.world == kInit ? kWorldInit : kWorldFinalize, {}, f.enter, now});
     for (size_t i = f.pend; i < pend_.size(); ++i) {
       auto [kind, idx] = pend_[i];
       if (kind == PEND_SEND) out_.sends.set_last(idx, now);  // c_leave
