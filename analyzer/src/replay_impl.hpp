@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <stdexcept>
+#include <utility>
 
 #include "replay.hpp"
 
@@ -38,18 +39,22 @@ class Accumulator {
     if (ticks <= 0) return;
     double res = double(d_.resolution);
     SevKey key{metric, uint8_t(grid ? CLS_GRID : CLS_LOCAL), thread, cp, rank};
-    // consecutive instances usually share their key: skip the hash lookup then
-    // (references into an unordered_map stay valid when it grows)
-    if (!last_ || !(key == last_key_)) { last_ = &r_.severities[key]; last_key_ = key; }
-    *last_ += ticks / res;
+    // one of the last two keys, usually (a rank's instances one after the other; a loop of
+    // two collectives alternates two): no hash lookup then (references into an
+    // unordered_map stay valid when it grows)
+    if (!(recent_[0].value && key == recent_[0].key)) {
+      std::swap(recent_[0], recent_[1]);
+      if (!(recent_[0].value && key == recent_[0].key)) recent_[0] = {key, &r_.severities[key]};
+    }
+    *recent_[0].value += ticks / res;
     r_.waits->add({metric, key.cls, 0, cp, rank, 0, start / res, (start + ticks) / res});
   }
 
  private:
   const Defs& d_;
   ReplayResult& r_;
-  SevKey last_key_{};
-  double* last_ = nullptr;
+  struct Recent { SevKey key{}; double* value = nullptr; };
+  Recent recent_[2];  // the latest key first
 };
 
 // Blocking and non-blocking collectives: instances, their wait states and, with root
