@@ -67,13 +67,7 @@ void Analysis::interval_fill(uint32_t b, const IntervalStart& s, TimeMap& map,
 
 // ---- 1. delays at the delayers' owners
 void Analysis::delays() {
-  auto D0 = std::chrono::steady_clock::now();
-  auto dlap = [&](const char* what) {
-    if (!rc_timing()) return;
-    auto now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "   [%d] dl %s: %.3f s\n", me_, what, std::chrono::duration<double>(now - D0).count());
-    D0 = now;
-  };
+  StepTimer dlap(me_, "dl");
   const auto& waits = fwd_.rc_waits;
   const uint32_t N = d_.ranks();
   std::vector<Bytes> out(P_);

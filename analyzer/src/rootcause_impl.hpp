@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -200,6 +201,24 @@ inline long resident_mb() {
   }
   return resident * 4096 / 1048576;
 }
+// The steps inside a phase (with rc_timing): each one's wall time since the one before,
+// as "   [process] TAG step: S s".
+class StepTimer {
+ public:
+  StepTimer(int me, const char* tag) : me_(me), tag_(tag) {}
+  void operator()(const char* step) {
+    if (!rc_timing()) return;
+    const auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "   [%d] %s %s: %.3f s\n", me_, tag_, step, std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  int me_;
+  const char* tag_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
 // Memory at a point inside a phase (with rc_timing): resident, and the heap's use.
 inline void report_memory(const char* what) {
   if (!rc_timing()) return;

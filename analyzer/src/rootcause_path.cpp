@@ -18,13 +18,7 @@ namespace gs::rootcause_detail {
 
 // ---- 3. process 0 solves and walks; the results go back
 void Analysis::graph_and_path() {
-  auto G0 = std::chrono::steady_clock::now();
-  auto glap = [&](const char* what) {
-    if (!rc_timing()) return;
-    auto now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "   [%d] gp %s: %.3f s\n", me_, what, std::chrono::duration<double>(now - G0).count());
-    G0 = now;
-  };
+  StepTimer glap(me_, "gp");
   // what the intervals needed of the calls' waiting and WAN excess; aux_of_ stays: it
   // numbers the calls with waits (in call order, first) for the index of their waits below
   std::vector<int64_t>().swap(aux_wan_);
