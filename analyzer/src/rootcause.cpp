@@ -64,7 +64,8 @@ RootCauseResult Analysis::run() {
   return std::move(out_);
 }
 
-// ---- set-up: call-path hashes, global call ids, local transfer minima, per-call waits
+// ---- set-up: MPI call paths (and the other processes' call paths), global call ids, local
+// transfer minima, per-call waits
 void Analysis::setup() {
   cp_mpi_.resize(ncp_);
   for (size_t i = 0; i < ncp_; ++i) cp_mpi_[i] = d_.regions[data_.tree.nodes[i].region].is_mpi;

@@ -12,7 +12,7 @@ import subprocess
 import threading
 import time
 from collections import namedtuple
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from gridscope import native

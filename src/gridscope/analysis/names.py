@@ -18,7 +18,7 @@ ENGINE_WAITS_WRITTEN = "gridscope-replay: wait states written"
 WAIT_ROWS_FILE = "waits.{process}.rows.json"
 # A lone engine process's line each time it has flushed its wait-state rows: this prefix, then
 # how many are on disk (0 at first, once its call paths are written); they are then in the
-# canonical order, so the driver converts them as they come (engine_waits.RowsOnDisk).
+# canonical order, so the driver converts them as they come (engine.RowsOnDisk).
 ENGINE_WAIT_ROWS = "gridscope-replay: wait rows "
 # Rows per record batch of the wait-state file (engine_waits): ~2.5 MB of columns per batch,
 # as many rows as pyarrow.feather.write_feather puts in one (docs/perf-analyzer.md).
