@@ -83,6 +83,17 @@ def median(values) -> float:
     return statistics.median(list(values))
 
 
+def warm(folder: Path) -> None:
+    """Reads every file of a trace folder (not timed), so the measurement after it finds the
+    trace in the page cache: on a machine that reclaims idle pages (docs/perf-analyzer.md,
+    "Tenth round") the first reader would otherwise pay the disk, whichever it is."""
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            with open(path, "rb") as f:
+                while f.read(1 << 20):
+                    pass
+
+
 def raw_read(anchor: str, label: str | None = "raw") -> tuple[float, int]:
     """The baseline: gs-rawread visiting every event; (wall seconds, events)."""
     t, proc = timed([native_bin("gs-rawread"), anchor], label=label)
