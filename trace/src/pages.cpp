@@ -53,7 +53,7 @@ uintptr_t cut_front(size_t i, uintptr_t len) {
   runs[i].at += len;
   runs[i].len -= len;
   kept -= len;
-  if (runs[i].len == 0) runs[i] = runs[--nruns];
+  if (runs[i].len == 0) drop(i);
   return at;
 }
 
