@@ -368,7 +368,6 @@ WaitWriter::WaitWriter(const std::string& prefix) : prefix_(prefix) {
     files_[c] = std::fopen(path.c_str(), "wb");
     if (!files_[c]) throw Error(path, "cannot write engine output");
   }
-  buf_.reserve(kChunk);
 }
 
 WaitWriter::~WaitWriter() {
@@ -377,30 +376,27 @@ WaitWriter::~WaitWriter() {
 }
 
 namespace {
-template <class T, class Get>
-bool write_column(FILE* f, const std::vector<WaitRow>& rows, std::vector<char>& tmp, Get get) {
-  tmp.resize(rows.size() * sizeof(T));
-  T* p = reinterpret_cast<T*>(tmp.data());
-  for (const auto& r : rows) *p++ = T(get(r));
-  return std::fwrite(tmp.data(), 1, tmp.size(), f) == tmp.size();
+template <class T>
+bool write_column(FILE* f, const std::vector<T>& column, size_t n) {
+  return std::fwrite(column.data(), sizeof(T), n, f) == n;
 }
 }  // namespace
 
 void WaitWriter::flush() {
   if (!files_[0]) {
-    kept.insert(kept.end(), buf_.begin(), buf_.end());
-  } else if (!buf_.empty()) {
-    bool ok = write_column<double>(files_[0], buf_, col_, [](const WaitRow& r) { return r.start; });
-    ok &= write_column<double>(files_[1], buf_, col_, [](const WaitRow& r) { return r.end; });
-    ok &= write_column<uint32_t>(files_[2], buf_, col_, [](const WaitRow& r) { return r.cp; });
-    ok &= write_column<uint32_t>(files_[3], buf_, col_, [](const WaitRow& r) { return r.rank; });
-    ok &= write_column<uint16_t>(files_[4], buf_, col_, [](const WaitRow& r) { return r.metric; });
-    ok &= write_column<uint8_t>(files_[5], buf_, col_, [](const WaitRow& r) { return r.cls; });
+    for (size_t i = 0; i < n_; ++i) kept.push_back({metric_[i], cls_[i], 0, cp_[i], rank_[i], 0, start_[i], end_[i]});
+  } else if (n_ > 0) {
+    bool ok = write_column(files_[0], start_, n_);
+    ok &= write_column(files_[1], end_, n_);
+    ok &= write_column(files_[2], cp_, n_);
+    ok &= write_column(files_[3], rank_, n_);
+    ok &= write_column(files_[4], metric_, n_);
+    ok &= write_column(files_[5], cls_, n_);
     if (!ok) failed_ = true;
-    on_disk_ += buf_.size();
+    on_disk_ += n_;
     if (report_) say_rows();
   }
-  buf_.clear();
+  n_ = 0;
 }
 
 void WaitWriter::report_rows() {

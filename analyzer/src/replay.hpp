@@ -44,9 +44,11 @@ class WaitWriter {
   ~WaitWriter();
   WaitWriter(const WaitWriter&) = delete;
   WaitWriter& operator=(const WaitWriter&) = delete;
-  void add(const WaitRow& row) {
-    buf_.push_back(row);
-    if (buf_.size() == kChunk) flush();
+  // (fields, not a WaitRow: a row made on the stack with narrow stores and copied with
+  // wide loads stalled on store forwarding; each field goes straight to its column)
+  void add(uint16_t metric, uint8_t cls, uint32_t cp, uint32_t rank, double start, double end) {
+    start_[n_] = start; end_[n_] = end; cp_[n_] = cp; rank_[n_] = rank; metric_[n_] = metric; cls_[n_] = cls;
+    if (++n_ == kChunk) flush();
     ++count_;
   }
   // From now on, every flush of the column files says on stdout how many rows are on disk
@@ -66,8 +68,12 @@ class WaitWriter {
   static constexpr size_t kChunk = 1 << 15;
   std::string prefix_;
   FILE* files_[6] = {};
-  std::vector<WaitRow> buf_;
-  std::vector<char> col_;
+  // the rows not flushed yet, one array per column file (kWaitColumns order)
+  std::vector<double> start_ = std::vector<double>(kChunk), end_ = std::vector<double>(kChunk);
+  std::vector<uint32_t> cp_ = std::vector<uint32_t>(kChunk), rank_ = std::vector<uint32_t>(kChunk);
+  std::vector<uint16_t> metric_ = std::vector<uint16_t>(kChunk);
+  std::vector<uint8_t> cls_ = std::vector<uint8_t>(kChunk);
+  size_t n_ = 0;
   uint64_t count_ = 0;
   uint64_t on_disk_ = 0;  // rows flushed
   bool report_ = false;
