@@ -290,8 +290,8 @@ void Analysis::delays() {
       double dsum = 0;
       for (size_t e = 0; e < tp_n; ++e) {
         const TimeMap::Entry& x = tp_map[e];
-        if (int64_t dv = x.plain - tq_.at(x.cp, false); dv > 0) { dents_.push_back({x.cp, 0, dv}); dsum += double(dv); }
-        if (int64_t dv = x.wan - tq_.at(x.cp, true); dv > 0) { dents_.push_back({x.cp, 1, dv}); dsum += double(dv); }
+        if (int64_t dv = x.plain - tq_.at(x.cp, false); dv > 0) { add_dent(x.cp, false, dv); dsum += double(dv); }
+        if (int64_t dv = x.wan - tq_.at(x.cp, true); dv > 0) { add_dent(x.cp, true, dv); dsum += double(dv); }
       }
       double wsum = 0;
       for (size_t j = 0; j < wl_n; ++j) wsum += double(wl[j].second);
@@ -319,7 +319,10 @@ void Analysis::delays() {
         edges_ += wl_n;
       }
       const uint32_t wrec = uint32_t(wrecs_.size());
-      if (dents_.size() > d_begin) wrecs_.push_back({d_begin, sp, D, rq.wait_metahost, rq.metric, rq.cls});
+      if (dents_.size() > d_begin) {  // (field by field, as add_dent)
+        WRec& w = wrecs_.emplace_back();
+        w.d_begin = d_begin; w.sp = sp; w.D = D; w.wait_metahost = rq.wait_metahost; w.metric = rq.metric; w.cls = rq.cls;
+      }
       const uint32_t rec = dents_.size() > d_begin ? wrec : kNone;
       if (is_remote)
         append(back[owner_of(rq.q, N, P_)], Indirect{rq.w_local, rec, uint32_t(me_), 0, scale * wsum, gid_of(sp), iv.enter});

@@ -131,8 +131,9 @@ struct CauseKey {
   }
 };
 struct CauseKeyHash {
-  size_t operator()(const CauseKey& k) const {
-    return mix(mix(mix(k.cp, k.rank), k.wait_metahost), uint64_t(k.pattern) << 16 | k.cls << 8 | k.kind);
+  size_t operator()(const CauseKey& k) const { return of(k.pattern, k.cls, k.kind, k.cp, k.rank, k.wait_metahost); }
+  static size_t of(uint16_t pattern, uint8_t cls, uint8_t kind, uint32_t cp, uint32_t rank, uint32_t wait_metahost) {
+    return mix(mix(mix(cp, rank), wait_metahost), uint64_t(pattern) << 16 | cls << 8 | kind);
   }
 };
 
@@ -408,21 +409,37 @@ class Analysis {
 
   void delays();
 
+  // The caches below compare a key's fields as they are and make the key only on a miss; a
+  // delay entry and a wait record are written field by field into their arrays: a struct
+  // made on the stack with narrow stores and read back with wide loads (a comparison, a
+  // copy) stalled on store forwarding, several per request.
   std::pair<double, double>& cause(uint16_t metric, uint8_t cls, const DEntry& e, uint32_t p, uint32_t wait_mh) {
     const uint8_t kind = e.wan ? KIND_WAN : cp_mpi_[e.cp] ? KIND_COMMUNICATION : KIND_COMPUTATION;
-    const CauseKey key{metric, cls, kind, e.cp, p, wait_mh};
-    CauseSlot& s = cause_cache_[cache_slot(CauseKeyHash()(key))];
-    if (!s.value || !(s.key == key)) s = {key, &causes_[key]};
+    const uint32_t cp = e.cp;
+    CauseSlot& s = cause_cache_[cache_slot(CauseKeyHash::of(metric, cls, kind, cp, p, wait_mh))];
+    const CauseKey& k = s.key;
+    if (!(s.value && k.cp == cp && k.rank == p && k.wait_metahost == wait_mh && k.pattern == metric && k.cls == cls &&
+          k.kind == kind)) {
+      const CauseKey key{metric, cls, kind, cp, p, wait_mh};
+      s = {key, &causes_[key]};
+    }
     return *s.value;
   }
   // Severities through a small direct-mapped cache of map entries (they stay put when the map
   // grows): most updates hit a key a recent one used.
   void add_sev(uint16_t metric, uint8_t cls, uint32_t cp, uint32_t rank, double v) {
     if (v == 0) return;
-    const SevKey key{metric, cls, 0, cp, rank};  // root causes: master locations only
-    SevSlot& s = sev_cache_[cache_slot(SevKeyHash()(key))];
-    if (!s.value || !(s.key == key)) s = {key, &out_.severities[key]};
+    SevSlot& s = sev_cache_[cache_slot(SevKeyHash::of(metric, cls, 0, cp, rank))];  // (master locations only)
+    const SevKey& k = s.key;
+    if (!(s.value && k.cp == cp && k.rank == rank && k.metric == metric && k.cls == cls && k.thread == 0)) {
+      const SevKey key{metric, cls, 0, cp, rank};
+      s = {key, &out_.severities[key]};
+    }
     *s.value += v;
+  }
+  void add_dent(uint32_t cp, bool wan, int64_t d) {
+    DEntry& e = dents_.emplace_back();
+    e.cp = cp; e.wan = wan; e.d = d;
   }
 
   void classes();

@@ -16,9 +16,10 @@ struct SevKey {
   }
 };
 struct SevKeyHash {
-  size_t operator()(const SevKey& k) const {
-    return (uint64_t(k.cp) * 0x9E3779B97F4A7C15ull) ^ (uint64_t(k.rank) << 20) ^ (uint64_t(k.metric) << 8) ^ k.cls ^
-           (uint64_t(k.thread) << 56);
+  size_t operator()(const SevKey& k) const { return of(k.metric, k.cls, k.thread, k.cp, k.rank); }
+  static size_t of(uint16_t metric, uint8_t cls, uint8_t thread, uint32_t cp, uint32_t rank) {
+    return (uint64_t(cp) * 0x9E3779B97F4A7C15ull) ^ (uint64_t(rank) << 20) ^ (uint64_t(metric) << 8) ^ cls ^
+           (uint64_t(thread) << 56);
   }
 };
 
