@@ -39,28 +39,15 @@ class Accumulator {
     if (ticks <= 0) return;
     double res = double(d_.resolution);
     const uint8_t cls = grid ? CLS_GRID : CLS_LOCAL;
-    // A small direct-mapped cache of keys in front of the hash map: a rank's instances come
-    // one after the other, each with a few keys (collective-heavy: the grid and the local part
-    // of its waits at two call paths, where the two keys kept before missed 70 % of the time). The
-    // fields are compared as they are: a key made on the stack and compared with wide loads
-    // stalled on store forwarding. (References into an unordered_map stay valid when it grows.)
-    Recent& r = recent_[(cp * 0x9E3779B1u ^ (uint32_t(metric) << 2 | cls) * 0x85EBCA77u ^ (rank + (uint32_t(thread) << 24)) * 0xC2B2AE3Du) >>
-                        (32 - kRecentBits)];
-    if (!(r.value && r.key.cp == cp && r.key.rank == rank && r.key.metric == metric && r.key.cls == cls &&
-          r.key.thread == thread)) {
-      const SevKey key{metric, cls, thread, cp, rank};
-      r = {key, &r_.severities[key]};
-    }
-    *r.value += ticks / res;
+    recent_.at(r_.severities, metric, cls, thread, cp, rank) += ticks / res;
     r_.waits->add(metric, cls, cp, rank, start / res, (start + ticks) / res);
   }
 
  private:
   const Defs& d_;
   ReplayResult& r_;
-  struct Recent { SevKey key{}; double* value = nullptr; };
-  static constexpr int kRecentBits = 6;
-  Recent recent_[1 << kRecentBits];
+  SevCache recent_;  // (collective-heavy's grid and local waits at two call paths missed the two
+                     // keys kept before 70 % of the time)
 };
 
 // Blocking and non-blocking collectives: instances, their wait states and, with root

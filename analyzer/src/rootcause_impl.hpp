@@ -409,14 +409,14 @@ class Analysis {
 
   void delays();
 
-  // The caches below compare a key's fields as they are and make the key only on a miss; a
-  // delay entry and a wait record are written field by field into their arrays: a struct
-  // made on the stack with narrow stores and read back with wide loads (a comparison, a
-  // copy) stalled on store forwarding, several per request.
+  // The cause cache compares a key's fields as they are and makes the key only on a miss (as
+  // SevCache); a delay entry and a wait record are written field by field into their arrays:
+  // a struct made on the stack with narrow stores and read back with wide loads (a
+  // comparison, a copy) stalled on store forwarding, several per request.
   std::pair<double, double>& cause(uint16_t metric, uint8_t cls, const DEntry& e, uint32_t p, uint32_t wait_mh) {
     const uint8_t kind = e.wan ? KIND_WAN : cp_mpi_[e.cp] ? KIND_COMMUNICATION : KIND_COMPUTATION;
     const uint32_t cp = e.cp;
-    CauseSlot& s = cause_cache_[cache_slot(CauseKeyHash::of(metric, cls, kind, cp, p, wait_mh))];
+    CauseSlot& s = cause_cache_[cache_slot<8>(CauseKeyHash::of(metric, cls, kind, cp, p, wait_mh))];
     const CauseKey& k = s.key;
     if (!(s.value && k.cp == cp && k.rank == p && k.wait_metahost == wait_mh && k.pattern == metric && k.cls == cls &&
           k.kind == kind)) {
@@ -425,17 +425,8 @@ class Analysis {
     }
     return *s.value;
   }
-  // Severities through a small direct-mapped cache of map entries (they stay put when the map
-  // grows): most updates hit a key a recent one used.
   void add_sev(uint16_t metric, uint8_t cls, uint32_t cp, uint32_t rank, double v) {
-    if (v == 0) return;
-    SevSlot& s = sev_cache_[cache_slot(SevKeyHash::of(metric, cls, 0, cp, rank))];  // (master locations only)
-    const SevKey& k = s.key;
-    if (!(s.value && k.cp == cp && k.rank == rank && k.metric == metric && k.cls == cls && k.thread == 0)) {
-      const SevKey key{metric, cls, 0, cp, rank};
-      s = {key, &out_.severities[key]};
-    }
-    *s.value += v;
+    if (v != 0) sev_cache_.at(out_.severities, metric, cls, 0, cp, rank) += v;  // (master locations only)
   }
   void add_dent(uint32_t cp, bool wan, int64_t d) {
     DEntry& e = dents_.emplace_back();
@@ -519,15 +510,9 @@ class Analysis {
   Bytes graph_in_, jumps_in_;
   uint64_t with_delayer_ = 0, edges_ = 0, unordered_ = 0;
   RootCauseResult out_;
-  struct SevSlot { SevKey key{}; double* value = nullptr; };
   struct CauseSlot { CauseKey key{}; std::pair<double, double>* value = nullptr; };
   CauseSlot cause_cache_[256];
-  static constexpr size_t kSevCache = 256;
-  // A slot from all of a hash's bits: SevKeyHash's low bits hold only the call path and
-  // class, so `% kSevCache` put a wait's four class metrics (and every rank) in one slot.
-  static size_t cache_slot(size_t h) { return size_t((uint64_t(h) * 0x9E3779B97F4A7C15ull) >> 56); }
-  static_assert(kSevCache == 256, "cache_slot gives 8 bits");
-  SevSlot sev_cache_[kSevCache];
+  SevCache sev_cache_;
 };
 
 }  // namespace gs::rootcause_detail

@@ -23,6 +23,38 @@ struct SevKeyHash {
   }
 };
 
+// A slot of a direct-mapped cache of 2^Bits entries, from all of a hash's bits (SevKeyHash's
+// low bits hold only the call path and class: `% size` put a wait's class metrics, and every
+// rank, in one slot).
+template <int Bits>
+size_t cache_slot(size_t h) {
+  return size_t((uint64_t(h) * 0x9E3779B97F4A7C15ull) >> (64 - Bits));
+}
+
+// Severities through a small direct-mapped cache of a map's entries (they stay put when an
+// unordered_map grows): most updates hit a key a recent one used (a rank's instances come one
+// after the other, each with a few keys). The fields are compared as they are and the key is
+// made only on a miss: a key made on the stack with narrow stores and compared with wide loads
+// stalled on store forwarding.
+class SevCache {
+ public:
+  template <class Map>
+  double& at(Map& map, uint16_t metric, uint8_t cls, uint8_t thread, uint32_t cp, uint32_t rank) {
+    Slot& s = slots_[cache_slot<kBits>(SevKeyHash::of(metric, cls, thread, cp, rank))];
+    const SevKey& k = s.key;
+    if (!(s.value && k.cp == cp && k.rank == rank && k.metric == metric && k.cls == cls && k.thread == thread)) {
+      const SevKey key{metric, cls, thread, cp, rank};
+      s = {key, &map[key]};
+    }
+    return *s.value;
+  }
+
+ private:
+  static constexpr int kBits = 8;
+  struct Slot { SevKey key{}; double* value = nullptr; };
+  Slot slots_[1 << kBits];
+};
+
 // Output rows (written as raw binary; layout mirrored in gridscope/analysis/engine_files.py).
 enum : uint8_t { CLS_LOCAL = 0, CLS_GRID = 1, CLS_NONE = 2 };
 struct SevRow { uint16_t metric; uint8_t cls; uint8_t thread; uint32_t cp; uint32_t rank; uint32_t pad; double value; };
