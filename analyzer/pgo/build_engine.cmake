@@ -7,7 +7,7 @@
 #      so each finds its profile in PROFILE; the binary is copied to OUTPUT.
 # Code the training never ran (threads, non-blocking collectives, MPI-IO, ...) is compiled
 # as without feedback (-fprofile-partial-training), not for size. The outputs are those of
-# the plain build (checked in docs/perf-analyzer.md): only code layout, inlining and branch
+# the plain build (ctest analyzer.pgo_same_output): only code layout, inlining and branch
 # order change. Inputs: SOURCE (the repository), BUILD, PROFILE, WORK, OUTPUT, TRACEGEN,
 # GENERATOR, MAKE_PROGRAM, C_COMPILER, CXX_COMPILER.
 cmake_minimum_required(VERSION 3.22)

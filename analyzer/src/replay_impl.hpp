@@ -4,7 +4,6 @@
 #pragma once
 #include <cstdint>
 #include <stdexcept>
-#include <utility>
 
 #include "replay.hpp"
 
@@ -39,15 +38,14 @@ class Accumulator {
     if (ticks <= 0) return;
     double res = double(d_.resolution);
     const uint8_t cls = grid ? CLS_GRID : CLS_LOCAL;
-    recent_.at(r_.severities, metric, cls, thread, cp, rank) += ticks / res;
+    sev_cache_.at(r_.severities, metric, cls, thread, cp, rank) += ticks / res;
     r_.waits->add(metric, cls, cp, rank, start / res, (start + ticks) / res);
   }
 
  private:
   const Defs& d_;
   ReplayResult& r_;
-  SevCache recent_;  // (collective-heavy's grid and local waits at two call paths missed the two
-                     // keys kept before 70 % of the time)
+  SevCache sev_cache_;
 };
 
 // Blocking and non-blocking collectives: instances, their wait states and, with root

@@ -2,7 +2,6 @@
 // intervals as time maps, the delay of each wait state at its delayer's owner, short-term
 // costs, and each wait state's class (direct/indirect, propagating/terminal).
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>

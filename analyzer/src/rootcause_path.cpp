@@ -2,7 +2,6 @@
 // long-term costs per waiting call, the critical path walked back from the end of the run,
 // and the totals.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -195,13 +194,7 @@ void Analysis::graph_and_path() {
 // call's costs are final before its wait states pass them on.
 void Analysis::solve(std::vector<Bytes>& node_costs) {
   const uint32_t N = d_.ranks();
-  auto T0 = std::chrono::steady_clock::now();
-  auto tlap = [&](const char* what) {
-    if (!rc_timing()) return;
-    auto now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "   solve %s: %.3f s\n", what, std::chrono::duration<double>(now - T0).count());
-    T0 = now;
-  };
+  StepTimer tlap(me_, "solve");
   // the wait states by (call, w_local), each pointing at its message in graph_in_, which
   // stays: its wait list is read (and renumbered) in place, behind its header
   struct Node { uint64_t gid, at; uint32_t w_local, list; };
