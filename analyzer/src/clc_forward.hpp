@@ -39,7 +39,7 @@ class ForwardReplay {
                 const std::vector<uint32_t>& send_k, const std::vector<uint32_t>& recv_k,
                 const std::vector<uint32_t>& begin_k, const std::vector<uint32_t>& end_k)
       : d_(d), data_(data), t_(t), topo_(topo), ctopo_(ctopo), o_(o), locs_(locs), loc_of_(loc_of), send_k_(send_k),
-        P_(t.size()), me_(t.rank()), out_(P_), nm_(ctopo) {
+        P_(t.size()), me_(t.rank()), owners_(d.ranks(), P_), out_(P_), nm_(ctopo) {
     recv_bound.assign(data.recvs.size(), kNoBound);
     coll_bound.assign(data.colls.size(), kNoBound);
     recv_known_.assign(data.recvs.size(), 1);
@@ -166,7 +166,7 @@ class ForwardReplay {
 
  private:
   Location& port(uint32_t rank) { return locs_[loc_of_[rank]]; }
-  uint32_t owner(uint32_t rank) const { return owner_of(rank, d_.ranks(), P_); }
+  uint32_t owner(uint32_t rank) const { return owners_(rank); }
 
   // Which receive each send feeds: the receivers' owners match, then tell the senders' owners.
   void connect_messages() {
@@ -416,6 +416,7 @@ class ForwardReplay {
   const std::vector<uint32_t>& loc_of_;
   const std::vector<uint32_t>& send_k_;
   const int P_, me_;
+  const RankOwners owners_;
   std::vector<Bytes> out_;
   std::vector<uint8_t> recv_known_, coll_known_;
   std::vector<uint32_t> recv_gen_, coll_gen_;

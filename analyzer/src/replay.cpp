@@ -313,16 +313,17 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
   // Senders tell the receivers' owners when each send started ...
   // (buffers sized exactly first: growing them would copy and touch fresh pages twice)
   const uint32_t me = t.rank();
+  const RankOwners owner(N, P);
   std::vector<Bytes> out(P);
   std::vector<size_t> count(P, 0);
-  for (size_t k = 0; k < data.sends.size(); ++k) count[owner_of(data.sends[k].dst, N, P)]++;
+  for (size_t k = 0; k < data.sends.size(); ++k) count[owner(data.sends[k].dst)]++;
   std::vector<uint32_t> own;
   own.reserve(count[me]);
   for (int p = 0; p < P; ++p)
     if (uint32_t(p) != me) out[p].reserve(count[p] * sizeof(SendMsg));
   for (size_t k = 0; k < data.sends.size(); ++k) {
     const SendRec s = data.sends[k];
-    uint32_t p = owner_of(s.dst, N, P);
+    const uint32_t p = owner(s.dst);
     if (p == me) own.push_back(k);
     else append(out[p], SendMsg{s.src, s.dst, s.comm, s.tag, uint32_t(k), 0, s.enter, s.evt, s.bytes});
   }
@@ -333,7 +334,7 @@ void point_to_point(const Defs& d, LocalData& data, Transport& t, ReplayResult& 
       posted[sends.index(i)] = data.recvs[k].req_enter;
       if (rc) post_recv[sends.index(i)] = uint32_t(k);
     } else {
-      append(out[owner_of(data.recvs[k].src, N, P)], PostMsg{sends.index(i), uint32_t(k), data.recvs[k].req_enter});
+      append(out[owner(data.recvs[k].src)], PostMsg{sends.index(i), uint32_t(k), data.recvs[k].req_enter});
     }
   });
   waits.end_phase(PHASE_RECEIVER);

@@ -267,6 +267,7 @@ CollSync coll_sync(const std::vector<CollMember>& m, CollClass cls) {
 void collective_results(const Defs& d, const Gathered<CollRec, CollMsg>& recs, int P, ReplayResult& res, bool rc,
                         ResultsByRank& out) {
   const uint32_t N = d.ranks();
+  const RankOwners owners(N, P);
   // at most two results (waiting, completion) per record, and a synchronisation point with
   // root causes: reserved address space, the pages are touched only as results are written
   out.reserve(recs.per_rank(), rc ? 3 : 2);
@@ -308,7 +309,7 @@ void collective_results(const Defs& d, const Gathered<CollRec, CollMsg>& recs, i
       for (size_t k = 0; k < sy.sync.size(); ++k) {
         if (!sy.sync[k]) continue;
         const CollRec& c = inst[k].rec;
-        const uint32_t owner = owner_of(c.rank, N, P);
+        const uint32_t owner = owners(c.rank);
         out.add(ResMsg{kRcSync, 0, 0, c.cp, c.rank, inst[k].index, sy.group ? c.comm : in_set ? kInSyncSet : kNone,
                        kNone, in_set ? key : c.begin, sy.completion[k]});
         if (!in_set || set_sent[owner]) continue;

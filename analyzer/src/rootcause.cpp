@@ -223,7 +223,7 @@ void Analysis::synchronisations() {
     const bool answered = needs_delayer_leave(w.ref);
     if (w.ref == REF_COLL) synchronised_coll(w.call, w.delayer);
     else if (!answered) synchronised(w.call, w.delayer, 0);
-    const uint32_t owner = owner_of(w.delayer, N, P_);
+    const uint32_t owner = owner_(w.delayer);
     if (owner == uint32_t(me_)) {
       const uint32_t sp = add_delayer_sync(w.ref, w.delayer_index, w.delayer, q, calls[w.call].leave);
       if (answered)
@@ -238,7 +238,7 @@ void Analysis::synchronisations() {
     for (Cursor c(in); !c.done();) {
       Notice n = c.get<Notice>();
       const uint32_t sp = add_delayer_sync(uint8_t(n.ref), n.index, n.p, n.q, n.leave);
-      if (n.reply) append(back[owner_of(n.q, N, P_)], Back{n.call, n.p, n.ref, 0, sp == kNone ? INT64_MAX : calls[sp].leave});
+      if (n.reply) append(back[owner_(n.q)], Back{n.call, n.p, n.ref, 0, sp == kNone ? INT64_MAX : calls[sp].leave});
     }
   }
   Bytes in = t_.exchange(back);

@@ -88,7 +88,7 @@ void Analysis::delays() {
     const RcWait& w = waits[i];
     const uint32_t q = rank_of(w.call);
     if (w.delayer == kNone || w.delayer == q) continue;
-    const uint32_t owner = owner_of(w.delayer, N, P_);
+    const uint32_t owner = owner_(w.delayer);
     if (owner == uint32_t(me_)) {
       if (const uint32_t sp = delayer_of(w.ref, w.delayer_index, w.delayer); sp != kNone)
         reqs.push_back({gid_of(w.call), uint32_t(i), sp});
@@ -106,38 +106,42 @@ void Analysis::delays() {
         if (int64_t v = tq_.at(cp, wan)) append(b, CpTicks{cp | (wan ? kWanPart : 0), v});
   }
   dlap("requests built");
-  std::vector<Request> remote;
-  std::vector<size_t> keys_at;
-  std::vector<CpTicks> keys;
+  // The requests from other processes stay where they arrived, read in place: each one's
+  // offset, its keys' call paths translated to ours there (copying 60 MB of them into typed
+  // vectors took longer than the pass over them).
+  Bytes arrived = t_.exchange(out);
+  dlap("requests exchanged");
+  std::vector<size_t> remote_at;
   {
-    Bytes in = t_.exchange(out);
-    dlap("requests exchanged");
-    size_t n_remote = 0, n_keys = 0;
-    for (Cursor c(in); !c.done(); ++n_remote) {
-      const Request rq = c.get<Request>();
-      n_keys += rq.keys;
-      for (uint32_t k = 0; k < rq.keys; ++k) c.get<CpTicks>();
-    }
-    if (rc_timing()) std::fprintf(stderr, "   [%d] requests from other processes %zu, keys %zu, of %zu B\n", me_, n_remote, n_keys, in.size());
-    reqs.reserve(reqs.size() + n_remote);
-    remote.reserve(n_remote);
-    keys_at.reserve(n_remote);
-    keys.reserve(n_keys);
-    for (Cursor c(in); !c.done();) {
-      Request rq = c.get<Request>();
+    size_t n_keys = 0;
+    reqs.reserve(reqs.size() + arrived.size() / sizeof(Request));  // (at most: untouched pages cost nothing)
+    remote_at.reserve(arrived.size() / sizeof(Request));
+    for (size_t at = 0; at < arrived.size();) {
+      if (arrived.size() - at < sizeof(Request)) throw std::logic_error("root causes: truncated message");
+      Request rq;
+      std::memcpy(&rq, arrived.data() + at, sizeof rq);
+      if (rq.keys > (arrived.size() - at - sizeof rq) / sizeof(CpTicks)) throw std::logic_error("root causes: truncated message");
       if (const uint32_t sp = delayer_of(rq.ref, rq.index, rq.p); sp != kNone)
-        reqs.push_back({rq.gid, kRemote | uint32_t(remote.size()), sp});
-      remote.push_back(rq);
-      keys_at.push_back(keys.size());
-      const std::vector<uint32_t>& to_ours = cp_from_[owner_of(rq.q, N, P_)];
+        reqs.push_back({rq.gid, kRemote | uint32_t(remote_at.size()), sp});
+      remote_at.push_back(at);
+      const std::vector<uint32_t>& to_ours = cp_from_[owner_(rq.q)];
+      CpTicks* kt = reinterpret_cast<CpTicks*>(arrived.data() + at + sizeof rq);
       for (uint32_t k = 0; k < rq.keys; ++k) {  // (a call path we lack: kNone, not counted)
-        CpTicks kt = c.get<CpTicks>();
-        const uint32_t cp = kt.cp & ~kWanPart;
-        kt.cp = cp < to_ours.size() && to_ours[cp] != kNone ? to_ours[cp] | (kt.cp & kWanPart) : kNone;
-        keys.push_back(kt);
+        const uint32_t cp = kt[k].cp & ~kWanPart;
+        kt[k].cp = cp < to_ours.size() && to_ours[cp] != kNone ? to_ours[cp] | (kt[k].cp & kWanPart) : kNone;
       }
+      n_keys += rq.keys;
+      at += sizeof rq + size_t(rq.keys) * sizeof(CpTicks);
     }
+    if (rc_timing())
+      std::fprintf(stderr, "   [%d] requests from other processes %zu, keys %zu, of %zu B\n", me_, remote_at.size(), n_keys, arrived.size());
   }
+  auto remote_request = [&](size_t r) {
+    Request rq;
+    std::memcpy(&rq, arrived.data() + remote_at[r], sizeof rq);
+    return rq;
+  };
+  auto remote_keys = [&](size_t r) { return reinterpret_cast<const CpTicks*>(arrived.data() + remote_at[r] + sizeof(Request)); };
   // per delayer call: its requests left (kMany: too many to count down) and whether `shared`
   // holds its interval
   constexpr uint8_t kStored = 0x80, kMany = 0x7f;
@@ -260,7 +264,7 @@ void Analysis::delays() {
       const bool is_remote = pr.idx & kRemote;
       Request rq;
       if (is_remote) {
-        rq = remote[pr.idx & ~kRemote];
+        rq = remote_request(pr.idx & ~kRemote);
       } else {
         const RcWait& w = waits[pr.idx];
         const uint32_t q = q_of[i];
@@ -279,9 +283,9 @@ void Analysis::delays() {
       if (!is_remote) {
         interval(waits[pr.idx].call, rq.p, tq_, nullptr);
       } else {
-        const size_t at = keys_at[pr.idx & ~kRemote];
+        const CpTicks* keys = remote_keys(pr.idx & ~kRemote);
         for (uint32_t k = 0; k < rq.keys; ++k) {
-          const CpTicks& kt = keys[at + k];
+          const CpTicks& kt = keys[k];
           if (kt.cp != kNone) tq_.add(kt.cp & ~kWanPart, kt.cp & kWanPart, kt.ticks);
         }
       }
@@ -324,7 +328,7 @@ void Analysis::delays() {
       }
       const uint32_t rec = dents_.size() > d_begin ? wrec : kNone;
       if (is_remote)
-        append(back[owner_of(rq.q, N, P_)], Indirect{rq.w_local, rec, uint32_t(me_), 0, scale * wsum, gid_of(sp), iv.enter});
+        append(back[owner_(rq.q)], Indirect{rq.w_local, rec, uint32_t(me_), 0, scale * wsum, gid_of(sp), iv.enter});
       else
         replies_[pr.idx] = Reply{rec, sp, scale * wsum};
     }
@@ -347,8 +351,8 @@ void Analysis::delays() {
   decltype(peer_syncs_)().swap(peer_syncs_);
   decltype(group_calls_)().swap(group_calls_);
   decltype(reqs)().swap(reqs);
-  decltype(remote)().swap(remote);
-  decltype(keys)().swap(keys);
+  Bytes().swap(arrived);
+  decltype(remote_at)().swap(remote_at);
   Bytes in = t_.exchange(back);
   far_replies_.reserve(in.size() / sizeof(Indirect));
   for (Cursor c(in); !c.done();) {

@@ -277,7 +277,7 @@ class Analysis {
  public:
   Analysis(const Defs& d, const LocalData& data, const ReplayResult& fwd, Transport& t, const std::vector<uint32_t>& mine)
       : d_(d), data_(data), tl_(data.timeline), fwd_(fwd), t_(t), mine_(mine), P_(t.size()), me_(t.rank()),
-        res_(double(d.resolution)), ncp_(data.tree.nodes.size()), tp_(ncp_), tq_(ncp_) {
+        res_(double(d.resolution)), owner_(d.ranks(), P_), ncp_(data.tree.nodes.size()), tp_(ncp_), tq_(ncp_) {
     // per block of 2^kRankBlockBits calls: the slot of its first call's rank
     const std::vector<uint32_t>& first = data.timeline.rank_first;
     slot_at_block_.resize((data.timeline.calls.size() >> kRankBlockBits) + 1);
@@ -456,6 +456,7 @@ class Analysis {
   const std::vector<uint32_t>& mine_;
   const int P_, me_;
   const double res_;
+  const RankOwners owner_;
   const size_t ncp_;
   TimeMap tp_, tq_;
   std::vector<uint32_t> slot_at_block_;  // rank_of's

@@ -348,13 +348,11 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   // depend on the records' order: each wait's share is its own)
   const size_t rec = sizeof(NodeCostHead) + sizeof(double) * size_t(ncol);
   // (ids ascend: their ranks by a cursor, no search per node)
-  std::vector<uint32_t> owner(N);
-  for (uint32_t r = 0; r < N; ++r) owner[r] = owner_of(r, N, P_);
   auto each = [&](auto&& f) {
     uint32_t r = 0;
     for (size_t n = 0; n < ids.size(); ++n) {
       while (ids[n] >= gbase_[r + 1]) ++r;
-      if (head(n).first & kPred) f(n, owner[r]);
+      if (head(n).first & kPred) f(n, owner_(r));
     }
   };
   std::vector<size_t> to(P_, 0);
@@ -407,14 +405,14 @@ void Analysis::walk(std::vector<Bytes>& cover) {
       // runtimes from Init's synchronisation point, its leave, hold the call itself)
       const int64_t begin = rk.init == kNone ? rk.start : rk.init_enter;
       const uint64_t init = gbase_[r] + rk.init;
-      append(cover[owner_of(r, N, P_)], rk.init == kNone ? CoverMsg{0, cursor, -1}
+      append(cover[owner_(r)], rk.init == kNone ? CoverMsg{0, cursor, -1}
                                                           : CoverMsg{init, cursor, rk.init_leave - rk.init_enter});
       out_.path.push_back({r, 0, double(begin) / res_, double(arrival) / res_});
       length += arrival - begin;
       break;
     }
     const int64_t resume = std::min(out->resume, out->leave);
-    append(cover[owner_of(r, N, P_)], CoverMsg{out->gid, cursor, out->leave - resume});
+    append(cover[owner_(r)], CoverMsg{out->gid, cursor, out->leave - resume});
     out_.path.push_back({r, 0, double(resume) / res_, double(arrival) / res_});
     length += arrival - resume;
     arrived.insert(out->target);
