@@ -1,6 +1,7 @@
 // Replay on a tiny synthetic trace written by gs-tracegen, through the in-process transport.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -98,4 +99,24 @@ TEST(CallTree, ManyNodesKeepParentLinks) {
   for (uint32_t r = 1; r < 200; ++r) ids.push_back(tree.child(root, r));
   for (uint32_t r = 1; r < 200; ++r) EXPECT_EQ(tree.child(root, r), ids[r - 1]);
   EXPECT_EQ(tree.nodes.size(), 200u);
+}
+
+// The processes own consecutive blocks of ranks, as even as they divide (the driver's wait
+// rows rely on that order), and RankOwners answers as owner_of does.
+TEST(RankOwners, ConsecutiveEvenBlocks) {
+  for (uint32_t ranks : {1u, 5u, 16u, 64u, 1000u})
+    for (int processes : {1, 2, 3, 7, 16}) {
+      if (uint32_t(processes) > ranks) continue;
+      const gs::RankOwners owner(ranks, processes);
+      std::vector<uint32_t> count(processes, 0);
+      for (uint32_t r = 0; r < ranks; ++r) {
+        ASSERT_EQ(owner(r), gs::owner_of(r, ranks, processes)) << ranks << " ranks, rank " << r;
+        ASSERT_LT(owner(r), uint32_t(processes));
+        if (r > 0) ASSERT_LE(owner(r - 1), owner(r));
+        ++count[owner(r)];
+      }
+      const auto [lo, hi] = std::minmax_element(count.begin(), count.end());
+      EXPECT_LE(*hi - *lo, 1u) << ranks << " ranks on " << processes << " processes";
+      EXPECT_GT(*lo, 0u);
+    }
 }
