@@ -10,7 +10,9 @@
  * A file cut after a whole chunk must still end the way OTF2 readers expect: libotf2's
  * reader, finding no next chunk, reads the previous chunk's memory again and never ends.
  * So each write-through is followed by an empty chunk that says "end of file" (below),
- * which the next chunk written overwrites. */
+ * which the next chunk written overwrites, written in the same system call as the chunks
+ * (at most 64 of them a call): a process killed between two calls still leaves a file
+ * that ends with a mark. */
 #ifndef GS_WRITETHROUGH_H
 #define GS_WRITETHROUGH_H
 #include <stddef.h>
@@ -33,7 +35,7 @@ enum { GS_OTF2_CHUNK_HEADER = 3, GS_OTF2_END_OF_FILE = 2, GS_OTF2_CHUNK_HEADER_S
 void gs_end_mark(const unsigned char *last, unsigned char out[GS_END_MARK_SIZE]);
 
 /* Writes chunks[0..n) (sizes[i] bytes each) at the end of what was written to `path`
- * so far, then the end mark after them; opens it on first use (libotf2 has created it by
+ * so far, each batch of them with the end mark after it; opens it on first use (libotf2 has created it by
  * then). Returns 0, or -1 when
  * the file cannot be opened or written (libotf2 then reports its own failure). */
 int gs_writethrough(gs_writethrough_t *w, const char *path, void *const *chunks,

@@ -1,7 +1,9 @@
 /* Write-through of flushed chunks: the bytes land at consecutive offsets of the file,
- * flush after flush, without truncating it; a file that cannot be opened is reported. */
+ * flush after flush, without truncating it, followed by the end mark (also when they take
+ * more than one system call); a file that cannot be opened is reported. */
 #define _GNU_SOURCE
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -76,6 +78,37 @@ int main(void)
     CHECK_EQ_U64(mark_first, 10);
     gs_writethrough_close(&e);
     unlink(path2);
+
+    /* More chunks than one system call takes (64): each call ends with its own mark, which
+     * the next call's first chunk overwrites; the file ends with the last chunk's mark. */
+    enum { MANY = 70 };
+    static unsigned char many[MANY][32];
+    void *many_p[MANY];
+    uint64_t many_sizes[MANY];
+    for (int i = 0; i < MANY; i++) {
+        many[i][0] = GS_OTF2_CHUNK_HEADER, many[i][1] = 'B';
+        uint64_t first_event = 2 * (uint64_t)i + 1, last_event = 2 * (uint64_t)i + 2;
+        memcpy(many[i] + 2, &first_event, 8);
+        memcpy(many[i] + 10, &last_event, 8);
+        many_p[i] = many[i], many_sizes[i] = 32;
+    }
+    char path3[] = "/tmp/gs_test_writethrough_XXXXXX";
+    fd = mkstemp(path3);
+    CHECK(fd >= 0);
+    close(fd);
+    gs_writethrough_t m = {0, -1, 0};
+    CHECK(gs_writethrough(&m, path3, many_p, many_sizes, MANY) == 0);
+    CHECK_EQ_U64(m.offset, MANY * 32);
+    static unsigned char whole[MANY * 32 + 64];
+    CHECK_EQ_U64(file_bytes(path3, (char *)whole, sizeof whole), MANY * 32 + GS_END_MARK_SIZE);
+    int same = 1;
+    for (int i = 0; i < MANY; i++) same &= memcmp(whole + 32 * i, many[i], 32) == 0;
+    CHECK(same);
+    memcpy(&mark_first, whole + MANY * 32 + 2, 8);
+    CHECK_EQ_U64(mark_first, 2 * MANY + 1);
+    CHECK(whole[MANY * 32 + GS_OTF2_CHUNK_HEADER_SIZE] == GS_OTF2_END_OF_FILE);
+    gs_writethrough_close(&m);
+    unlink(path3);
 
     gs_writethrough_t missing = {0, -1, 0};
     CHECK(gs_writethrough(&missing, "/nonexistent-dir/0.evt", first, first_sizes, 2) == -1);
