@@ -95,12 +95,14 @@ static void seen(rank_end_t *r, uint64_t t)
     r->events++;
     r->last_time = t;
 }
+static int backwards(const rank_end_t *r, uint64_t t) { return r->events > 0 && t < r->last_time; }
 
 static OTF2_CallbackCode on_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u,
                                   OTF2_AttributeList *a, OTF2_RegionRef region)
 {
     (void)l, (void)a;
     rank_end_t *r = u;
+    if (backwards(r, t)) return OTF2_CALLBACK_INTERRUPT;
     seen(r, t);
     if (r->depth < MAX_DEPTH) r->stack[r->depth] = region, r->entered[r->depth] = t;
     r->depth++;
@@ -112,6 +114,7 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u,
 {
     (void)l, (void)a;
     rank_end_t *r = u;
+    if (backwards(r, t)) return OTF2_CALLBACK_INTERRUPT;
     seen(r, t);
     if (t != r->closing_time || r->nclosing == 0) r->nclosing = 0, r->closing_time = t;
     if (r->depth > 0) r->depth--;
@@ -127,6 +130,7 @@ static OTF2_CallbackCode on_program_end(OTF2_LocationRef l, OTF2_TimeStamp t, vo
 {
     (void)l, (void)a;
     rank_end_t *r = u;
+    if (backwards(r, t)) return OTF2_CALLBACK_INTERRUPT;
     seen(r, t);
     r->ended = 1;
     r->status = status;
@@ -142,6 +146,7 @@ static OTF2_CallbackCode on_unknown(OTF2_LocationRef l, OTF2_TimeStamp t, void *
                                     OTF2_AttributeList *a)
 {
     (void)l, (void)a;
+    if (backwards(u, t)) return OTF2_CALLBACK_INTERRUPT;
     seen(u, t);
     return OTF2_CALLBACK_SUCCESS;
 }
