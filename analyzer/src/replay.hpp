@@ -21,7 +21,7 @@ struct Counters {
 
 uint32_t owner_of(uint32_t rank, uint32_t ranks, int processes);
 // owner_of for every rank, looked up: the loops over sends, wait states and collective
-// members that ask it per record spent a 64-bit division each (3 % of the -j 2 replay).
+// members that ask it per record made a call and a 64-bit division each.
 class RankOwners {
  public:
   RankOwners(uint32_t ranks, int processes) : of_(ranks) {
