@@ -116,11 +116,10 @@ void Analysis::delays() {
     size_t n_keys = 0;
     reqs.reserve(reqs.size() + arrived.size() / sizeof(Request));  // (at most: untouched pages cost nothing)
     remote_at.reserve(arrived.size() / sizeof(Request));
-    for (size_t at = 0; at < arrived.size();) {
-      if (arrived.size() - at < sizeof(Request)) throw std::logic_error("root causes: truncated message");
-      Request rq;
-      std::memcpy(&rq, arrived.data() + at, sizeof rq);
-      if (rq.keys > (arrived.size() - at - sizeof rq) / sizeof(CpTicks)) throw std::logic_error("root causes: truncated message");
+    for (Cursor c(arrived); !c.done();) {
+      const size_t at = c.offset();
+      const Request rq = c.get<Request>();
+      c.skip(size_t(rq.keys) * sizeof(CpTicks));
       if (const uint32_t sp = delayer_of(rq.ref, rq.index, rq.p); sp != kNone)
         reqs.push_back({rq.gid, kRemote | uint32_t(remote_at.size()), sp});
       remote_at.push_back(at);
@@ -131,7 +130,6 @@ void Analysis::delays() {
         kt[k].cp = cp < to_ours.size() && to_ours[cp] != kNone ? to_ours[cp] | (kt[k].cp & kWanPart) : kNone;
       }
       n_keys += rq.keys;
-      at += sizeof rq + size_t(rq.keys) * sizeof(CpTicks);
     }
     if (rc_timing())
       std::fprintf(stderr, "   [%d] requests from other processes %zu, keys %zu, of %zu B\n", me_, remote_at.size(), n_keys, arrived.size());

@@ -107,8 +107,13 @@ struct CoverMsg { uint64_t lo, hi; int64_t lo_ticks; };
 
 class Cursor {
  public:
-  explicit Cursor(const Bytes& b) : p_(b.data()), end_(b.data() + b.size()) {}
+  explicit Cursor(const Bytes& b) : begin_(b.data()), p_(b.data()), end_(b.data() + b.size()) {}
   bool done() const { return p_ >= end_; }
+  size_t offset() const { return size_t(p_ - begin_); }  // of the next record in the buffer
+  void skip(size_t bytes) {  // records read in place (at offset() before the skip)
+    if (size_t(end_ - p_) < bytes) throw std::logic_error("root causes: truncated message");
+    p_ += bytes;
+  }
   template <class T>
   T get() {
     if (p_ + sizeof(T) > end_) throw std::logic_error("root causes: truncated message");
@@ -119,6 +124,7 @@ class Cursor {
   }
 
  private:
+  const char* begin_;
   const char* p_;
   const char* end_;
 };

@@ -90,20 +90,23 @@ static OTF2_CallbackCode on_location(void *u, OTF2_LocationRef ref, OTF2_StringR
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static void seen(rank_end_t *r, uint64_t t)
+/* Counts an event; 0 where its time runs backwards: the stream is damaged from there (a
+ * file cut after a whole chunk makes libotf2 read that chunk's memory again, forever), and
+ * the event is not counted. */
+static int seen(rank_end_t *r, uint64_t t)
 {
+    if (t < r->last_time) return 0;
     r->events++;
     r->last_time = t;
+    return 1;
 }
-static int backwards(const rank_end_t *r, uint64_t t) { return r->events > 0 && t < r->last_time; }
 
 static OTF2_CallbackCode on_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u,
                                   OTF2_AttributeList *a, OTF2_RegionRef region)
 {
     (void)l, (void)a;
     rank_end_t *r = u;
-    if (backwards(r, t)) return OTF2_CALLBACK_INTERRUPT;
-    seen(r, t);
+    if (!seen(r, t)) return OTF2_CALLBACK_INTERRUPT;
     if (r->depth < MAX_DEPTH) r->stack[r->depth] = region, r->entered[r->depth] = t;
     r->depth++;
     return OTF2_CALLBACK_SUCCESS;
@@ -114,8 +117,7 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u,
 {
     (void)l, (void)a;
     rank_end_t *r = u;
-    if (backwards(r, t)) return OTF2_CALLBACK_INTERRUPT;
-    seen(r, t);
+    if (!seen(r, t)) return OTF2_CALLBACK_INTERRUPT;
     if (t != r->closing_time || r->nclosing == 0) r->nclosing = 0, r->closing_time = t;
     if (r->depth > 0) r->depth--;
     if (r->nclosing < MAX_DEPTH) {
@@ -130,8 +132,7 @@ static OTF2_CallbackCode on_program_end(OTF2_LocationRef l, OTF2_TimeStamp t, vo
 {
     (void)l, (void)a;
     rank_end_t *r = u;
-    if (backwards(r, t)) return OTF2_CALLBACK_INTERRUPT;
-    seen(r, t);
+    if (!seen(r, t)) return OTF2_CALLBACK_INTERRUPT;
     r->ended = 1;
     r->status = status;
     if (r->nclosing && r->closing_time == t) {
@@ -146,8 +147,7 @@ static OTF2_CallbackCode on_unknown(OTF2_LocationRef l, OTF2_TimeStamp t, void *
                                     OTF2_AttributeList *a)
 {
     (void)l, (void)a;
-    if (backwards(u, t)) return OTF2_CALLBACK_INTERRUPT;
-    seen(u, t);
+    if (!seen(u, t)) return OTF2_CALLBACK_INTERRUPT;
     return OTF2_CALLBACK_SUCCESS;
 }
 
