@@ -238,7 +238,11 @@ void Analysis::delays() {
           interval_fill(sp, st, tp_, &pool_wl);
           tp_.save_append(pool_map);
         });
-        if (sh && beyond && !(n & kStored)) {  // kept for the requests after this chunk
+        // kept for the requests after this chunk: the latest interval, not the first (a
+        // collective's first waiting member is often the latecomer's neighbour, whose interval
+        // starts at their last message; the members after it share the one from the collective
+        // before, which had been filled again for each of them)
+        if (sh && beyond && (!(n & kStored) || !(sh->start == st))) {
           const Iv& iv = ivs.back();
           sh->start = st;
           sh->enter = iv.enter;

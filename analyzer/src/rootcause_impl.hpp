@@ -398,7 +398,8 @@ class Analysis {
     interval_fill(b, interval_start(b, other), map, waits);
   }
   // A delayer's interval that several wait states share (a collective's latecomer against
-  // each member it delayed): computed once, replayed until its last request.
+  // each member it delayed): computed once, replayed until its last request or until a
+  // request needs another start.
   struct SharedInterval {
     IntervalStart start;
     int64_t enter;  // the delayer call's
