@@ -3,8 +3,9 @@
 //     (computed in place when both ranks are ours); the delayer owner computes the delay,
 //     the short-term costs and the wait list, which goes to process 0 as the propagation
 //     graph; back to the waiting owner go the indirect part and where the path would move;
-//  2. waiting owners: wait-state classes; the calls the critical path can leave through go
-//     to process 0, which solves the long-term costs per waiting call and walks the path;
+//  2. waiting owners: the calls the critical path can leave through go to the last process,
+//     which walks the path while process 0 solves the long-term costs per waiting call; the
+//     wait-state classes (at process 0 after its solve, elsewhere while it solves);
 //  3. process 0 -> waiting owners -> delayer owners: each wait state's inherited costs,
 //     charged to its delays; process 0 -> owners: the path's covered stretches.
 // Every sum runs in an order fixed by global call ids and each rank's wait-state order,
@@ -55,9 +56,7 @@ RootCauseResult Analysis::run() {
   delays();
   lap("delays");
   if (timing) std::fprintf(stderr, "root causes [%d] dents %zu wrecs %zu graph %zu B\n", me_, dents_.size(), wrecs_.size(), graph_in_.size());
-  classes();
-  lap("classes");
-  graph_and_path();
+  graph_and_path();  // (the wait classes within: process 0 finds them after its solve)
   lap("graph and path");
   finish();
   lap("finish");
