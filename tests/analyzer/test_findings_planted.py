@@ -12,10 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gstest import REPO, run_gridscope
+from gstest import run_gridscope
 
-PLATFORMS = Path(__file__).resolve().parent / "planted"
-APP = REPO / "testdata" / "apps" / "planted" / "planted.c"
 SOLVE = "planted/timestep/solve"
 
 pytestmark = pytest.mark.slow
@@ -31,17 +29,11 @@ PLANTS = {  # name: (platform, program arguments)
 
 
 @pytest.fixture(scope="module")
-def planted(tmp_path_factory):
+def planted(planted_run):
     """name -> (trace folder, summary) for every planted run."""
-    root = tmp_path_factory.mktemp("planted")
-    program = root / "planted"
-    run_gridscope("cc", "--simulate", APP, f"-I{REPO / 'testdata' / 'apps' / 'common'}", "-O1", "-o", program)
     runs = {}
     for name, (platform, args) in PLANTS.items():
-        rec, out = root / f"rec-{name}", root / f"an-{name}"
-        run_gridscope("record", "--platform", PLATFORMS / f"{platform}.toml", "-np", "12", "-o", rec, "--",
-                      program, *args)
-        run_gridscope("analyze", rec, "-o", out, "-q")
+        rec, out = planted_run(platform, *args)
         runs[name] = (rec, json.loads((out / "summary.json").read_text()))
     return runs
 

@@ -8,6 +8,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cube"))
 
 from cube_samples import analysis_folder, experiment  # noqa: E402
+from gstest import run_gridscope  # noqa: E402
 
 
 def compare_rows():
@@ -45,3 +46,11 @@ def cycles(tmp_path_factory):
                  ).to_feather(runs[2] / "waitstates.feather")
     diff_runs(runs[0], runs[2], root / "diff02")
     return {"root": root, "runs": runs, "compare": root / "cmp", "diff": root / "diff02"}
+
+
+@pytest.fixture(scope="session")
+def demo_without_compare(tmp_path_factory):
+    """One `gridscope demo --no-compare` (about 20 s) for the tests that read its output:
+    (output folder, the finished command); each test checks the exit code it cares about."""
+    out = tmp_path_factory.mktemp("demo") / "demo-out"
+    return out, run_gridscope("demo", "--no-compare", "-o", out, check=False)

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from gstest import REPO, run_gridscope
+from gstest import REPO
 
 SCRIPT = "benchmarks/demo/demo_docs.py"
 
@@ -16,9 +16,11 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    out = tmp_path_factory.mktemp("demo") / "demo"
-    run_gridscope("demo", "--no-compare", "-o", out)
+def demo(demo_without_compare):
+    out, proc = demo_without_compare
+    if proc.returncode != 0:
+        pytest.fail(f"gridscope demo --no-compare exited {proc.returncode}\nstdout:\n{proc.stdout}\n"
+                    f"stderr:\n{proc.stderr}")
     return out
 
 

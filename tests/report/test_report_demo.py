@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -102,14 +100,11 @@ def _native_ready() -> bool:
 
 
 @pytest.fixture(scope="module")
-def demo_run(tmp_path_factory):
+def demo_run(request):
     if not _native_ready():
         pytest.skip("needs the native build (make install) and SimGrid")
-    out = tmp_path_factory.mktemp("demo") / "demo-out"
-    # --no-compare: the collectives comparison (two minutes) is tested by its own part.
-    proc = subprocess.run([sys.executable, "-m", "gridscope", "demo", "-o", str(out),
-                           "--no-compare"], capture_output=True, text=True)
-    return out, proc
+    # --no-compare: the collectives comparison is tested by its own part
+    return request.getfixturevalue("demo_without_compare")
 
 
 @pytest.mark.slow

@@ -13,26 +13,20 @@ import subprocess
 
 import pytest
 
-from gstest import REPO, run_gridscope
+from gstest import run_gridscope
 
 pytestmark = pytest.mark.slow
-PLATFORM = REPO / "tests" / "analyzer" / "planted" / "three-sites.toml"
 
 
 @pytest.fixture(scope="module")
-def planted_report(tmp_path_factory):
+def planted_report(planted_run, tmp_path_factory):
     root = tmp_path_factory.mktemp("story")
-    program = root / "planted"
-    run_gridscope("cc", "--simulate", REPO / "testdata" / "apps" / "planted" / "planted.c",
-                  f"-I{REPO / 'testdata' / 'apps' / 'common'}", "-O1", "-o", program)
-    for name, plant in (("an", ["slow-rank", "--rank", "5"]), ("master", ["master"])):
-        run_gridscope("record", "--platform", PLATFORM, "-np", "12", "-o", root / f"rec-{name}", "--", program,
-                      "--plant", *plant)
-        run_gridscope("analyze", root / f"rec-{name}", "-o", root / name, "-q")
+    _, an = planted_run("three-sites", "--plant", "slow-rank", "--rank", "5")
+    _, master = planted_run("three-sites", "--plant", "master")
     pdf = shutil.which("chromium") is not None and shutil.which("pdftotext") is not None
-    run_gridscope("report", root / "an", "-o", root / "report.html", *(["--pdf"] if pdf else []))
-    run_gridscope("report", root / "master", "-o", root / "master.html")
-    return root, json.loads((root / "an" / "summary.json").read_text()), pdf
+    run_gridscope("report", an, "-o", root / "report.html", *(["--pdf"] if pdf else []))
+    run_gridscope("report", master, "-o", root / "master.html")
+    return root, json.loads((an / "summary.json").read_text()), pdf
 
 
 def words(page: str) -> str:
