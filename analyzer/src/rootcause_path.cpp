@@ -47,14 +47,13 @@ void Analysis::graph_and_path() {
     }
   }
   glap("walk first");
-  // the wait classes need only this process's replies: process 0 finds them after its solve,
-  // the others before they wait for its results
-  if (me_ != 0) classes();
   if (me_ == 0) {
     solve(node_costs);
     report_memory("solved");
-    classes();
   }
+  // the wait classes need only this process's replies: process 0 finds them after its solve,
+  // the others while it solves
+  classes();
   glap("solved");
   // a waiting call's inherited costs, shared among its waits, to their delayers' owners
   std::vector<Bytes> wait_costs(P_);
