@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 
 from gridscope import native
+from gridscope.record.ends import CUT, RankEnd, parse
 
 CHUNK = 1 << 20  # gs-tracegen's event chunks (libotf2's default chunk size)
 OTF2_CHUNK_HEADER = 3
@@ -15,11 +16,11 @@ OTF2_CHUNK_HEADER = 3
 HANG_GUARD_S = 600
 
 
-def ends(trace_dir) -> dict[int, list[str]]:
+def ends(trace_dir) -> dict[int, RankEnd]:
     proc = subprocess.run([str(native.binary("gridscope-trace-ends")), str(trace_dir)], capture_output=True,
                           text=True, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr
-    return {int(line.split("\t")[0]): line.split("\t") for line in proc.stdout.splitlines()}
+    return {e.rank: e for e in parse(proc.stdout)}
 
 
 def test_stream_cut_after_a_whole_chunk_is_cut_not_endless(tmp_path):
@@ -30,9 +31,9 @@ def test_stream_cut_after_a_whole_chunk_is_cut_not_endless(tmp_path):
     data = evt.read_bytes()
     assert len(data) > 3 * CHUNK and data[2 * CHUNK] == OTF2_CHUNK_HEADER  # a chunk starts there
     whole = ends(trace)
-    assert whole[0][1] == "cut" and int(whole[0][2]) > 0  # (gs-tracegen writes no ProgramEnd)
+    assert whole[0].kind == CUT and whole[0].events > 0  # (gs-tracegen writes no ProgramEnd)
     evt.write_bytes(data[: 2 * CHUNK])
     cut = ends(trace)
-    assert cut[0][1] == "cut"
-    assert 0 < int(cut[0][2]) < int(whole[0][2])
+    assert cut[0].kind == CUT
+    assert 0 < cut[0].events < whole[0].events
     assert cut[1] == whole[1]  # the other rank as before
