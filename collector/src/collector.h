@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 #include <otf2/otf2.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -39,6 +40,8 @@ typedef struct {
     uint64_t nevents;       /* event count, once the writer is closed */
     int closed;             /* its events are complete (part of the trace) */
     int waiting;            /* its thread waits in MPI_Abort for the crash flush */
+    /* its thread is inside an event write: a crash flush must not touch the writer now */
+    volatile sig_atomic_t writing;
 } gs_loc_t;
 
 /* Measurement state of this process (one MPI rank; SMPI privatises it per rank). */
@@ -120,6 +123,37 @@ static inline int gs_on(void)
 void gs_lock(void);
 void gs_unlock(void);
 
+/* Every event write goes through GS_EMIT: a signal that ends the program may arrive
+ * while libotf2 is half-way through a record, and the crash flush, which writes to the
+ * same buffer from its own thread, would then interleave its records with the half-written
+ * one (readers misparse the rest of the file). The handler sees `writing` and lets the
+ * write finish; gs_write_end then handles the signal (core_crash.c). */
+#ifdef GS_SMPI
+#define GS_EMIT(L, call) (call)
+#else
+extern volatile sig_atomic_t gs_signal_waiting;
+void gs_take_waiting_signal(void);
+static inline void gs_write_begin(gs_loc_t *L)
+{
+    L->writing = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+static inline void gs_write_end(gs_loc_t *L)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    L->writing = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (__builtin_expect(gs_signal_waiting != 0, 0)) gs_take_waiting_signal();
+}
+#define GS_EMIT(L, call)                                                                   \
+    do {                                                                                   \
+        gs_loc_t *gs_emit_loc_ = (L);                                                      \
+        gs_write_begin(gs_emit_loc_);                                                      \
+        call;                                                                              \
+        gs_write_end(gs_emit_loc_);                                                        \
+    } while (0)
+#endif
+
 /* Enter and Leave; events written at the same instant share one timestamp (an MpiSend
  * right after its Enter, a CollectiveEnd right before its Leave), which saves a clock
  * read and a 9-byte timestamp record each. */
@@ -129,7 +163,7 @@ static inline uint64_t gs_enter(uint32_t region)
     gs_loc_t *L = gs_cur();
     if (L->depth < 256) L->stack[L->depth] = region;
     L->depth++;
-    OTF2_EvtWriter_Enter(L->evt, NULL, t, region);
+    GS_EMIT(L, OTF2_EvtWriter_Enter(L->evt, NULL, t, region));
     return t;
 }
 
@@ -137,7 +171,7 @@ static inline void gs_leave_at(uint32_t region, uint64_t t)
 {
     gs_loc_t *L = gs_cur();
     if (L->depth > 0) L->depth--;
-    OTF2_EvtWriter_Leave(L->evt, NULL, t, region);
+    GS_EMIT(L, OTF2_EvtWriter_Leave(L->evt, NULL, t, region));
 }
 
 static inline void gs_leave(uint32_t region)
@@ -186,7 +220,8 @@ void gs_ev_request_tested(uint64_t t, uint64_t handle);
 /* Collectives */
 static inline void gs_coll_begin(uint64_t t)
 {
-    OTF2_EvtWriter_MpiCollectiveBegin(gs_cur()->evt, NULL, t);
+    gs_loc_t *L = gs_cur();
+    GS_EMIT(L, OTF2_EvtWriter_MpiCollectiveBegin(L->evt, NULL, t));
 }
 void gs_coll_end(uint64_t t, OTF2_CollectiveOp op, MPI_Comm comm, int root, uint64_t sent,
                  uint64_t recvd);

@@ -2,6 +2,7 @@
  * memory and flush callbacks of the rank's archive), and the buffer size parser. */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -98,12 +99,29 @@ static void buf_free_all(void *u, OTF2_FileType type, OTF2_LocationRef loc, void
 
 const OTF2_MemoryCallbacks gs_buffer_memory_callbacks = {buf_alloc, buf_free_all};
 
+#ifndef GS_SMPI
+/* Test-only: GRIDSCOPE_TEST_SIGNAL_IN_FLUSH="RANK:N" makes that rank's main thread raise
+ * SIGTERM inside its Nth intermediate flush, that is half-way through writing an event
+ * (collector.h, GS_EMIT; tests/collector/test_crash_midwrite.py). */
+static void test_signal_in_flush(void)
+{
+    static int rank = -2, at;
+    static int flushes;
+    if (rank == -2) {
+        const char *spec = getenv("GRIDSCOPE_TEST_SIGNAL_IN_FLUSH");
+        if (!spec || sscanf(spec, "%d:%d", &rank, &at) != 2) rank = -1;
+    }
+    if (rank == gs.world_rank && gs_cur() == &gs_master && ++flushes == at) raise(SIGTERM);
+}
+#endif
+
 static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c,
                                 bool final)
 {
     (void)u, (void)t, (void)l, (void)c;
 #ifndef GS_SMPI
     flush_is_final = final;
+    if (!final && t == OTF2_FILETYPE_EVENTS) test_signal_in_flush();
 #else
     (void)final;
 #endif

@@ -144,6 +144,28 @@ static int peer_request(int sig, pid_t sender)
     return 0;
 }
 
+static void take_signal(int sig, pid_t sender)
+{
+    if (peer_request(sig, sender)) return;
+    gs_crash_flush(128 + sig);
+    for (size_t i = 0; i < NFATAL; i++)
+        if (fatal_signals[i] == sig) sigaction(sig, &previous[i], NULL);
+    raise(sig);
+}
+
+/* A request to end (SIGTERM, SIGINT) that arrived while the main thread was writing an
+ * event, and its sender: taken as soon as that write is done (collector.h, GS_EMIT). */
+volatile sig_atomic_t gs_signal_waiting;
+static volatile pid_t waiting_sender;
+
+void gs_take_waiting_signal(void)
+{
+    if (!pthread_equal(pthread_self(), gs_main_thread)) return;
+    int sig = gs_signal_waiting;
+    gs_signal_waiting = 0;
+    if (sig) take_signal(sig, waiting_sender);
+}
+
 static void on_signal(int sig, siginfo_t *info, void *context)
 {
     (void)context;
@@ -156,11 +178,14 @@ static void on_signal(int sig, siginfo_t *info, void *context)
         return;
     }
     if (sender == getpid()) sender = forwarded_sender;
-    if (peer_request(sig, sender)) return;
-    gs_crash_flush(128 + sig);
-    for (size_t i = 0; i < NFATAL; i++)
-        if (fatal_signals[i] == sig) sigaction(sig, &previous[i], NULL);
-    raise(sig);
+    /* Half-way through an event: let it finish first. Faults (SIGSEGV, SIGBUS, SIGABRT)
+     * cannot wait, and do not come from the outside. */
+    if (gs_master.writing && (sig == SIGTERM || sig == SIGINT)) {
+        waiting_sender = sender;
+        gs_signal_waiting = sig;
+        return;
+    }
+    take_signal(sig, sender);
 }
 
 static void on_exit_without_finalize(void)

@@ -13,8 +13,8 @@ void gs_ev_send(uint64_t t, int dest, MPI_Comm comm, int tag, int count, MPI_Dat
 {
     gs_loc_t *L = gs_cur();
     if (dest == MPI_PROC_NULL) return;
-    OTF2_EvtWriter_MpiSend(L->evt, NULL, t, (uint32_t)dest, gs_comm_ref(comm),
-                           (uint32_t)tag, msg_bytes(count, type));
+    GS_EMIT(L, OTF2_EvtWriter_MpiSend(L->evt, NULL, t, (uint32_t)dest, gs_comm_ref(comm),
+                           (uint32_t)tag, msg_bytes(count, type)));
 }
 
 static uint64_t status_bytes(const MPI_Status *st)
@@ -41,8 +41,8 @@ void gs_ev_recv(uint64_t t, const MPI_Status *st, MPI_Comm comm, int posted_sour
 {
     gs_loc_t *L = gs_cur();
     if (st->MPI_SOURCE == MPI_PROC_NULL) return;
-    OTF2_EvtWriter_MpiRecv(L->evt, wildcard_attr(posted_source), t, (uint32_t)st->MPI_SOURCE,
-                           gs_comm_ref(comm), (uint32_t)st->MPI_TAG, status_bytes(st));
+    GS_EMIT(L, OTF2_EvtWriter_MpiRecv(L->evt, wildcard_attr(posted_source), t, (uint32_t)st->MPI_SOURCE,
+                           gs_comm_ref(comm), (uint32_t)st->MPI_TAG, status_bytes(st)));
 }
 
 void gs_ev_isend(uint64_t t, int dest, MPI_Comm comm, int tag, int count, MPI_Datatype type,
@@ -53,8 +53,8 @@ void gs_ev_isend(uint64_t t, int dest, MPI_Comm comm, int tag, int count, MPI_Da
     gs_req_t r = {.handle = GS_REQ_KEY(req), .id = ++L->next_request_id,
                   .comm = gs_comm_ref(comm), .kind = GS_REQ_ISEND};
     gs_reqtab_put(&L->requests, &r);
-    OTF2_EvtWriter_MpiIsend(L->evt, NULL, t, (uint32_t)dest, r.comm, (uint32_t)tag,
-                            msg_bytes(count, type), r.id);
+    GS_EMIT(L, OTF2_EvtWriter_MpiIsend(L->evt, NULL, t, (uint32_t)dest, r.comm, (uint32_t)tag,
+                            msg_bytes(count, type), r.id));
 }
 
 void gs_ev_irecv_request(uint64_t t, int source, MPI_Comm comm, MPI_Request req)
@@ -65,7 +65,7 @@ void gs_ev_irecv_request(uint64_t t, int source, MPI_Comm comm, MPI_Request req)
                   .comm = gs_comm_ref(comm), .kind = GS_REQ_IRECV,
                   .peer = source};
     gs_reqtab_put(&L->requests, &r);
-    OTF2_EvtWriter_MpiIrecvRequest(L->evt, NULL, t, r.id);
+    GS_EMIT(L, OTF2_EvtWriter_MpiIrecvRequest(L->evt, NULL, t, r.id));
 }
 
 void gs_ev_cancel(MPI_Request req)
@@ -83,16 +83,16 @@ void gs_ev_complete(uint64_t t, uint64_t handle, const MPI_Status *st)
     int cancelled = 0;
     if (r.cancelled) PMPI_Test_cancelled(st, &cancelled);
     if (cancelled) {
-        OTF2_EvtWriter_MpiRequestCancelled(L->evt, NULL, t, r.id);
+        GS_EMIT(L, OTF2_EvtWriter_MpiRequestCancelled(L->evt, NULL, t, r.id));
     } else if (r.kind == GS_REQ_ICOLL) {
-        OTF2_EvtWriter_NonBlockingCollectiveComplete(
+        GS_EMIT(L, OTF2_EvtWriter_NonBlockingCollectiveComplete(
             L->evt, NULL, t, (OTF2_CollectiveOp)r.op, r.comm,
-            r.root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)r.root, r.bytes, r.recvd, r.id);
+            r.root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)r.root, r.bytes, r.recvd, r.id));
     } else if (r.kind == GS_REQ_ISEND) {
-        OTF2_EvtWriter_MpiIsendComplete(L->evt, NULL, t, r.id);
+        GS_EMIT(L, OTF2_EvtWriter_MpiIsendComplete(L->evt, NULL, t, r.id));
     } else {
-        OTF2_EvtWriter_MpiIrecv(L->evt, wildcard_attr(r.peer), t, (uint32_t)st->MPI_SOURCE, r.comm,
-                                (uint32_t)st->MPI_TAG, status_bytes(st), r.id);
+        GS_EMIT(L, OTF2_EvtWriter_MpiIrecv(L->evt, wildcard_attr(r.peer), t, (uint32_t)st->MPI_SOURCE, r.comm,
+                                (uint32_t)st->MPI_TAG, status_bytes(st), r.id));
     }
 }
 
@@ -100,15 +100,15 @@ void gs_ev_request_tested(uint64_t t, uint64_t handle)
 {
     gs_loc_t *L = gs_cur();
     gs_req_t *r = gs_reqtab_get(&L->requests, handle);
-    if (r) OTF2_EvtWriter_MpiRequestTest(L->evt, NULL, t, r->id);
+    if (r) GS_EMIT(L, OTF2_EvtWriter_MpiRequestTest(L->evt, NULL, t, r->id));
 }
 
 void gs_coll_end(uint64_t t, OTF2_CollectiveOp op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd)
 {
     gs_loc_t *L = gs_cur();
-    OTF2_EvtWriter_MpiCollectiveEnd(L->evt, NULL, t, op, gs_comm_ref(comm),
+    GS_EMIT(L, OTF2_EvtWriter_MpiCollectiveEnd(L->evt, NULL, t, op, gs_comm_ref(comm),
                                     root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root, sent,
-                                    recvd);
+                                    recvd));
 }
 
 void gs_ev_persistent(MPI_Request req, int kind, int peer, int tag, MPI_Comm comm, int count,
@@ -132,10 +132,10 @@ void gs_ev_start(uint64_t t, MPI_Request req)
     r.cancelled = 0;
     gs_reqtab_put(&L->requests, &r);
     if (r.kind == GS_REQ_ISEND)
-        OTF2_EvtWriter_MpiIsend(L->evt, NULL, t, (uint32_t)r.peer, r.comm, (uint32_t)r.tag,
-                                r.bytes, r.id);
+        GS_EMIT(L, OTF2_EvtWriter_MpiIsend(L->evt, NULL, t, (uint32_t)r.peer, r.comm, (uint32_t)r.tag,
+                                r.bytes, r.id));
     else
-        OTF2_EvtWriter_MpiIrecvRequest(L->evt, NULL, t, r.id);
+        GS_EMIT(L, OTF2_EvtWriter_MpiIrecvRequest(L->evt, NULL, t, r.id));
 }
 
 void gs_ev_request_free(MPI_Request req)
@@ -150,7 +150,7 @@ uint64_t gs_icoll_request(uint64_t t)
 {
     gs_loc_t *L = gs_cur();
     uint64_t id = ++L->next_request_id;
-    OTF2_EvtWriter_NonBlockingCollectiveRequest(L->evt, NULL, t, id);
+    GS_EMIT(L, OTF2_EvtWriter_NonBlockingCollectiveRequest(L->evt, NULL, t, id));
     return id;
 }
 

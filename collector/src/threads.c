@@ -117,7 +117,7 @@ void gs_threads_close(uint64_t t_end, int idle_only)
     pthread_mutex_lock(&registry);
     for (uint32_t i = 0; i < nthreads; i++) {
         gs_loc_t *L = threads[i];
-        if (!L->evt || (idle_only && L->depth > 0 && !L->waiting)) continue;
+        if (!L->evt || (idle_only && ((L->depth > 0 && !L->waiting) || L->writing))) continue;
         /* Regions a thread left open (it ended inside a user region) end with the
          * measurement, as the master thread's do. */
         for (int d = L->depth; d > 0; d--)

@@ -1,5 +1,5 @@
-/* gridscope-trace-repair [--ends] DIR: complete the definitions of a run that died before
- * MPI_Finalize. Each rank that flushed after the failure left traces/<rank>.gsunify (its
+/* gridscope-trace-repair [--ends] DIR: seal the event files a kill cut short (seal.h) and
+ * complete the definitions of a run that died before MPI_Finalize. Each rank that flushed after the failure left traces/<rank>.gsunify (its
  * communicators, user regions, event count, start-up clock offset); this program unifies
  * them as MPI_Finalize would have, rewrites the global definitions and the local
  * definitions (mapping tables) of those ranks, and removes the side files.
@@ -18,6 +18,7 @@
 #include "collector.h"
 #include "defs.h"
 #include "ends.h"
+#include "seal.h"
 
 typedef struct {
     int present;
@@ -223,6 +224,24 @@ static int repair(const char *dir)
     return 0;
 }
 
+/* Every event file of the archive, sealed where a kill cut it (seal.h); the chunk size
+ * is the anchor's (nothing is sealed without a readable anchor). */
+static void seal_event_files(const char *dir)
+{
+    uint64_t chunk = anchor_event_chunk(dir);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/traces", dir);
+    DIR *d = chunk ? opendir(path) : NULL;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".evt")) continue;
+        snprintf(path, sizeof path, "%s/traces/%s", dir, e->d_name);
+        gs_seal_file(path, chunk);
+    }
+    if (d) closedir(d);
+}
+
 /* libotf2 prints every error it meets; this tool reports one line itself. */
 static OTF2_ErrorCode quiet(void *data, const char *file, uint64_t line, const char *func,
                             OTF2_ErrorCode code, const char *msg, va_list va)
@@ -240,6 +259,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *dir = argv[1 + ends];
+    seal_event_files(dir);
     int rc = repair(dir);
     if (rc == NOTHING_TO_REPAIR)
         rc = ends ? 0 : fail(dir, "no side files (traces/*.gsunify)");

@@ -12,6 +12,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.collector import evtfile
+
 _EVENT = re.compile(r"^([A-Z_]+)\s+(\d+)\s+(\d+)\s*(.*)$")
 _ATTR = re.compile(r'([#\w][\w ]*?): ("[^"]*"(?: <\d+>)?|[^,]+)')
 
@@ -31,7 +33,19 @@ def _attrs(text: str) -> dict[str, str]:
     return {k.strip(): v.strip() for k, v in _ATTR.findall(text)}
 
 
+def check_event_files(anchor: Path) -> None:
+    """Fails on an event file libotf2 would read forever (evtfile.py)."""
+    anchor = Path(anchor)
+    chunk_size = evtfile.event_chunk_size(anchor)
+    for evt in sorted((anchor.parent / anchor.stem).glob("*.evt")):
+        problem = evtfile.problems(evt, chunk_size)
+        if problem:
+            raise AssertionError(f"damaged event file: {problem}")
+
+
 def otf2_print(*args: str | Path) -> str:
+    if args and str(args[-1]).endswith(".otf2"):
+        check_event_files(Path(args[-1]))
     proc = subprocess.run(["otf2-print", *map(str, args)], capture_output=True, text=True)
     if proc.returncode != 0:
         raise AssertionError(f"otf2-print {args} failed:\n{proc.stderr[-2000:]}")
@@ -39,6 +53,7 @@ def otf2_print(*args: str | Path) -> str:
 
 
 def validate(anchor: Path) -> subprocess.CompletedProcess:
+    check_event_files(anchor)
     return subprocess.run(["otf2-print", "--silent", "-Werror", str(anchor)],
                           capture_output=True, text=True)
 

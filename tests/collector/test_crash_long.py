@@ -87,9 +87,10 @@ def read_ranks(out: Path) -> dict[int, RankTrace]:
     return ranks
 
 
-def record(kit: MpiKit, exe: Path, out: Path, mode: str, *flags: str, victim: int = VICTIM):
+def record(kit: MpiKit, exe: Path, out: Path, mode: str, *flags: str, victim: int = VICTIM,
+           at: int = AT, env: dict[str, str] | None = None):
     return run_gridscope("record", "-o", out, *flags, "--", *kit.launch, str(N), exe, mode,
-                         str(ITERATIONS), str(AT), str(victim), check=False)
+                         str(ITERATIONS), str(at), str(victim), check=False, env=env)
 
 
 def analyse(trace: Path, out: Path) -> dict:
@@ -215,7 +216,9 @@ def test_killed_rank_loses_at_most_its_buffer(kit, crashloop, tmp_path, victim):
 def test_exit_without_finalize_is_not_success(kit, crashloop, tmp_path):
     """Every rank calls exit(0) at iteration AT without MPI_Finalize: the trace keeps every
     rank's events, and record does not call that a success. MPICH's launcher kills the
-    ranks still running once one exits, so a slow rank ends before AT, as a survivor."""
+    ranks still running once one exits, so a slow rank ends before AT, as a survivor; one
+    killed outright while writing its last events keeps its whole events before the cut
+    (its event file sealed by record, seal.h)."""
     out = tmp_path / "trace"
     proc = record(kit, crashloop, out, "exit")
     assert proc.returncode != 0, proc.stderr
@@ -223,15 +226,51 @@ def test_exit_without_finalize_is_not_success(kit, crashloop, tmp_path):
     assert "what the trace holds" in proc.stderr
     ranks = read_ranks(out)
     for r, t in ranks.items():
-        assert t.program_ends == 1, f"rank {r}: {t}"
-        said = [line for line in proc.stderr.splitlines()
-                if line.strip().startswith(f"rank {r}: ended early")]
+        said = [line.strip() for line in proc.stderr.splitlines()
+                if line.strip().startswith(f"rank {r}: ")]
         assert len(said) == 1, proc.stderr
+        if t.program_ends == 0:
+            assert said[0].startswith(f"rank {r}: killed outright;"), proc.stderr
+            assert t.evt_bytes > 1 << 20, f"rank {r}: {t}"  # its first chunk, at least
+            continue
+        assert t.program_ends == 1 and "ended early" in said[0], f"rank {r}: {t}"
         if "(exit status 0)" in said[0] or t.iterations == AT:  # (or killed while exiting)
             assert t.iterations == AT and t.allreduces == AT // SYNC, f"rank {r}: {t}"
         else:
             check_survivor(r, t)
-    assert any(t.iterations == AT for t in ranks.values()), ranks
+    assert any(t.iterations == AT and t.program_ends for t in ranks.values()), ranks
+
+
+@pytest.mark.slow
+def test_signal_during_an_event_write_waits_for_it(kit, crashloop, tmp_path):
+    """SIGTERM that lands while a rank is half-way through writing an event is taken once
+    that event is written; the crash flush's records follow it. (The collector's test hook
+    raises it inside the rank's first buffer flush, which libotf2 starts from within an
+    event write.) Before, the crash flush wrote into the buffer under the half-written
+    record, and OTF2 readers misread the rest of the file, or never ended."""
+    out = tmp_path / "trace"
+    proc = record(kit, crashloop, out, "none", "--buffer", SMALL_BUFFER, at=ITERATIONS,
+                  env={"GRIDSCOPE_TEST_SIGNAL_IN_FLUSH": f"{VICTIM}:1"})
+    assert proc.returncode != 0, proc.stderr
+    ranks = read_ranks(out)  # every event file's structure is checked first (evtfile.py)
+    victim = ranks[VICTIM]
+    assert victim.program_ends == 1, victim
+    assert victim.last_region in ("MPI_Comm_rank", "MPI_Comm_size"), victim
+    # its first flush: after half of its buffer's two chunks at least, before the end
+    assert SMALL_BUFFER_BYTES // 2 < victim.evt_bytes and victim.iterations < ITERATIONS, victim
+    ended = [line for line in proc.stderr.splitlines()
+             if line.strip().startswith(f"rank {VICTIM}: ended early")]
+    assert len(ended) == 1 and "(ended by SIGTERM)" in ended[0], proc.stderr
+    # The event being written is there, and the crash flush closes its region (or it
+    # was a Leave): every Enter has its Leave, none comes without its Enter.
+    open_regions = []
+    for event in otf2text.events(out / "traces.otf2")[VICTIM]:
+        if event.kind == "ENTER":
+            open_regions.append(event.region())
+        elif event.kind == "LEAVE":
+            assert open_regions and open_regions.pop() == event.region(), event
+        elif event.kind == "PROGRAM_END":
+            assert open_regions == [], open_regions
 
 
 @pytest.mark.slow

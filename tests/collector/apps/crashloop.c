@@ -8,6 +8,8 @@
  *   int    raise(SIGINT) (what Ctrl-C delivers)
  *   kill   raise(SIGKILL) (no flush possible)
  *   exit   every rank calls exit(0) at AT without MPI_Finalize
+ *   none   nothing (with AT = ITERATIONS no rank stops: the run ends by itself, or as a
+ *          test makes it end from the outside)
  *   run    nothing, and every iteration sleeps 1 ms (with a large ITERATIONS: runs until
  *          interrupted, without spinning or piling up events)
  * After the first Allreduce rank 0 prints "all ranks running".
