@@ -14,7 +14,7 @@ void gs_ev_send(uint64_t t, int dest, MPI_Comm comm, int tag, int count, MPI_Dat
     gs_loc_t *L = gs_cur();
     if (dest == MPI_PROC_NULL) return;
     GS_EMIT(L, OTF2_EvtWriter_MpiSend(L->evt, NULL, t, (uint32_t)dest, gs_comm_ref(comm),
-                           (uint32_t)tag, msg_bytes(count, type)));
+                                      (uint32_t)tag, msg_bytes(count, type)));
 }
 
 static uint64_t status_bytes(const MPI_Status *st)
@@ -41,8 +41,9 @@ void gs_ev_recv(uint64_t t, const MPI_Status *st, MPI_Comm comm, int posted_sour
 {
     gs_loc_t *L = gs_cur();
     if (st->MPI_SOURCE == MPI_PROC_NULL) return;
-    GS_EMIT(L, OTF2_EvtWriter_MpiRecv(L->evt, wildcard_attr(posted_source), t, (uint32_t)st->MPI_SOURCE,
-                           gs_comm_ref(comm), (uint32_t)st->MPI_TAG, status_bytes(st)));
+    GS_EMIT(L, OTF2_EvtWriter_MpiRecv(L->evt, wildcard_attr(posted_source), t,
+                                      (uint32_t)st->MPI_SOURCE, gs_comm_ref(comm),
+                                      (uint32_t)st->MPI_TAG, status_bytes(st)));
 }
 
 void gs_ev_isend(uint64_t t, int dest, MPI_Comm comm, int tag, int count, MPI_Datatype type,
@@ -54,7 +55,7 @@ void gs_ev_isend(uint64_t t, int dest, MPI_Comm comm, int tag, int count, MPI_Da
                   .comm = gs_comm_ref(comm), .kind = GS_REQ_ISEND};
     gs_reqtab_put(&L->requests, &r);
     GS_EMIT(L, OTF2_EvtWriter_MpiIsend(L->evt, NULL, t, (uint32_t)dest, r.comm, (uint32_t)tag,
-                            msg_bytes(count, type), r.id));
+                                       msg_bytes(count, type), r.id));
 }
 
 void gs_ev_irecv_request(uint64_t t, int source, MPI_Comm comm, MPI_Request req)
@@ -85,14 +86,15 @@ void gs_ev_complete(uint64_t t, uint64_t handle, const MPI_Status *st)
     if (cancelled) {
         GS_EMIT(L, OTF2_EvtWriter_MpiRequestCancelled(L->evt, NULL, t, r.id));
     } else if (r.kind == GS_REQ_ICOLL) {
-        GS_EMIT(L, OTF2_EvtWriter_NonBlockingCollectiveComplete(
-            L->evt, NULL, t, (OTF2_CollectiveOp)r.op, r.comm,
-            r.root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)r.root, r.bytes, r.recvd, r.id));
+        GS_EMIT(L, OTF2_EvtWriter_NonBlockingCollectiveComplete(L->evt, NULL, t,
+                (OTF2_CollectiveOp)r.op, r.comm,
+                r.root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)r.root, r.bytes, r.recvd, r.id));
     } else if (r.kind == GS_REQ_ISEND) {
         GS_EMIT(L, OTF2_EvtWriter_MpiIsendComplete(L->evt, NULL, t, r.id));
     } else {
-        GS_EMIT(L, OTF2_EvtWriter_MpiIrecv(L->evt, wildcard_attr(r.peer), t, (uint32_t)st->MPI_SOURCE, r.comm,
-                                (uint32_t)st->MPI_TAG, status_bytes(st), r.id));
+        GS_EMIT(L, OTF2_EvtWriter_MpiIrecv(L->evt, wildcard_attr(r.peer), t,
+                                           (uint32_t)st->MPI_SOURCE, r.comm,
+                                           (uint32_t)st->MPI_TAG, status_bytes(st), r.id));
     }
 }
 
@@ -107,8 +109,8 @@ void gs_coll_end(uint64_t t, OTF2_CollectiveOp op, MPI_Comm comm, int root, uint
 {
     gs_loc_t *L = gs_cur();
     GS_EMIT(L, OTF2_EvtWriter_MpiCollectiveEnd(L->evt, NULL, t, op, gs_comm_ref(comm),
-                                    root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root, sent,
-                                    recvd));
+                                               root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root,
+                                               sent, recvd));
 }
 
 void gs_ev_persistent(MPI_Request req, int kind, int peer, int tag, MPI_Comm comm, int count,
@@ -132,8 +134,8 @@ void gs_ev_start(uint64_t t, MPI_Request req)
     r.cancelled = 0;
     gs_reqtab_put(&L->requests, &r);
     if (r.kind == GS_REQ_ISEND)
-        GS_EMIT(L, OTF2_EvtWriter_MpiIsend(L->evt, NULL, t, (uint32_t)r.peer, r.comm, (uint32_t)r.tag,
-                                r.bytes, r.id));
+        GS_EMIT(L, OTF2_EvtWriter_MpiIsend(L->evt, NULL, t, (uint32_t)r.peer, r.comm,
+                                           (uint32_t)r.tag, r.bytes, r.id));
     else
         GS_EMIT(L, OTF2_EvtWriter_MpiIrecvRequest(L->evt, NULL, t, r.id));
 }
