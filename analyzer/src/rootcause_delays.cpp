@@ -170,17 +170,23 @@ void Analysis::delays() {
   std::vector<uint64_t> by_call, scratch;  // (delayer call << 32 | request in the chunk), sorted
   std::vector<uint32_t> q_of, iv_of;       // per request in the chunk: waiting rank, interval
   std::vector<double> prop_scale;          // per request in the chunk: its propagating scale (< 0: none)
+  // per interval of the chunk: where its wait list ends in graph[0], once sent (a list
+  // sent once per interval: half of a collective-heavy graph was copies of it)
+  constexpr size_t kNoList = SIZE_MAX;
+  std::vector<size_t> list_end_of;
   // a delayer interval of the chunk, in its pool (a shared one copied there: pass B reads
   // the chunk's few MB only)
-  struct Iv { uint32_t map_at, nmap, wl_at, nwl; int64_t enter; };
+  // sh, gen: the shared interval it is (while that holds it), whose list is sent once
+  struct Iv { uint32_t map_at, nmap, wl_at, nwl; int64_t enter; SharedInterval* sh; uint32_t gen; };
   std::vector<Iv> ivs;
   std::vector<TimeMap::Entry> pool_map;
   std::vector<std::pair<uint32_t, int64_t>> pool_wl;
   // the interval whose map and wait list `add` appends to the pool
-  auto to_pool = [&](int64_t enter, auto&& add) {
+  auto to_pool = [&](int64_t enter, SharedInterval* sh, auto&& add) {
     const uint32_t map_at = uint32_t(pool_map.size()), wl_at = uint32_t(pool_wl.size());
     add();
-    ivs.push_back({map_at, uint32_t(pool_map.size() - map_at), wl_at, uint32_t(pool_wl.size() - wl_at), enter});
+    ivs.push_back({map_at, uint32_t(pool_map.size() - map_at), wl_at, uint32_t(pool_wl.size() - wl_at), enter, sh,
+                   sh ? sh->gen : 0});
   };
   std::vector<uint32_t> sp_hints(mine_.size(), 0);  // the delayer side's group-call search hints
 
@@ -227,13 +233,13 @@ void Analysis::delays() {
         last = uint32_t(ivs.size());
         iv_of[i] = last;
         if (sh && n & kStored && sh->start == st) {
-          to_pool(sh->enter, [&] {
+          to_pool(sh->enter, sh, [&] {
             pool_map.insert(pool_map.end(), sh->map.begin(), sh->map.end());
             pool_wl.insert(pool_wl.end(), sh->waits.begin(), sh->waits.end());
           });
           continue;
         }
-        to_pool(tl_.calls[sp].enter, [&] {  // filled straight into the pool
+        to_pool(tl_.calls[sp].enter, nullptr, [&] {  // filled straight into the pool
           tp_.clear();
           interval_fill(sp, st, tp_, &pool_wl);
           tp_.save_append(pool_map);
@@ -243,7 +249,10 @@ void Analysis::delays() {
         // starts at their last message; the members after it share the one from the collective
         // before, which had been filled again for each of them)
         if (sh && beyond && (!(n & kStored) || !(sh->start == st))) {
-          const Iv& iv = ivs.back();
+          Iv& iv = ivs.back();
+          iv.sh = sh;
+          iv.gen = ++sh->gen;
+          sh->list_end = kNoList;
           sh->start = st;
           sh->enter = iv.enter;
           sh->map.assign(pool_map.begin() + iv.map_at, pool_map.end());
@@ -261,6 +270,7 @@ void Analysis::delays() {
     }
     // ---- pass B: the costs, in request order
     prop_scale.assign(m, -1.0);
+    list_end_of.assign(ivs.size(), kNoList);
     for (size_t i = 0; i < m; ++i) {
       const Pending& pr = reqs[k0 + i];
       const bool is_remote = pr.idx & kRemote;
@@ -315,12 +325,21 @@ void Analysis::delays() {
         NodeMsg nm{};
         nm.gid = rq.gid; nm.w_local = rq.w_local; nm.list = uint32_t(wl_n);
         nm.group = uint8_t(g); nm.cls = rq.cls; nm.D = D; nm.scale = scale; nm.share = rq.share;
+        // the interval's list sent already (in this chunk, or while shared): referred to
+        SharedInterval* sh = iv.sh && iv.sh->gen == iv.gen ? iv.sh : nullptr;
+        size_t& list_end = sh ? sh->list_end : list_end_of[iv_of[i]];
+        const size_t end = graph[0].size() + sizeof nm;
+        if (list_end != kNoList && (end - list_end) / 8 > UINT32_MAX) list_end = kNoList;  // (sent anew)
+        if (list_end != kNoList) nm.back = uint32_t((end - list_end) / 8);
         append(graph[0], nm);
         // scout marks a wait propagating only when it caused a point-to-point wait state (its
         // callbacks for collective successors are commented out in Waitstates.MPI.pattern);
         // gridscope's rules also count collective successors, as both count their long-term delay
         if (fwd_.rules == Rules::Gridscope || g < 2) prop_scale[i] = scale;
-        for (size_t j = 0; j < wl_n; ++j) append(graph[0], ListEntry{gid_of(wl[j].first), wl[j].second});
+        if (list_end == kNoList) {
+          for (size_t j = 0; j < wl_n; ++j) append(graph[0], ListEntry{gid_of(wl[j].first), wl[j].second});
+          list_end = graph[0].size();
+        }
         edges_ += wl_n;
       }
       const uint32_t wrec = uint32_t(wrecs_.size());

@@ -78,10 +78,14 @@ struct Indirect { uint32_t w_local, wrec, src, pad; double ticks; uint64_t targe
 struct Reply { uint32_t wrec, via; double indirect; };
 constexpr uint32_t kFar = 0x80000000u;
 struct FarReply { uint64_t target; int64_t target_enter; uint32_t src, pad; };
-struct NodeMsg {  // a wait state with a non-empty wait list, followed by `list` ListEntry
+// a wait state with a non-empty wait list of `list` ListEntry: they follow (back == 0), or
+// an earlier message of the same sender holds them, ending back * 8 bytes before this one's
+// end (the members of a collective that wait for one latecomer share its interval's list)
+struct NodeMsg {
   uint64_t gid;
   uint32_t w_local, list;  // w_local: orders one call's wait states (they have one owner)
-  uint8_t group, cls, pad[6];
+  uint8_t group, cls, pad[2];
+  uint32_t back;
   double D, scale, share;
 };
 struct ListEntry { uint64_t gid; int64_t w; };
@@ -405,6 +409,8 @@ class Analysis {
     int64_t enter;  // the delayer call's
     std::vector<TimeMap::Entry> map;
     std::vector<std::pair<uint32_t, int64_t>> waits;
+    uint32_t gen = 0;             // counts the intervals it has held
+    size_t list_end = SIZE_MAX;   // where this one's wait list ends in the graph, once sent
   };
 
   uint32_t delayer_call(uint8_t ref, uint32_t index) const {

@@ -217,18 +217,27 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   // passed on column by column, so every other column stays 0 everywhere (and the owners add
   // no zero).
   uint64_t cols = 0;
+  // each message's list: behind it, or (shared) ending back * 8 bytes before its end
+  auto list_at = [&](size_t at, const NodeMsg& m) {
+    return m.back == 0 ? at + sizeof m : at + sizeof m - size_t(m.back) * 8 - size_t(m.list) * sizeof(ListEntry);
+  };
   for (size_t at = 0; at < graph_in_.size();) {
     if (at + sizeof(NodeMsg) > graph_in_.size()) throw std::logic_error("root causes: truncated message");
     NodeMsg m;
     std::memcpy(&m, graph_in_.data() + at, sizeof m);
-    if (m.list > (graph_in_.size() - at - sizeof m) / sizeof(ListEntry)) throw std::logic_error("root causes: truncated message");
+    // (a shared list lies wholly before this message)
+    const size_t room = m.back == 0 ? graph_in_.size() - at - sizeof m : at + sizeof m - std::min<size_t>(size_t(m.back) * 8, at + sizeof m);
+    if (m.list > room / sizeof(ListEntry) || (m.back != 0 && size_t(m.back) * 8 < sizeof m))
+      throw std::logic_error("root causes: truncated message");
     ws.push_back({m.gid, at, m.w_local, m.list});
     cols |= uint64_t(1) << (m.group * 2 + m.cls);
     mark(m.gid);
-    const ListEntry* list = reinterpret_cast<const ListEntry*>(graph_in_.data() + at + sizeof m);
-    for (uint32_t k = 0; k < m.list; ++k) mark(list[k].gid);
+    if (m.back == 0) {  // (a shared list is marked where it was sent)
+      const ListEntry* list = reinterpret_cast<const ListEntry*>(graph_in_.data() + at + sizeof m);
+      for (uint32_t k = 0; k < m.list; ++k) mark(list[k].gid);
+    }
     entries += m.list;
-    at += sizeof m + size_t(m.list) * sizeof(ListEntry);
+    at += sizeof m + (m.back == 0 ? size_t(m.list) * sizeof(ListEntry) : 0);
   }
   auto by_wait = [](const Node& a, const Node& b) { return std::tie(a.gid, a.w_local) < std::tie(b.gid, b.w_local); };
   // (one process's are sorted: one run per process)
@@ -243,7 +252,7 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   for (size_t w = 0; w < occurs.size(); ++w)
     for (uint64_t bits = occurs[w]; bits != 0; bits &= bits - 1) ids.push_back(w * 64 + uint64_t(__builtin_ctzll(bits)));
   auto msg = [&](const Node& w) { return reinterpret_cast<const NodeMsg*>(graph_in_.data() + w.at); };
-  auto list_of = [&](const Node& w) { return reinterpret_cast<ListEntry*>(graph_in_.data() + w.at + sizeof(NodeMsg)); };
+  auto list_of = [&](const Node& w) { return reinterpret_cast<ListEntry*>(graph_in_.data() + list_at(w.at, *msg(w))); };
   report_memory("solve parsed");
   tlap("parsed");
   int col[kCosts], ncol = 0;
@@ -259,12 +268,17 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   // the in-degrees counted apart first (4 B a node: random increments that stay in the
   // cache, where the 32 B node records missed it at each)
   std::vector<uint32_t> indeg(ids.size(), 0);
-  for (const Node& w : ws) {  // the list entries by node from here on
-    ListEntry* list = list_of(w);
-    for (uint32_t k = 0; k < w.list; ++k) {
-      list[k].gid = node_of(list[k].gid);
+  // the list entries by node from here on: each list renumbered once, in the order sent (a
+  // shared list before the messages that refer to it), counted for each of its messages
+  for (size_t at = 0; at < graph_in_.size();) {
+    NodeMsg m;
+    std::memcpy(&m, graph_in_.data() + at, sizeof m);
+    ListEntry* list = reinterpret_cast<ListEntry*>(graph_in_.data() + list_at(at, m));
+    for (uint32_t k = 0; k < m.list; ++k) {
+      if (m.back == 0) list[k].gid = node_of(list[k].gid);
       indeg[list[k].gid]++;
     }
+    at += sizeof m + (m.back == 0 ? size_t(m.list) * sizeof(ListEntry) : 0);
   }
   Bytes nodes(ids.size() * S);
   for (size_t n = 0; n < ids.size(); ++n) {
