@@ -411,6 +411,7 @@ void Analysis::classes() {
 // processes own blocks of ascending ranks, so the walker receives them in that order too and
 // sorts nothing.
 void Analysis::jumps() {
+  StepTimer jlap(me_, "jumps");
   const auto& waits = fwd_.rc_waits;
   const auto& calls = tl_.calls;
   // each call's longest wait with a known delayer (a call can come twice: its waits are
@@ -446,6 +447,7 @@ void Analysis::jumps() {
     if (best == kNone || w.ticks > waits[best].ticks) best = uint32_t(i);
   }
   flush();
+  jlap("kept");
   std::vector<Bytes> jumps(P_);
   Bytes& to = jumps[walker()];
   to.resize(keep.size() * sizeof(JumpMsg));  // (their exact size: no regrowth)
@@ -468,7 +470,9 @@ void Analysis::jumps() {
   // long as the calls, 29 MB on the reference row, for a tenth as many jumps).
   const size_t n = to.size() / sizeof(JumpMsg);
   if (!merge_runs(out, out + n, jump_order, 16)) std::sort(out, out + n, jump_order);
+  jlap("sorted");
   jumps_in_ = t_.exchange(jumps);
+  jlap("exchanged");
 }
 
 }  // namespace gs::rootcause_detail
