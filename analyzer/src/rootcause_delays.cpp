@@ -170,8 +170,8 @@ void Analysis::delays() {
   std::vector<uint64_t> by_call, scratch;  // (delayer call << 32 | request in the chunk), sorted
   std::vector<uint32_t> q_of, iv_of;       // per request in the chunk: waiting rank, interval
   std::vector<double> prop_scale;          // per request in the chunk: its propagating scale (< 0: none)
-  // per interval of the chunk: where its wait list ends in graph[0], once sent (a list
-  // sent once per interval: half of a collective-heavy graph was copies of it)
+  // per interval of the chunk: where its wait list ends in graph[0], once sent (each member
+  // of a collective sent its own copy: a fifth to a quarter of the collective rows' graphs)
   constexpr size_t kNoList = SIZE_MAX;
   std::vector<size_t> list_end_of;
   // a delayer interval of the chunk, in its pool (a shared one copied there: pass B reads

@@ -102,7 +102,7 @@ const OTF2_MemoryCallbacks gs_buffer_memory_callbacks = {buf_alloc, buf_free_all
 #ifndef GS_SMPI
 /* Test-only: GRIDSCOPE_TEST_SIGNAL_IN_FLUSH="RANK:N" makes that rank's main thread raise
  * SIGTERM inside its Nth intermediate flush, that is half-way through writing an event
- * (collector.h, GS_EMIT; tests/collector/test_crash_midwrite.py). */
+ * (collector.h, GS_EMIT; tests/collector/test_crash_long.py). */
 static void test_signal_in_flush(void)
 {
     static int rank = -2, at;

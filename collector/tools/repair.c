@@ -1,6 +1,7 @@
 /* gridscope-trace-repair [--ends] DIR: seal the event files a kill cut short (seal.h) and
- * complete the definitions of a run that died before MPI_Finalize. Each rank that flushed after the failure left traces/<rank>.gsunify (its
- * communicators, user regions, event count, start-up clock offset); this program unifies
+ * complete the definitions of a run that died before MPI_Finalize. Each rank that flushed
+ * after the failure left traces/<rank>.gsunify (its communicators, user regions, event
+ * count, start-up clock offset); this program unifies
  * them as MPI_Finalize would have, rewrites the global definitions and the local
  * definitions (mapping tables) of those ranks, and removes the side files.
  * Exit 0 on success, 1 with one line on stderr otherwise (the archive is left as it was).
