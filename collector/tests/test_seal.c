@@ -1,7 +1,8 @@
 /* Sealing cut event files (seal.h) on small hand-made chunk series: a sound file is left
  * alone; a file cut in a record, after a stray byte, right after a whole chunk, at a
  * chunk's end without its end of file, or where time runs backwards keeps exactly its
- * whole events before the damage; a damaged first header keeps nothing. */
+ * whole events before the damage; a damaged first header keeps nothing; damage before the
+ * last chunk is left alone. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,29 @@ int main(void)
     CHECK_EQ_U64(first_of(&p), 3);
     CHECK_EQ_U64(last_of(&p), 3);
     CHECK_EQ_U64(p.eof_at, CHUNK + 18 + 12);
+
+    /* damage inside a chunk that others follow: left as it is (no kill does that, and
+     * sealing would drop the whole chunks after it) */
+    f = one_chunk(3);
+    byte(&f, EOC);
+    pad_to(&f, CHUNK);
+    header(&f, 3, 3);
+    timestamp(&f, 30);
+    event(&f, ENTER, 8);
+    byte(&f, EOFILE);
+    CHECK(gs_seal_plan(f.b, f.n, CHUNK, &p) == GS_SEAL_DAMAGED_INSIDE);
+    f = one_chunk(2); /* a damaged header with a chunk after it */
+    byte(&f, EOC);
+    pad_to(&f, CHUNK);
+    header(&f, 3, 3);
+    f.b[CHUNK] = 9;
+    timestamp(&f, 30);
+    event(&f, ENTER, 8);
+    byte(&f, EOC);
+    pad_to(&f, 2 * CHUNK);
+    header(&f, 4, 3);
+    byte(&f, EOFILE);
+    CHECK(gs_seal_plan(f.b, f.n, CHUNK, &p) == GS_SEAL_DAMAGED_INSIDE);
 
     /* time running backwards: damaged from there */
     f = one_chunk(3);

@@ -43,6 +43,7 @@ int gs_seal_plan(const unsigned char *data, uint64_t len, uint64_t chunk, gs_sea
         if (end - start < head + 1 || data[start] != GS_OTF2_CHUNK_HEADER ||
             data[start + 1] != data[1] || u64_at(data + start + 2) != expect) {
             if (start == 0) return GS_SEAL_NOTHING_KEPT;
+            if (!is_last) return GS_SEAL_DAMAGED_INSIDE;
             /* a sound chunk before: an empty last chunk after it (its header as model) */
             return seal_here(data, start, expect, 0, start + head, plan);
         }
@@ -77,6 +78,7 @@ int gs_seal_plan(const unsigned char *data, uint64_t len, uint64_t chunk, gs_sea
             expect = first + count;
             continue;
         }
+        if (!is_last) return GS_SEAL_DAMAGED_INSIDE;
         return seal_here(data + start, start, first, events, keep, plan);
     }
     return GS_SEAL_SOUND; /* not reached: the last chunk returns */

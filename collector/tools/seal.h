@@ -24,15 +24,17 @@ typedef struct {
     unsigned char header[GS_OTF2_CHUNK_HEADER_SIZE];
 } gs_seal_plan_t;
 
-enum { GS_SEAL_SOUND = 0, GS_SEAL_NEEDED = 1, GS_SEAL_NOTHING_KEPT = -1 };
+enum { GS_SEAL_SOUND = 0, GS_SEAL_NEEDED = 1, GS_SEAL_NOTHING_KEPT = -1, GS_SEAL_DAMAGED_INSIDE = -3 };
 
 /* Reads the event file data[0..len) (chunks of `chunk` bytes): GS_SEAL_SOUND when it
- * reads to an end (or is empty), GS_SEAL_NEEDED with *plan filled when it does not,
- * GS_SEAL_NOTHING_KEPT when even its first chunk header is damaged. */
+ * reads to an end (or is empty), GS_SEAL_NEEDED with *plan filled when its last chunk does
+ * not, GS_SEAL_NOTHING_KEPT when even its first chunk header is damaged,
+ * GS_SEAL_DAMAGED_INSIDE when the damage lies in a chunk that others follow (a kill cuts
+ * only the end; sealing there would drop the whole chunks after it). */
 int gs_seal_plan(const unsigned char *data, uint64_t len, uint64_t chunk, gs_seal_plan_t *plan);
 
 /* Seals the event file at `path` if it needs it: returns GS_SEAL_SOUND, GS_SEAL_NEEDED
- * (it was sealed), GS_SEAL_NOTHING_KEPT (left as it is), or -2 when it cannot be read or
- * written. */
+ * (it was sealed), GS_SEAL_NOTHING_KEPT or GS_SEAL_DAMAGED_INSIDE (left as it is), or -2
+ * when it cannot be read or written. */
 int gs_seal_file(const char *path, uint64_t chunk);
 #endif
