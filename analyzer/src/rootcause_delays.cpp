@@ -170,14 +170,13 @@ void Analysis::delays() {
   std::vector<uint64_t> by_call, scratch;  // (delayer call << 32 | request in the chunk), sorted
   std::vector<uint32_t> q_of, iv_of;       // per request in the chunk: waiting rank, interval
   std::vector<double> prop_scale;          // per request in the chunk: its propagating scale (< 0: none)
-  // per interval of the chunk: where its wait list ends in graph[0], once sent (each member
-  // of a collective sent its own copy: a fifth to a quarter of the collective rows' graphs)
-  constexpr size_t kNoList = SIZE_MAX;
-  std::vector<size_t> list_end_of;
   // a delayer interval of the chunk, in its pool (a shared one copied there: pass B reads
-  // the chunk's few MB only)
-  // sh, gen: the shared interval it is (while that holds it), whose list is sent once
-  struct Iv { uint32_t map_at, nmap, wl_at, nwl; int64_t enter; SharedInterval* sh; uint32_t gen; };
+  // the chunk's few MB only). Its wait list goes into the graph once (each member of a
+  // collective sent its own copy: a fifth to a quarter of the collective rows' graphs):
+  // list_end, where it ends in graph[0] once sent, or the shared interval's (sh, while it
+  // still holds this one: gen), which outlives the chunk.
+  constexpr size_t kNoList = SIZE_MAX;
+  struct Iv { uint32_t map_at, nmap, wl_at, nwl; int64_t enter; SharedInterval* sh; uint32_t gen; size_t list_end; };
   std::vector<Iv> ivs;
   std::vector<TimeMap::Entry> pool_map;
   std::vector<std::pair<uint32_t, int64_t>> pool_wl;
@@ -186,7 +185,7 @@ void Analysis::delays() {
     const uint32_t map_at = uint32_t(pool_map.size()), wl_at = uint32_t(pool_wl.size());
     add();
     ivs.push_back({map_at, uint32_t(pool_map.size() - map_at), wl_at, uint32_t(pool_wl.size() - wl_at), enter, sh,
-                   sh ? sh->gen : 0});
+                   sh ? sh->gen : 0, kNoList});
   };
   std::vector<uint32_t> sp_hints(mine_.size(), 0);  // the delayer side's group-call search hints
 
@@ -270,7 +269,6 @@ void Analysis::delays() {
     }
     // ---- pass B: the costs, in request order
     prop_scale.assign(m, -1.0);
-    list_end_of.assign(ivs.size(), kNoList);
     for (size_t i = 0; i < m; ++i) {
       const Pending& pr = reqs[k0 + i];
       const bool is_remote = pr.idx & kRemote;
@@ -286,7 +284,7 @@ void Analysis::delays() {
       const uint32_t sp = pr.sp;
       ++with_delayer_;
       // the delayer's map and wait list, read in place
-      const Iv& iv = ivs[iv_of[i]];
+      Iv& iv = ivs[iv_of[i]];
       const TimeMap::Entry* tp_map = pool_map.data() + iv.map_at;
       const size_t tp_n = iv.nmap;
       const std::pair<uint32_t, int64_t>* wl = pool_wl.data() + iv.wl_at;
@@ -326,8 +324,7 @@ void Analysis::delays() {
         nm.gid = rq.gid; nm.w_local = rq.w_local; nm.list = uint32_t(wl_n);
         nm.group = uint8_t(g); nm.cls = rq.cls; nm.D = D; nm.scale = scale; nm.share = rq.share;
         // the interval's list sent already (in this chunk, or while shared): referred to
-        SharedInterval* sh = iv.sh && iv.sh->gen == iv.gen ? iv.sh : nullptr;
-        size_t& list_end = sh ? sh->list_end : list_end_of[iv_of[i]];
+        size_t& list_end = iv.sh && iv.sh->gen == iv.gen ? iv.sh->list_end : iv.list_end;
         const size_t end = graph[0].size() + sizeof nm;
         if (list_end != kNoList && (end - list_end) / 8 > UINT32_MAX) list_end = kNoList;  // (sent anew)
         if (list_end != kNoList) nm.back = uint32_t((end - list_end) / 8);

@@ -217,18 +217,21 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
   // passed on column by column, so every other column stays 0 everywhere (and the owners add
   // no zero).
   uint64_t cols = 0;
-  // each message's list: behind it, or (shared) ending back * 8 bytes before its end
+  // each message's list: behind it, or (shared) ending back * 8 bytes before its end; the
+  // next message follows the list it carries
+  auto list_bytes = [](const NodeMsg& m) { return size_t(m.list) * sizeof(ListEntry); };
   auto list_at = [&](size_t at, const NodeMsg& m) {
-    return m.back == 0 ? at + sizeof m : at + sizeof m - size_t(m.back) * 8 - size_t(m.list) * sizeof(ListEntry);
+    return m.back == 0 ? at + sizeof m : at + sizeof m - size_t(m.back) * 8 - list_bytes(m);
   };
+  auto next_at = [&](size_t at, const NodeMsg& m) { return at + sizeof m + (m.back == 0 ? list_bytes(m) : 0); };
   for (size_t at = 0; at < graph_in_.size();) {
     if (at + sizeof(NodeMsg) > graph_in_.size()) throw std::logic_error("root causes: truncated message");
     NodeMsg m;
     std::memcpy(&m, graph_in_.data() + at, sizeof m);
-    // (a shared list lies wholly before this message)
-    const size_t room = m.back == 0 ? graph_in_.size() - at - sizeof m : at + sizeof m - std::min<size_t>(size_t(m.back) * 8, at + sizeof m);
-    if (m.list > room / sizeof(ListEntry) || (m.back != 0 && size_t(m.back) * 8 < sizeof m))
-      throw std::logic_error("root causes: truncated message");
+    const size_t back = size_t(m.back) * 8;  // (a shared list lies wholly before this message)
+    const bool fits = m.back == 0 ? list_bytes(m) <= graph_in_.size() - at - sizeof m
+                                  : back >= sizeof m && back + list_bytes(m) <= at + sizeof m;
+    if (!fits) throw std::logic_error("root causes: truncated message");
     ws.push_back({m.gid, at, m.w_local, m.list});
     cols |= uint64_t(1) << (m.group * 2 + m.cls);
     mark(m.gid);
@@ -237,7 +240,7 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
       for (uint32_t k = 0; k < m.list; ++k) mark(list[k].gid);
     }
     entries += m.list;
-    at += sizeof m + (m.back == 0 ? size_t(m.list) * sizeof(ListEntry) : 0);
+    at = next_at(at, m);
   }
   auto by_wait = [](const Node& a, const Node& b) { return std::tie(a.gid, a.w_local) < std::tie(b.gid, b.w_local); };
   // (one process's are sorted: one run per process)
@@ -278,7 +281,7 @@ void Analysis::solve(std::vector<Bytes>& node_costs) {
       if (m.back == 0) list[k].gid = node_of(list[k].gid);
       indeg[list[k].gid]++;
     }
-    at += sizeof m + (m.back == 0 ? size_t(m.list) * sizeof(ListEntry) : 0);
+    at = next_at(at, m);
   }
   Bytes nodes(ids.size() * S);
   for (size_t n = 0; n < ids.size(); ++n) {
