@@ -97,13 +97,6 @@ static uint32_t define(gs_xdef_t **defs, uint32_t *n, uint32_t *cap, uint32_t co
     return (*n)++;
 }
 
-/* An event write (GS_EMIT) on the calling thread's location, which `call` names L. */
-#define GS_EMIT_CUR(call)                                                                  \
-    do {                                                                                   \
-        gs_loc_t *L = gs_cur();                                                            \
-        GS_EMIT(L, call);                                                                  \
-    } while (0)
-
 /* ---------- MPI-IO ---------- */
 
 static OTF2_IoAccessMode access_mode(int amode)
@@ -125,8 +118,9 @@ void gs_io_opened(uint64_t t, MPI_Comm comm, const char *filename, int amode, MP
     if (amode & MPI_MODE_EXCL) creation |= OTF2_IO_CREATION_FLAG_EXCLUSIVE;
     OTF2_IoStatusFlag status = OTF2_IO_STATUS_FLAG_NONE;
     if (amode & MPI_MODE_APPEND) status |= OTF2_IO_STATUS_FLAG_APPEND;
-    GS_EMIT_CUR(OTF2_EvtWriter_IoCreateHandle(L->evt, NULL, t, ref, access_mode(amode), creation,
-                                  status));
+    gs_loc_t *L = gs_cur();
+    GS_EMIT(L, OTF2_EvtWriter_IoCreateHandle(L->evt, NULL, t, ref, access_mode(amode), creation,
+                                             status));
 }
 
 void gs_io_closed(uint64_t t, uint64_t file_key)
@@ -134,7 +128,8 @@ void gs_io_closed(uint64_t t, uint64_t file_key)
     gs_lock();
     uint32_t ref = open_find(&open_files, file_key, 1);
     gs_unlock();
-    if (ref != UINT32_MAX) GS_EMIT_CUR(OTF2_EvtWriter_IoDestroyHandle(L->evt, NULL, t, ref));
+    gs_loc_t *L = gs_cur();
+    if (ref != UINT32_MAX) GS_EMIT(L, OTF2_EvtWriter_IoDestroyHandle(L->evt, NULL, t, ref));
 }
 
 gs_io_op_t gs_io_begin(uint64_t t, MPI_File fh, int mode, int flags, uint64_t bytes)
@@ -146,28 +141,31 @@ gs_io_op_t gs_io_begin(uint64_t t, MPI_File fh, int mode, int flags, uint64_t by
     op.handle = ref;
     op.id = ++L->next_request_id;
     GS_EMIT(L, OTF2_EvtWriter_IoOperationBegin(L->evt, NULL, t, ref, (OTF2_IoOperationMode)mode,
-                                    (OTF2_IoOperationFlag)flags, bytes, op.id));
+                                               (OTF2_IoOperationFlag)flags, bytes, op.id));
     return op;
 }
 
 void gs_io_complete(uint64_t t, gs_io_op_t op, uint64_t bytes)
 {
+    gs_loc_t *L = gs_cur();
     if (op.id)
-        GS_EMIT_CUR(OTF2_EvtWriter_IoOperationComplete(L->evt, NULL, t, op.handle, bytes, op.id));
+        GS_EMIT(L, OTF2_EvtWriter_IoOperationComplete(L->evt, NULL, t, op.handle, bytes, op.id));
 }
 
 /* ---------- RMA ---------- */
 
 void gs_rma_coll_begin(uint64_t t)
 {
-    GS_EMIT_CUR(OTF2_EvtWriter_RmaCollectiveBegin(L->evt, NULL, t));
+    gs_loc_t *L = gs_cur();
+    GS_EMIT(L, OTF2_EvtWriter_RmaCollectiveBegin(L->evt, NULL, t));
 }
 
 static void coll_end(uint64_t t, int op, OTF2_RmaSyncLevel level, uint32_t win)
 {
-    GS_EMIT_CUR(OTF2_EvtWriter_RmaCollectiveEnd(L->evt, NULL, t, (OTF2_CollectiveOp)op, level,
-                                    win == UINT32_MAX ? OTF2_UNDEFINED_RMA_WIN : win,
-                                    OTF2_UNDEFINED_UINT32, 0, 0));
+    gs_loc_t *L = gs_cur();
+    GS_EMIT(L, OTF2_EvtWriter_RmaCollectiveEnd(L->evt, NULL, t, (OTF2_CollectiveOp)op, level,
+                                               win == UINT32_MAX ? OTF2_UNDEFINED_RMA_WIN : win,
+                                               OTF2_UNDEFINED_UINT32, 0, 0));
 }
 
 void gs_win_created(uint64_t t, int ok, MPI_Win win, MPI_Comm comm, int op)
@@ -179,7 +177,8 @@ void gs_win_created(uint64_t t, int ok, MPI_Win win, MPI_Comm comm, int op)
         ref = define(&gs_win_defs, &gs_win_ndefs, &win_cap, c, NULL);
         open_add(&open_wins, GS_WIN_KEY(win), ref);
         gs_unlock();
-        GS_EMIT_CUR(OTF2_EvtWriter_RmaWinCreate(L->evt, NULL, t, ref));
+        gs_loc_t *L = gs_cur();
+        GS_EMIT(L, OTF2_EvtWriter_RmaWinCreate(L->evt, NULL, t, ref));
     }
     coll_end(t, op, OTF2_RMA_SYNC_LEVEL_PROCESS, ref);
 }
@@ -190,8 +189,9 @@ void gs_win_freed(uint64_t t, int ok, uint64_t win_key)
     uint32_t ref = open_find(&open_wins, win_key, ok);
     gs_unlock();
     if (ok && ref != UINT32_MAX) {
-        gs_rma_pending_drop(&gs_cur()->rma, ref);
-        GS_EMIT_CUR(OTF2_EvtWriter_RmaWinDestroy(L->evt, NULL, t, ref));
+        gs_loc_t *L = gs_cur();
+        gs_rma_pending_drop(&L->rma, ref);
+        GS_EMIT(L, OTF2_EvtWriter_RmaWinDestroy(L->evt, NULL, t, ref));
     }
     coll_end(t, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, OTF2_RMA_SYNC_LEVEL_PROCESS, ref);
 }
@@ -239,21 +239,24 @@ void gs_rma_put(uint64_t t, MPI_Win win, int target, uint64_t bytes)
 {
     uint32_t ref;
     uint64_t id = issue(win, target, &ref);
-    if (id) GS_EMIT_CUR(OTF2_EvtWriter_RmaPut(L->evt, NULL, t, ref, (uint32_t)target, bytes, id));
+    gs_loc_t *L = gs_cur();
+    if (id) GS_EMIT(L, OTF2_EvtWriter_RmaPut(L->evt, NULL, t, ref, (uint32_t)target, bytes, id));
 }
 
 void gs_rma_get(uint64_t t, MPI_Win win, int target, uint64_t bytes)
 {
     uint32_t ref;
     uint64_t id = issue(win, target, &ref);
-    if (id) GS_EMIT_CUR(OTF2_EvtWriter_RmaGet(L->evt, NULL, t, ref, (uint32_t)target, bytes, id));
+    gs_loc_t *L = gs_cur();
+    if (id) GS_EMIT(L, OTF2_EvtWriter_RmaGet(L->evt, NULL, t, ref, (uint32_t)target, bytes, id));
 }
 
 void gs_rma_atomic(uint64_t t, MPI_Win win, int target, int type, uint64_t put, uint64_t get)
 {
     uint32_t ref;
     uint64_t id = issue(win, target, &ref);
+    gs_loc_t *L = gs_cur();
     if (id)
-        GS_EMIT_CUR(OTF2_EvtWriter_RmaAtomic(L->evt, NULL, t, ref, (uint32_t)target,
-                                 (OTF2_RmaAtomicType)type, put, get, id));
+        GS_EMIT(L, OTF2_EvtWriter_RmaAtomic(L->evt, NULL, t, ref, (uint32_t)target,
+                                            (OTF2_RmaAtomicType)type, put, get, id));
 }

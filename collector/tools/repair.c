@@ -55,6 +55,13 @@ static uint64_t anchor_event_chunk(const char *dir)
 
 enum { NOTHING_TO_REPAIR = 3 };
 
+/* name ends in `suffix` (".def", ".evt") after something */
+static int has_suffix(const char *name, const char *suffix)
+{
+    size_t n = strlen(name), k = strlen(suffix);
+    return n > k && strcmp(name + n - k, suffix) == 0;
+}
+
 /* The host and metahost names and the command line of a run of `size` ranks. */
 static int read_run_tail(FILE *f, int size)
 {
@@ -207,8 +214,7 @@ static int repair(const char *dir)
     snprintf(path, sizeof path, "%s/traces", tmp);
     d = opendir(path);
     while (d && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 5 || strcmp(e->d_name + len - 4, ".def")) continue;
+        if (!has_suffix(e->d_name, ".def")) continue;
         snprintf(from, sizeof from, "%s/traces/%s", tmp, e->d_name);
         snprintf(to, sizeof to, "%s/traces/%s", dir, e->d_name);
         rename(from, to);
@@ -235,8 +241,7 @@ static void seal_event_files(const char *dir)
     DIR *d = chunk ? opendir(path) : NULL;
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 5 || strcmp(e->d_name + len - 4, ".evt")) continue;
+        if (!has_suffix(e->d_name, ".evt")) continue;
         snprintf(path, sizeof path, "%s/traces/%s", dir, e->d_name);
         gs_seal_file(path, chunk);
     }

@@ -58,8 +58,10 @@ int gs_seal_plan(const unsigned char *data, uint64_t len, uint64_t chunk, gs_sea
             }
             if (kind == END_OF_BUFFER || kind == GS_OTF2_CHUNK_HEADER) break;
             if (kind == TIMESTAMP) {
-                if (pos + 9 > end || u64_at(data + pos + 1) < last_time) break;
-                last_time = u64_at(data + pos + 1);
+                if (pos + 9 > end) break;
+                const uint64_t t = u64_at(data + pos + 1);
+                if (t < last_time) break;
+                last_time = t;
                 pos += 9;
                 continue;
             }
