@@ -6,8 +6,9 @@
 // Failure: the first process to fail claims the report (a word in shared memory) and alone
 // prints its line; its sockets close, so peers blocked in an exchange see EOF/EPIPE. A child
 // that loses a peer exits quietly (kPeerLost); process 0 learns of any failing child from
-// SIGCHLD (even while it reads) or from EOF, kills and reaps the other children and exits with
-// the claimed code. Children die with process 0 (PR_SET_PDEATHSIG), so nothing outlives it.
+// SIGCHLD (even while it reads) or from EOF, waits for a child that claimed the report to
+// exit (it may not have printed its line yet), kills and reaps the other children and exits
+// with the claimed code. Children die with process 0 (PR_SET_PDEATHSIG), so nothing outlives it.
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -35,9 +36,12 @@ constexpr int kPeerLost = 3;
 constexpr int kMaxProcesses = 1024;
 constexpr int kSocketBuffer = 4 << 20;
 
+// The claim: who reports and with which exit code, in one word so that both are set at once.
 struct SharedState {
-  std::atomic<int> failure_code;  // 0: nobody failed yet
+  std::atomic<int> claim;  // 0: nobody failed yet; else (claimant's rank << 8) | exit code
 };
+int claimed_code(int claim) { return claim & 0xff; }
+int claimant(int claim) { return claim >> 8; }
 static_assert(std::atomic<int>::is_always_lock_free, "the claim must work across processes");
 
 // Process 0's children, for the SIGCHLD handler (async-signal-safe access only).
@@ -67,10 +71,16 @@ void mark_reaped(pid_t pid, int st, int* failure, bool killed_by_us = false) {
   sigaddset(&block, SIGCHLD);
   sigprocmask(SIG_BLOCK, &block, nullptr);
   int st;
-  if (gone >= 0 && !g_reaped[gone]) {
-    while (waitpid(g_children[gone], &st, 0) < 0 && errno == EINTR) {}
-    mark_reaped(g_children[gone], st, &failure);
-  }
+  // Nobody may claim the report from here on (process 0 claims it, silently, if nobody has);
+  // a child that claimed it prints its line and exits at once: killed, it may not have.
+  int claim = 0;
+  if (g_shared) g_shared->claim.compare_exchange_strong(claim, failure ? failure & 0xff : kPeerLost);
+  int reporter = claim && claimant(claim) > 0 ? claimant(claim) - 1 : -1;
+  for (int child : {gone, reporter})
+    if (child >= 0 && !g_reaped[child]) {
+      while (waitpid(g_children[child], &st, 0) < 0 && errno == EINTR) {}
+      mark_reaped(g_children[child], st, &failure);
+    }
   for (int i = 0; i < g_child_count; ++i)  // those that ended on their own, before our kill
     if (!g_reaped[i] && waitpid(g_children[i], &st, WNOHANG) == g_children[i]) mark_reaped(g_children[i], st, &failure);
   for (int i = 0; i < g_child_count; ++i)
@@ -79,8 +89,7 @@ void mark_reaped(pid_t pid, int st, int* failure, bool killed_by_us = false) {
     while (!g_reaped[i] && waitpid(g_children[i], &st, 0) < 0 && errno == EINTR) {}
     if (!g_reaped[i]) mark_reaped(g_children[i], st, &failure, true);
   }
-  int claimed = g_shared ? g_shared->failure_code.load() : 0;
-  _exit(claimed ? claimed : failure ? failure : kPeerLost);
+  _exit(claim ? claimed_code(claim) : failure ? failure : kPeerLost);
 }
 
 // Ctrl-C (SIGINT to the process group) or SIGTERM to process 0: the children are ended
@@ -184,14 +193,14 @@ class ForkTransport : public Transport {
     }
     for (int sig : {SIGCHLD, SIGINT, SIGTERM}) signal(sig, SIG_DFL);
     sigprocmask(SIG_UNBLOCK, &block, nullptr);
-    int claimed = g_shared->failure_code.load();
-    return claimed ? claimed : failure;
+    int claim = g_shared->claim.load();
+    return claim ? claimed_code(claim) : failure;
   }
 
  private:
   bool claim(int code) {
     int none = 0;
-    return g_shared->failure_code.compare_exchange_strong(none, code ? code : 1);
+    return g_shared->claim.compare_exchange_strong(none, rank_ << 8 | (code & 0xff ? code & 0xff : 1));
   }
 
   // Process `p` ended before the exchange was complete (children are forked in rank order).

@@ -175,6 +175,28 @@ TEST(ForkTransport, AFailingProcessZeroEndsTheChildren) {
   EXPECT_FALSE(o.left_behind);
 }
 
+// Every process fails (each reads a damaged file, say): a child claims the report first and
+// process 0 ends the run before the child has written its line. The child must not be
+// killed before it has: the run would fail and say nothing.
+TEST(ForkTransport, AChildThatClaimedTheReportWritesItBeforeTheRunEnds) {
+  int line[2];
+  ASSERT_EQ(pipe(line), 0);
+  Outcome o = run_processes(2, [&line](gs::Transport& t) {
+    if (t.rank() == 1) t.claim_report(4);
+    std::vector<gs::Bytes> out(t.size());
+    t.exchange(out);  // process 0 fails once the claim is made
+    if (t.rank() == 0) return 6;  // run_processes aborts the run with this code
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // writing its line
+    return write(line[1], "x", 1) == 1 ? 4 : 91;
+  });
+  close(line[1]);
+  char got = 0;
+  EXPECT_EQ(read(line[0], &got, 1), 1) << "the claimant was ended before it reported";
+  close(line[0]);
+  EXPECT_EQ(o.code, 4);  // the claimant's code
+  EXPECT_FALSE(o.left_behind);
+}
+
 TEST(ForkTransport, AChildFailingWhileProcessZeroIsBusyEndsTheRunPromptly) {
   Outcome o = run_processes(3, [](gs::Transport& t) {
     if (t.rank() == 2) _exit(9);  // no report claimed, as a crash would
