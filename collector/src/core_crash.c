@@ -144,8 +144,16 @@ static int peer_request(int sig, pid_t sender)
     return 0;
 }
 
+/* exit() called on a thread other than the main one, with this status + 1 (0: none): the
+ * main thread flushes (on_exit_without_finalize) and goes on until the process ends. */
+static volatile sig_atomic_t exit_request;
+
 static void take_signal(int sig, pid_t sender)
 {
+    if (sig == SIGTERM && exit_request) {
+        gs_crash_flush(exit_request - 1);
+        return;
+    }
     if (peer_request(sig, sender)) return;
     gs_crash_flush(128 + sig);
     for (size_t i = 0; i < NFATAL; i++)
@@ -188,9 +196,25 @@ static void on_signal(int sig, siginfo_t *info, void *context)
     take_signal(sig, sender);
 }
 
-static void on_exit_without_finalize(void)
+/* exit() without MPI_Finalize. On another thread than the main one, which may be writing
+ * an event meanwhile, the main thread is asked to flush (its signal handler waits for the
+ * write to end, GS_EMIT) and the exit waits for it; the main thread then runs on with the
+ * measurement off until the process ends. */
+static void on_exit_without_finalize(int status, void *arg)
 {
-    gs_crash_flush(0);
+    (void)arg;
+    if (pthread_equal(pthread_self(), gs_main_thread) ||
+        !__atomic_load_n(&gs.active, __ATOMIC_ACQUIRE)) {
+        gs_crash_flush(status);
+        return;
+    }
+    exit_request = (status & 0xff) + 1;
+    if (pthread_kill(gs_main_thread, SIGTERM) != 0) { /* (it has ended: nobody writes) */
+        gs_crash_flush(status);
+        return;
+    }
+    for (int i = 0; i < FLUSH_WAIT_MS && __atomic_load_n(&gs_crashed, __ATOMIC_ACQUIRE) != 2; i++)
+        usleep(1000);
 }
 
 /* Open MPI leaves through _exit() when it learns that the job is being aborted, possibly
@@ -225,6 +249,6 @@ void gs_install_crash_handlers(void)
     start_flusher();
     for (size_t i = 0; i < NFATAL; i++) sigaction(fatal_signals[i], &sa, &previous[i]);
     measured_pid = getpid();
-    atexit(on_exit_without_finalize);
+    on_exit(on_exit_without_finalize, NULL);
 }
 #endif

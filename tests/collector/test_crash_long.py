@@ -40,7 +40,7 @@ def kit(request) -> MpiKit:
 @pytest.fixture(scope="module")
 def crashloop(kit, tmp_path_factory) -> Path:
     exe = tmp_path_factory.mktemp(f"crashloop-{kit.name}") / "crashloop"
-    proc = subprocess.run([kit.cc, "-O1", "-o", str(exe), str(APP)], capture_output=True,
+    proc = subprocess.run([kit.cc, "-O1", "-pthread", "-o", str(exe), str(APP)], capture_output=True,
                           text=True)
     assert proc.returncode == 0, proc.stderr
     return exe
@@ -263,14 +263,39 @@ def test_signal_during_an_event_write_waits_for_it(kit, crashloop, tmp_path):
     assert len(ended) == 1 and "(ended by SIGTERM)" in ended[0], proc.stderr
     # The event being written is there, and the crash flush closes its region (or it
     # was a Leave): every Enter has its Leave, none comes without its Enter.
+    check_nested(out, VICTIM)
+
+
+def check_nested(out: Path, rank: int) -> None:
+    """Every Enter of `rank` has its Leave, none comes without its Enter, and ProgramEnd
+    comes with no region open."""
     open_regions = []
-    for event in otf2text.events(out / "traces.otf2")[VICTIM]:
+    for event in otf2text.events(out / "traces.otf2")[rank]:
         if event.kind == "ENTER":
             open_regions.append(event.region())
         elif event.kind == "LEAVE":
             assert open_regions and open_regions.pop() == event.region(), event
         elif event.kind == "PROGRAM_END":
             assert open_regions == [], open_regions
+
+
+@pytest.mark.slow
+def test_exit_on_another_thread_waits_for_the_event_being_written(kit, crashloop, tmp_path):
+    """A thread of rank 2 calls exit(5) while its main thread goes on writing events (local
+    MPI calls): the main thread does the crash flush once its current event is written, so
+    the flush never writes into the buffer beside it. Before, the flush ran at once on its
+    own thread, and its records were interleaved with the main thread's."""
+    out = tmp_path / "trace"
+    proc = record(kit, crashloop, out, "thread-exit")
+    assert proc.returncode != 0, proc.stderr
+    ranks = read_ranks(out)  # every event file's structure is checked first (evtfile.py)
+    victim = ranks[VICTIM]
+    assert victim.program_ends == 1, victim
+    assert victim.iterations >= AT, victim
+    ended = [line for line in proc.stderr.splitlines()
+             if line.strip().startswith(f"rank {VICTIM}: ended early")]
+    assert len(ended) == 1 and "(exit status 5)" in ended[0], proc.stderr
+    check_nested(out, VICTIM)
 
 
 @pytest.mark.slow

@@ -8,6 +8,8 @@
  *   int    raise(SIGINT) (what Ctrl-C delivers)
  *   kill   raise(SIGKILL) (no flush possible)
  *   exit   every rank calls exit(0) at AT without MPI_Finalize
+ *   thread-exit  a thread of rank VICTIM calls exit(5) at AT + 1 while its main thread goes
+ *          on making local MPI calls (writing events)
  *   none   nothing (with AT = ITERATIONS no rank stops: the run ends by itself, or as a
  *          test makes it end from the outside)
  *   run    nothing, and every iteration sleeps 1 ms (with a large ITERATIONS: runs until
@@ -15,16 +17,22 @@
  * After the first Allreduce rank 0 prints "all ranks running".
  * The other ranks wait in the Allreduce until the launcher ends them. */
 #include <mpi.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+static void *exit_now(void *arg) {
+  (void)arg;
+  exit(5);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   if (argc < 4) {
-    fprintf(stderr, "usage: crashloop abort|segv|int|kill|exit ITERATIONS AT [VICTIM]\n");
+    fprintf(stderr, "usage: crashloop abort|segv|int|kill|exit|thread-exit|none|run ITERATIONS AT [VICTIM]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const char *mode = argv[1];
@@ -45,7 +53,11 @@ int main(int argc, char **argv) {
       if (strcmp(mode, "segv") == 0) { volatile int *p = NULL; *p = 1; }
       if (strcmp(mode, "int") == 0) raise(SIGINT);
       if (strcmp(mode, "kill") == 0) raise(SIGKILL);
-      MPI_Abort(MPI_COMM_WORLD, 3);
+      if (strcmp(mode, "thread-exit") != 0) MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    if (i == at + 1 && r == victim && strcmp(mode, "thread-exit") == 0) {
+      pthread_t t; /* (after the Allreduce: the main thread is writing events) */
+      pthread_create(&t, NULL, exit_now, NULL);
     }
     if (i % 1000 == 0) MPI_Allreduce(&x, &y, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (i == 0 && r == 0) { /* every rank is measured now: a test may interrupt the run */
