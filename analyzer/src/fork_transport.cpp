@@ -74,7 +74,7 @@ void mark_reaped(pid_t pid, int st, int* failure, bool killed_by_us = false) {
   // Nobody may claim the report from here on (process 0 claims it, silently, if nobody has);
   // a child that claimed it prints its line and exits at once: killed, it may not have.
   int claim = 0;
-  if (g_shared) g_shared->claim.compare_exchange_strong(claim, failure ? failure & 0xff : kPeerLost);
+  if (g_shared) g_shared->claim.compare_exchange_strong(claim, failure & 0xff ? failure & 0xff : kPeerLost);
   int reporter = claim && claimant(claim) > 0 ? claimant(claim) - 1 : -1;
   for (int child : {gone, reporter})
     if (child >= 0 && !g_reaped[child]) {
