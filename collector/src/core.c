@@ -147,6 +147,8 @@ void gs_measurement_init(int *argc, char ***argv, uint64_t t_begin_raw, uint32_t
     gs_topology_build(&gs_run.topo, size, gs_run.metahosts, gs_run.hosts, GS_NAME_LEN);
     gs_peers_init(tool_comm, rank, size, gs_run.hosts, GS_NAME_LEN);
     gs_parse_skew(metahost);
+    /* (the variable is the job's: every rank decides alike whether clocks are shared) */
+    gs_run.topo.skewed = getenv("GRIDSCOPE_TEST_CLOCK_SKEW") != NULL;
 
     /* The archive's processes: every rank, or with "%m" those of this metahost; its
      * master is the first of them. */

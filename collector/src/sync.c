@@ -25,9 +25,13 @@ void gs_topology_build(gs_topology_t *t, int size, const char *mhs, const char *
     t->node = malloc((size_t)size * sizeof(int));
     t->metahost_master = malloc((size_t)size * sizeof(int));
     t->node_master = malloc((size_t)size * sizeof(int));
+    t->host = malloc((size_t)size * sizeof(int));
     t->nmetahosts = t->nnodes = 0;
+    t->skewed = 0;
+    int nhosts = 0;
     char *mh_names = malloc((size_t)size * width);
     char *node_names = malloc((size_t)size * 2 * width);
+    char *host_names = malloc((size_t)size * width);
     for (int r = 0; r < size; r++) {
         char mh[256];
         memset(mh, 0, sizeof mh);
@@ -50,9 +54,21 @@ void gs_topology_build(gs_topology_t *t, int size, const char *mhs, const char *
             t->node_master[nd] = r;
         }
         t->node[r] = nd;
+        int h = index_of(host_names, nhosts, width, key + width);
+        if (h < 0) {
+            h = nhosts++;
+            memcpy(host_names + (size_t)h * width, key + width, width);
+        }
+        t->host[r] = h;
     }
     free(mh_names);
     free(node_names);
+    free(host_names);
+}
+
+int gs_same_clock(const gs_topology_t *t, int a, int b)
+{
+    return !t->skewed && t->host[a] == t->host[b];
 }
 
 /* Client side: ping-pongs with server until gs_sync_enough says the bound is found (at
@@ -126,10 +142,12 @@ gs_offset_t gs_sync_clocks(MPI_Comm comm, const gs_topology_t *t, int me, int64_
                 clients[nc++] = t->node_master[n];
         if (me == root)
             for (int m = 0; m < t->nmetahosts; m++)
-                if (t->metahost_master[m] != root) clients[nc++] = t->metahost_master[m];
+                if (t->metahost_master[m] != root && !gs_same_clock(t, t->metahost_master[m], root))
+                    clients[nc++] = t->metahost_master[m];
         serve(comm, clients, nc);
         free(clients);
-        if (me != root) mine = ping(comm, root, GS_SYNC_METAHOST_ROUNDS, &when);
+        if (me != root && !gs_same_clock(t, me, root))
+            mine = ping(comm, root, GS_SYNC_METAHOST_ROUNDS, &when);
         for (int n = 0; n < t->nnodes; n++) {
             int client = t->node_master[n];
             if (client == me || t->metahost[client] != mh) continue;

@@ -51,10 +51,7 @@ def test_recorded_late_sender(tmp_path, jobs):
     assert top["class"] == "grid" and top["callpath"].endswith("MPI_Recv")
     (pair,) = s["p2p"]
     assert (pair["from"], pair["to"], pair["bytes"], pair["messages"]) == ("A", "B", 4, 1)
-    # The two metahosts' clocks are synchronised by ping-pong, to within its error: on a
-    # loaded machine that can exceed this one message's transfer, which then shows as a
-    # clock violation and gives no transfer time (0 in the summary).
-    if s["clock_violations"] == 0:
-        assert pair["min_transfer_s"] > 0 and pair["max_rate_Bps"] == pytest.approx(4 / pair["min_transfer_s"])
-    else:
-        assert s["clock_violations"] == 1 and pair["min_transfer_s"] == 0 and pair["max_rate_Bps"] == 0
+    # Both metahosts run on this machine and share its clock (no offset measured, whose
+    # error under load exceeded this one message's transfer): no clock violation.
+    assert s["clock_violations"] == 0
+    assert pair["min_transfer_s"] > 0 and pair["max_rate_Bps"] == pytest.approx(4 / pair["min_transfer_s"])

@@ -149,6 +149,14 @@ def test_two_clock_offsets_per_location(trace):
 
 
 @pytest.mark.slow
+def test_metahosts_on_one_machine_share_its_clock(trace):
+    """Both metahosts run on this machine: their masters read one clock, so every offset is
+    0 exactly (no ping-pong, whose error under load exceeded a short message's transfer)."""
+    offsets = otf2text.clock_offsets(trace)
+    assert {(offset, stddev) for recs in offsets.values() for _, offset, stddev in recs} == {(0, 0.0)}
+
+
+@pytest.mark.slow
 def test_mpi_regions_follow_scorep(trace):
     defs = otf2text.definitions(trace)
     regions = {a["Name"].split('"')[1]: a for kind, _, a in defs if kind == "REGION"}
