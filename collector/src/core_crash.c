@@ -24,6 +24,13 @@ static int asked_by_peer;
  * and for its own flush thread; both end as soon as the work is done. */
 enum { PEER_WAIT_MS = 10000, FLUSH_WAIT_MS = 2000 + PEER_WAIT_MS };
 
+/* Until the flush is done (gs_crashed 2), at most about FLUSH_WAIT_MS. */
+static void wait_for_flush(void)
+{
+    for (int i = 0; i < FLUSH_WAIT_MS && __atomic_load_n(&gs_crashed, __ATOMIC_ACQUIRE) != 2; i++)
+        usleep(1000);
+}
+
 static void crash_flush_now(int exit_status)
 {
     /* Signals may arrive on any thread (Open MPI runs helper threads) while the main
@@ -32,9 +39,7 @@ static void crash_flush_now(int exit_status)
     int expected = 0;
     if (!__atomic_compare_exchange_n(&gs_crashed, &expected, 1, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE)) {
-        for (int i = 0; i < FLUSH_WAIT_MS && __atomic_load_n(&gs_crashed, __ATOMIC_ACQUIRE) == 1;
-             i++)
-            usleep(1000);
+        wait_for_flush();
         return;
     }
     if (gs.active) {
@@ -115,8 +120,7 @@ void gs_crash_flush(int exit_status)
         flush_status = exit_status;
         sem_post(&flush_request);
     }
-    for (int i = 0; i < FLUSH_WAIT_MS && __atomic_load_n(&gs_crashed, __ATOMIC_ACQUIRE) != 2; i++)
-        usleep(1000);
+    wait_for_flush();
 }
 #endif
 
@@ -213,8 +217,7 @@ static void on_exit_without_finalize(int status, void *arg)
         gs_crash_flush(status);
         return;
     }
-    for (int i = 0; i < FLUSH_WAIT_MS && __atomic_load_n(&gs_crashed, __ATOMIC_ACQUIRE) != 2; i++)
-        usleep(1000);
+    wait_for_flush();
 }
 
 /* Open MPI leaves through _exit() when it learns that the job is being aborted, possibly
@@ -230,9 +233,7 @@ GS_PUBLIC void _exit(int status)
         } else if (__atomic_load_n(&gs_crashed, __ATOMIC_ACQUIRE) != 2) {
             /* The main thread does the flush: ask it to, wait a moment. */
             pthread_kill(gs_main_thread, SIGTERM);
-            for (int i = 0;
-                 i < FLUSH_WAIT_MS && __atomic_load_n(&gs_crashed, __ATOMIC_ACQUIRE) != 2; i++)
-                usleep(1000);
+            wait_for_flush();
         }
     }
     syscall(SYS_exit_group, status);

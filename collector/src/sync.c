@@ -66,7 +66,8 @@ void gs_topology_build(gs_topology_t *t, int size, const char *mhs, const char *
     free(host_names);
 }
 
-int gs_same_clock(const gs_topology_t *t, int a, int b)
+/* Whether ranks a and b read one clock (one host, no test skew). */
+static int same_clock(const gs_topology_t *t, int a, int b)
 {
     return !t->skewed && t->host[a] == t->host[b];
 }
@@ -142,11 +143,11 @@ gs_offset_t gs_sync_clocks(MPI_Comm comm, const gs_topology_t *t, int me, int64_
                 clients[nc++] = t->node_master[n];
         if (me == root)
             for (int m = 0; m < t->nmetahosts; m++)
-                if (t->metahost_master[m] != root && !gs_same_clock(t, t->metahost_master[m], root))
+                if (t->metahost_master[m] != root && !same_clock(t, t->metahost_master[m], root))
                     clients[nc++] = t->metahost_master[m];
         serve(comm, clients, nc);
         free(clients);
-        if (me != root && !gs_same_clock(t, me, root))
+        if (me != root && !same_clock(t, me, root))
             mine = ping(comm, root, GS_SYNC_METAHOST_ROUNDS, &when);
         for (int n = 0; n < t->nnodes; n++) {
             int client = t->node_master[n];

@@ -31,6 +31,4 @@ void gs_topology_build(gs_topology_t *t, int size, const char *metahosts, const 
  * without measuring (metahosts mapped onto one machine, as the testbeds and tests do: the
  * ping-pong's error, under load, exceeded a short message's transfer). */
 gs_offset_t gs_sync_clocks(MPI_Comm comm, const gs_topology_t *t, int me, int64_t *at);
-/* Whether ranks a and b read one clock (one host, no test skew). */
-int gs_same_clock(const gs_topology_t *t, int a, int b);
 #endif

@@ -263,20 +263,7 @@ def test_signal_during_an_event_write_waits_for_it(kit, crashloop, tmp_path):
     assert len(ended) == 1 and "(ended by SIGTERM)" in ended[0], proc.stderr
     # The event being written is there, and the crash flush closes its region (or it
     # was a Leave): every Enter has its Leave, none comes without its Enter.
-    check_nested(out, VICTIM)
-
-
-def check_nested(out: Path, rank: int) -> None:
-    """Every Enter of `rank` has its Leave, none comes without its Enter, and ProgramEnd
-    comes with no region open."""
-    open_regions = []
-    for event in otf2text.events(out / "traces.otf2")[rank]:
-        if event.kind == "ENTER":
-            open_regions.append(event.region())
-        elif event.kind == "LEAVE":
-            assert open_regions and open_regions.pop() == event.region(), event
-        elif event.kind == "PROGRAM_END":
-            assert open_regions == [], open_regions
+    otf2text.check_nesting(otf2text.events(out / "traces.otf2")[VICTIM])
 
 
 @pytest.mark.slow
@@ -295,7 +282,7 @@ def test_exit_on_another_thread_waits_for_the_event_being_written(kit, crashloop
     ended = [line for line in proc.stderr.splitlines()
              if line.strip().startswith(f"rank {VICTIM}: ended early")]
     assert len(ended) == 1 and "(exit status 5)" in ended[0], proc.stderr
-    check_nested(out, VICTIM)
+    otf2text.check_nesting(otf2text.events(out / "traces.otf2")[VICTIM])
 
 
 @pytest.mark.slow
