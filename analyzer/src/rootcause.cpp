@@ -2,7 +2,10 @@
 //  1. waiting owners -> delayer owners: each wait state with the waiting side's time map
 //     (computed in place when both ranks are ours); the delayer owner computes the delay,
 //     the short-term costs and the wait list, which goes to process 0 as the propagation
-//     graph; back to the waiting owner go the indirect part and where the path would move;
+//     graph; back to the waiting owner go the indirect part and where the path would move.
+//     A collective's wait states the other way round (rootcause_collectives.cpp): the
+//     delayer owner sends the intervals, the waiting owners compute the costs and send
+//     each waiting rank's sums back;
 //  2. waiting owners: the calls the critical path can leave through go to the last process,
 //     which walks the path while process 0 solves the long-term costs per waiting call; the
 //     wait-state classes (at process 0 after its solve, elsewhere while it solves);
@@ -148,14 +151,24 @@ void Analysis::translate_call_paths() {
     for (uint64_t h : hash) append(out[p], h);
   }
   cp_from_.assign(P_, {});
+  cp_to_.assign(P_, {});
   Bytes in = t_.exchange(out);
   Cursor c(in);
+  std::unordered_map<uint64_t, uint32_t> theirs;
   for (int p = 0; p < P_; ++p) {
     if (p == me_) continue;
     cp_from_[p].resize(c.get<uint64_t>());
-    for (uint32_t& cp : cp_from_[p]) {
-      auto it = ours.find(c.get<uint64_t>());
-      cp = it == ours.end() ? kNone : it->second;
+    theirs.clear();
+    for (uint32_t i = 0; i < cp_from_[p].size(); ++i) {
+      const uint64_t h = c.get<uint64_t>();
+      theirs.emplace(h, i);
+      auto it = ours.find(h);
+      cp_from_[p][i] = it == ours.end() ? kNone : it->second;
+    }
+    cp_to_[p].resize(ncp_);
+    for (size_t i = 0; i < ncp_; ++i) {
+      auto it = theirs.find(hash[i]);
+      cp_to_[p][i] = it == theirs.end() ? kNone : it->second;
     }
   }
 }

@@ -82,12 +82,17 @@ void Analysis::delays() {
     return sp != kNone && call_of(sp, p) ? sp : kNone;
   };
   std::vector<Pending> reqs;
+  std::vector<Bytes> coll_out(P_);  // the collectives' wait states (rootcause_collectives.cpp)
   reqs.reserve(waits.size());  // (every buffer of the pass sized once where it can be: a regrowth's
                                // copy leaves a hole the heap keeps)
   for (size_t i = 0; i < waits.size(); ++i) {
     const RcWait& w = waits[i];
     const uint32_t q = rank_of(w.call);
     if (w.delayer == kNone || w.delayer == q) continue;
+    if (group_of(w.metric) >= 2) {
+      coll_request(w, uint32_t(i), q, coll_out);
+      continue;
+    }
     const uint32_t owner = owner_(w.delayer);
     if (owner == uint32_t(me_)) {
       if (const uint32_t sp = delayer_of(w.ref, w.delayer_index, w.delayer); sp != kNone)
@@ -111,6 +116,8 @@ void Analysis::delays() {
   // vectors took longer than the pass over them).
   Bytes arrived = t_.exchange(out);
   dlap("requests exchanged");
+  std::vector<Bytes> coll_ivs = coll_intervals(t_.exchange(coll_out));
+  dlap("collectives' intervals");
   std::vector<size_t> remote_at;
   {
     size_t n_keys = 0;
@@ -194,7 +201,7 @@ void Analysis::delays() {
   prop_max_.assign(aux_wait_.size(), 0.0);
   wrecs_.reserve(reqs.size());
   dents_.reserve(2 * reqs.size());  // (a guess: only the pages written count)
-  graph[0].reserve(reqs.size() * (sizeof(NodeMsg) + 2 * sizeof(ListEntry)));  // (a guess too)
+  graph[0].reserve((reqs.size() + coll_waits_.size()) * (sizeof(NodeMsg) + 2 * sizeof(ListEntry)));  // (a guess too)
   for (size_t k0 = 0; k0 < reqs.size(); k0 += kChunk) {
     const size_t m = std::min(kChunk, reqs.size() - k0);
     // ---- pass A: the delayer intervals, in delayer-call order
@@ -364,15 +371,26 @@ void Analysis::delays() {
   }
   dlap("delay loop");
   report_memory("delay loop");
+  // the point-to-point requests are done
+  decltype(reqs)().swap(reqs);
+  Bytes().swap(arrived);
+  decltype(remote_at)().swap(remote_at);
+  decltype(left)().swap(left);
+  {
+    const Bytes ivs = t_.exchange(coll_ivs);
+    dlap("collectives' intervals exchanged");
+    std::vector<Bytes> sums(P_);
+    coll_costs(ivs, graph[0], sums);
+    dlap("collectives' costs");
+    coll_sums_in(t_.exchange(sums), false);
+    dlap("collectives' sums exchanged");
+  }
   // the intervals are done: what located their starts goes before the next steps allocate
   decltype(peers_)().swap(peers_);
   decltype(peer_syncs_)().swap(peer_syncs_);
   decltype(group_calls_)().swap(group_calls_);
-  decltype(reqs)().swap(reqs);
-  Bytes().swap(arrived);
-  decltype(remote_at)().swap(remote_at);
   Bytes in = t_.exchange(back);
-  far_replies_.reserve(in.size() / sizeof(Indirect));
+  far_replies_.reserve(far_replies_.size() + in.size() / sizeof(Indirect));
   for (Cursor c(in); !c.done();) {
     Indirect m = c.get<Indirect>();
     replies_[m.w_local] = Reply{m.wrec, kFar | uint32_t(far_replies_.size()), m.ticks};

@@ -1,5 +1,6 @@
 // Private to the root-cause pass (rootcause.cpp: set-up, synchronisation points, driver;
-// rootcause_delays.cpp: intervals, delay costs, wait classes; rootcause_path.cpp: the
+// rootcause_delays.cpp: intervals, delay costs, wait classes; rootcause_collectives.cpp: the
+// collectives' delay costs at the waiting owners; rootcause_path.cpp: the
 // propagation graph, long-term costs and the critical path): its wire records, time maps
 // and the Analysis class.
 #pragma once
@@ -109,6 +110,31 @@ inline bool jump_order(const JumpMsg& a, const JumpMsg& b) {
 // whole, and `lo_ticks` of call lo (lo_ticks < 0: no call lo, down to the rank's start)
 struct CoverMsg { uint64_t lo, hi; int64_t lo_ticks; };
 
+// ---- the collectives' wait states (rootcause_collectives.cpp): their costs at the waiting
+// owners. Every process's part of these messages starts with a PartHead, even when empty.
+struct PartHead { uint32_t src, n, m, pad; };  // n, m: the counts of the part's two kinds of records
+// waiting owner -> delayer owner: a collective wait state's delayer record and waiting rank
+struct CollReq { uint32_t q, p, index; uint8_t ref, pad[3]; };
+// delayer owner -> waiting owner: a delayer interval, followed by its time map (nmap IvEntry)
+// and its wait list (nwl ListEntry)
+struct CollIv { uint64_t sp_gid; int64_t enter; uint32_t nmap, nwl; };
+#pragma pack(push, 4)
+struct IvEntry { uint32_t cp; int64_t plain, wan; };  // cp in the delayer owner's call paths (| kMpiPart)
+#pragma pack(pop)
+constexpr uint32_t kMpiPart = 0x40000000u;  // an MPI call's call path (the delay is communication)
+// waiting owner -> delayer owner: one waiting rank's sum for one key (kind kSevKind: a
+// severity's key: pattern = metric, cp, rank), and a wait-list call's largest propagating scale
+constexpr uint8_t kSevKind = 0xff;
+struct PartialMsg { uint16_t pattern; uint8_t cls, kind; uint32_t cp, rank, wait_metahost; double v; };
+struct PropMsg { uint64_t gid; double scale; };
+// What a waiting owner keeps of a collective wait state until its inherited costs come back:
+// its delay entries (cdents_, in the delayer owner's call paths) from d_begin on
+#pragma pack(push, 4)
+struct CollRec { uint32_t d_begin, p, q; double D; uint16_t metric; uint8_t cls; };
+#pragma pack(pop)
+static_assert(sizeof(CollRec) == 24, "a collective's wait record stays at 24 bytes");
+constexpr uint32_t kCollRec = 0x80000000u;  // a Reply's wrec that is a CollRec
+
 class Cursor {
  public:
   explicit Cursor(const Bytes& b) : begin_(b.data()), p_(b.data()), end_(b.data() + b.size()) {}
@@ -145,6 +171,29 @@ struct CauseKeyHash {
   static size_t of(uint16_t pattern, uint8_t cls, uint8_t kind, uint32_t cp, uint32_t rank, uint32_t wait_metahost) {
     return mix(mix(mix(cp, rank), wait_metahost), uint64_t(pattern) << 16 | cls << 8 | kind);
   }
+};
+
+// One waiting rank's sums per key (its collective wait states' costs), sent to the keys'
+// owners when the next rank begins and added there in rank order: every total is summed in
+// the same order at any -j, wherever its parts were computed.
+class PartialSums {
+ public:
+  void add(const CauseKey& k, double v) {
+    Slot& s = cache_[cache_slot<8>(CauseKeyHash{}(k))];
+    if (!(s.value && s.key == k)) s = {k, &sums_[k]};
+    *s.value += v;
+  }
+  template <class Out>
+  void flush(Out&& out) {
+    for (const auto& [k, v] : sums_) out(k, v);
+    sums_.clear();
+    for (Slot& s : cache_) s.value = nullptr;
+  }
+
+ private:
+  struct Slot { CauseKey key{}; double* value = nullptr; };
+  std::unordered_map<CauseKey, double, CauseKeyHash> sums_;
+  Slot cache_[256];
 };
 
 // std::lower_bound by `key` over the sorted `v`, searched outward from `hint` (then set to
@@ -421,6 +470,29 @@ class Analysis {
   }
 
   void delays();
+
+  // ---- the collectives' wait states: their delay costs at the waiting owners
+  // (rootcause_collectives.cpp). A collective's wait states are all charged to its latecomer,
+  // so at the latecomer's owner they were one process's work; there only their intervals are
+  // found, sent to the waiting owners, which compute the costs and send each waiting rank's
+  // sums back.
+  struct CollWait { uint64_t gid; uint32_t idx, pos; };  // pos: its request's at the delayer owner
+  void coll_request(const RcWait& w, uint32_t i, uint32_t q, std::vector<Bytes>& out);
+  std::vector<Bytes> coll_intervals(const Bytes& requests);
+  void coll_costs(const Bytes& intervals, Bytes& graph0, std::vector<Bytes>& sums);
+  void coll_sums_in(const Bytes& in, bool long_term);
+  std::vector<Bytes> coll_long_costs(const Bytes& wait_costs, const std::vector<size_t>& cost_at);
+  // psum_'s sums to their owners' parts (PartialMsg records; PartHead.n counted)
+  void flush_partials(std::vector<Bytes>& parts);
+  std::vector<CollWait> coll_waits_;
+  std::vector<DEntry> cdents_;  // (cp | kMpiPart)
+  size_t cdents_end(size_t r) const { return r + 1 < crecs_.size() ? crecs_[r + 1].d_begin : cdents_.size(); }
+  std::vector<CollRec> crecs_;
+  PartialSums psum_;
+  // per process: our call paths -> theirs with the same chain of region names (the first of
+  // equal chains, as cp_from_ there); the waiting side's map in the delayer owner's terms
+  std::vector<std::vector<uint32_t>> cp_to_;
+  TimeMap tt_{0};
 
   // The cause cache compares a key's fields as they are and makes the key only on a miss (as
   // SevCache); a delay entry and a wait record are written field by field into their arrays:

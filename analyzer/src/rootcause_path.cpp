@@ -121,13 +121,15 @@ void Analysis::graph_and_path() {
     // in our own wait-record order (the arrival order depends on the processes): each
     // record's arrival (at most one: a record is one wait state's) by a direct index
     constexpr size_t kNoCost = SIZE_MAX;
-    std::vector<size_t> cost_at(wrecs_.size(), kNoCost);
+    std::vector<size_t> cost_at(wrecs_.size(), kNoCost), coll_cost_at(crecs_.size(), kNoCost);
     for (size_t at = 0; at < in.size();) {
       CostHead h;
       if (at + sizeof h > in.size()) throw std::logic_error("root causes: truncated message");
       std::memcpy(&h, in.data() + at, sizeof h);
-      if (h.wrec >= wrecs_.size() || cost_at[h.wrec] != kNoCost) throw std::logic_error("root causes: a wait record's costs twice");
-      cost_at[h.wrec] = at;
+      std::vector<size_t>& at_of = h.wrec & kCollRec ? coll_cost_at : cost_at;
+      const uint32_t r = h.wrec & ~kCollRec;
+      if (r >= at_of.size() || at_of[r] != kNoCost) throw std::logic_error("root causes: a wait record's costs twice");
+      at_of[r] = at;
       at += sizeof h + sizeof(double) * size_t(__builtin_popcount(h.mask));
     }
     for (uint32_t r = 0; r < wrecs_.size(); ++r) {
@@ -152,6 +154,11 @@ void Analysis::graph_and_path() {
           if (m.c[j] > 0) add_sev(kDelayLong[j / 2], uint8_t(j % 2), e.cp, p, m.c[j] / w.D * double(e.d) / res_);
       }
     }
+    // the collectives' records are ours (rootcause_collectives.cpp): their charges go to
+    // the delayers' owners, added there after the point-to-point ones above
+    std::vector<Bytes> coll = coll_long_costs(in, coll_cost_at);
+    Bytes().swap(in);
+    coll_sums_in(t_.exchange(coll), true);
   }
   // the delay records are done with; the path's jumps follow
   std::vector<DEntry>().swap(dents_);
