@@ -147,12 +147,6 @@ void Analysis::delays() {
     return rq;
   };
   auto remote_keys = [&](size_t r) { return reinterpret_cast<const CpTicks*>(arrived.data() + remote_at[r] + sizeof(Request)); };
-  // per delayer call: its requests left (kMany: too many to count down) and whether `shared`
-  // holds its interval
-  constexpr uint8_t kStored = 0x80, kMany = 0x7f;
-  std::vector<uint8_t> left(tl_.calls.size(), 0);
-  for (const Pending& pr : reqs)
-    if (left[pr.sp] < kMany) ++left[pr.sp];
   dlap("requests parsed");
   report_memory("requests");
   {  // (a few runs where the waits are listed per kind in call order, one more per process)
@@ -160,13 +154,6 @@ void Analysis::delays() {
     if (!merge_runs(reqs.begin(), reqs.end(), less, 16))
       sort_by_gid(reqs.data(), reqs.size(), gbase_[N], [](const Pending& p) { return p.gid; }, less);
   }
-  // the delayer calls with several requests, ascending (the scan is in call order), and
-  // their shared intervals at the same positions: a search in a small array, not a hash map
-  std::vector<uint32_t> multi;
-  for (uint32_t c = 0; c < left.size(); ++c)
-    if (left[c] > 1) multi.push_back(c);
-  std::vector<SharedInterval> shared(multi.size());
-  uint32_t multi_hint = 0;
   // The requests go in chunks of consecutive ones. A chunk's delayer intervals are found and
   // filled first, in delayer-call order (pass A): a delayer call lies anywhere in its rank's
   // timeline, so in request order each interval was a run of cache misses; in call order
@@ -177,23 +164,13 @@ void Analysis::delays() {
   std::vector<uint64_t> by_call, scratch;  // (delayer call << 32 | request in the chunk), sorted
   std::vector<uint32_t> q_of, iv_of;       // per request in the chunk: waiting rank, interval
   std::vector<double> prop_scale;          // per request in the chunk: its propagating scale (< 0: none)
-  // a delayer interval of the chunk, in its pool (a shared one copied there: pass B reads
-  // the chunk's few MB only). Its wait list goes into the graph once (each member of a
-  // collective sent its own copy: a fifth to a quarter of the collective rows' graphs):
-  // list_end, where it ends in graph[0] once sent, or the shared interval's (sh, while it
-  // still holds this one: gen), which outlives the chunk.
+  // a delayer interval of the chunk, in its pool (pass B reads the chunk's few MB only). Its
+  // wait list goes into the graph once: list_end, where it ends in graph[0] once sent.
   constexpr size_t kNoList = SIZE_MAX;
-  struct Iv { uint32_t map_at, nmap, wl_at, nwl; int64_t enter; SharedInterval* sh; uint32_t gen; size_t list_end; };
+  struct Iv { uint32_t map_at, nmap, wl_at, nwl; int64_t enter; size_t list_end; };
   std::vector<Iv> ivs;
   std::vector<TimeMap::Entry> pool_map;
   std::vector<std::pair<uint32_t, int64_t>> pool_wl;
-  // the interval whose map and wait list `add` appends to the pool
-  auto to_pool = [&](int64_t enter, SharedInterval* sh, auto&& add) {
-    const uint32_t map_at = uint32_t(pool_map.size()), wl_at = uint32_t(pool_wl.size());
-    add();
-    ivs.push_back({map_at, uint32_t(pool_map.size() - map_at), wl_at, uint32_t(pool_wl.size() - wl_at), enter, sh,
-                   sh ? sh->gen : 0, kNoList});
-  };
   std::vector<uint32_t> sp_hints(mine_.size(), 0);  // the delayer side's group-call search hints
 
   replies_.assign(waits.size(), Reply{kNone, kNone, 0.0});
@@ -220,58 +197,22 @@ void Analysis::delays() {
     pool_wl.clear();
     for (size_t a = 0; a < m;) {
       const uint32_t sp = uint32_t(by_call[a] >> 32);
-      size_t b = a + 1;
-      while (b < m && uint32_t(by_call[b] >> 32) == sp) ++b;
-      // its requests after this chunk: the interval is kept for them (shared) once filled
-      uint8_t& n = left[sp];
-      const bool counted = (n & kMany) != kMany;
-      const bool beyond = !counted || (n & kMany) > b - a;
-      SharedInterval* sh = n & kStored || beyond ? &shared[lower_bound_near(multi, sp, multi_hint, [](uint32_t c) { return c; })] : nullptr;
-      const bool last_requests = counted && (n & kMany) == b - a;
       const uint32_t slot = uint32_t(slot_of(rank_of(sp)));
       uint32_t last = kNone;  // the interval the previous request of this call used
       IntervalStart last_st{};
-      for (; a < b; ++a) {
+      for (; a < m && uint32_t(by_call[a] >> 32) == sp; ++a) {
         const uint32_t i = uint32_t(by_call[a]);
         const IntervalStart st = interval_start(sp, q_of[i], &sp_hints[slot]);
         if (last != kNone && last_st == st) { iv_of[i] = last; continue; }
         last_st = st;
         last = uint32_t(ivs.size());
         iv_of[i] = last;
-        if (sh && n & kStored && sh->start == st) {
-          to_pool(sh->enter, sh, [&] {
-            pool_map.insert(pool_map.end(), sh->map.begin(), sh->map.end());
-            pool_wl.insert(pool_wl.end(), sh->waits.begin(), sh->waits.end());
-          });
-          continue;
-        }
-        to_pool(tl_.calls[sp].enter, nullptr, [&] {  // filled straight into the pool
-          tp_.clear();
-          interval_fill(sp, st, tp_, &pool_wl);
-          tp_.save_append(pool_map);
-        });
-        // kept for the requests after this chunk: the latest interval, not the first (a
-        // collective's first waiting member is often the latecomer's neighbour, whose interval
-        // starts at their last message; the members after it share the one from the collective
-        // before, which had been filled again for each of them)
-        if (sh && beyond && (!(n & kStored) || !(sh->start == st))) {
-          Iv& iv = ivs.back();
-          iv.sh = sh;
-          iv.gen = ++sh->gen;
-          sh->list_end = kNoList;
-          sh->start = st;
-          sh->enter = iv.enter;
-          sh->map.assign(pool_map.begin() + iv.map_at, pool_map.end());
-          sh->waits.assign(pool_wl.begin() + iv.wl_at, pool_wl.end());
-          n |= kStored;
-        }
-      }
-      if (last_requests && sh) {  // (pass B reads the pool)
-        decltype(sh->map)().swap(sh->map);
-        decltype(sh->waits)().swap(sh->waits);
-        n = 0;
-      } else if (counted) {
-        n = uint8_t((n & kStored) | ((n & kMany) - (b - a)));
+        const uint32_t map_at = uint32_t(pool_map.size()), wl_at = uint32_t(pool_wl.size());
+        tp_.clear();
+        interval_fill(sp, st, tp_, &pool_wl);
+        tp_.save_append(pool_map);
+        ivs.push_back({map_at, uint32_t(pool_map.size() - map_at), wl_at, uint32_t(pool_wl.size() - wl_at),
+                       tl_.calls[sp].enter, kNoList});
       }
     }
     // ---- pass B: the costs, in request order
@@ -330,8 +271,7 @@ void Analysis::delays() {
         NodeMsg nm{};
         nm.gid = rq.gid; nm.w_local = rq.w_local; nm.list = uint32_t(wl_n);
         nm.group = uint8_t(g); nm.cls = rq.cls; nm.D = D; nm.scale = scale; nm.share = rq.share;
-        // the interval's list sent already (in this chunk, or while shared): referred to
-        size_t& list_end = iv.sh && iv.sh->gen == iv.gen ? iv.sh->list_end : iv.list_end;
+        size_t& list_end = iv.list_end;  // (the interval's list sent already: referred to)
         const size_t end = graph[0].size() + sizeof nm;
         if (list_end != kNoList && (end - list_end) / 8 > UINT32_MAX) list_end = kNoList;  // (sent anew)
         if (list_end != kNoList) nm.back = uint32_t((end - list_end) / 8);
@@ -375,7 +315,6 @@ void Analysis::delays() {
   decltype(reqs)().swap(reqs);
   Bytes().swap(arrived);
   decltype(remote_at)().swap(remote_at);
-  decltype(left)().swap(left);
   {
     const Bytes ivs = t_.exchange(coll_ivs);
     dlap("collectives' intervals exchanged");

@@ -450,18 +450,6 @@ class Analysis {
   void interval(uint32_t b, uint32_t other, TimeMap& map, std::vector<std::pair<uint32_t, int64_t>>* waits) {
     interval_fill(b, interval_start(b, other), map, waits);
   }
-  // A delayer's interval that several wait states share (a collective's latecomer against
-  // each member it delayed): computed once, replayed until its last request or until a
-  // request needs another start.
-  struct SharedInterval {
-    IntervalStart start;
-    int64_t enter;  // the delayer call's
-    std::vector<TimeMap::Entry> map;
-    std::vector<std::pair<uint32_t, int64_t>> waits;
-    uint32_t gen = 0;             // counts the intervals it has held
-    size_t list_end = SIZE_MAX;   // where this one's wait list ends in the graph, once sent
-  };
-
   uint32_t delayer_call(uint8_t ref, uint32_t index) const {
     const std::vector<uint32_t>* v = ref == REF_SEND        ? &tl_.send_call
                                      : ref == REF_RECV_POST ? &tl_.recv_post_call
