@@ -217,7 +217,7 @@ void Analysis::coll_costs(const Bytes& in, Bytes& graph0, std::vector<Bytes>& su
     for (size_t j = d_begin; j < cdents_.size(); ++j) {
       const DEntry& e = cdents_[j];
       const uint32_t cp = e.cp & ~kMpiPart;
-      const uint8_t kind = e.wan ? KIND_WAN : e.cp & kMpiPart ? KIND_COMMUNICATION : KIND_COMPUTATION;
+      const uint8_t kind = coll_kind(e);
       const double v = scale * double(e.d) / res_;
       psum_.add(CauseKey{w.metric, w.cls, kind, cp, p, wait_mh}, v);
       if (v != 0) psum_.add(CauseKey{uint16_t(kDelayShort[g]), w.cls, kSevKind, cp, p, 0}, v);
@@ -298,15 +298,10 @@ std::vector<Bytes> Analysis::coll_long_costs(const Bytes& wait_costs, const std:
   uint32_t rank = kNone;
   for (uint32_t r = 0; r < crecs_.size(); ++r) {
     if (cost_at[r] == SIZE_MAX) continue;
-    CostHead h;
-    std::memcpy(&h, wait_costs.data() + cost_at[r], sizeof h);
-    double c[kCosts] = {};
-    const char* v = wait_costs.data() + cost_at[r] + sizeof h;
-    for (int j = 0; j < kCosts; ++j)
-      if (h.mask >> j & 1) { std::memcpy(&c[j], v, sizeof(double)); v += sizeof(double); }
+    const WaitCost m = read_wait_cost(wait_costs.data() + cost_at[r]);
     const CollRec& w = crecs_[r];
     double total = 0;
-    for (double x : c) total += x;
+    for (double x : m.c) total += x;
     if (!(total > 0) || !(w.D > 0)) continue;
     if (w.q != rank) {
       flush_partials(sums);
@@ -315,10 +310,9 @@ std::vector<Bytes> Analysis::coll_long_costs(const Bytes& wait_costs, const std:
     for (size_t k = w.d_begin, end = cdents_end(r); k < end; ++k) {
       const DEntry& e = cdents_[k];
       const uint32_t cp = e.cp & ~kMpiPart;
-      const uint8_t kind = e.wan ? KIND_WAN : e.cp & kMpiPart ? KIND_COMMUNICATION : KIND_COMPUTATION;
-      psum_.add(CauseKey{w.metric, w.cls, kind, cp, w.p, d_.rank_metahost[w.q]}, total / w.D * double(e.d) / res_);
+      psum_.add(CauseKey{w.metric, w.cls, coll_kind(e), cp, w.p, d_.rank_metahost[w.q]}, total / w.D * double(e.d) / res_);
       for (int j = 0; j < kCosts; ++j)
-        if (c[j] > 0) psum_.add(CauseKey{uint16_t(kDelayLong[j / 2]), uint8_t(j % 2), kSevKind, cp, w.p, 0}, c[j] / w.D * double(e.d) / res_);
+        if (m.c[j] > 0) psum_.add(CauseKey{uint16_t(kDelayLong[j / 2]), uint8_t(j % 2), kSevKind, cp, w.p, 0}, m.c[j] / w.D * double(e.d) / res_);
     }
   }
   flush_partials(sums);

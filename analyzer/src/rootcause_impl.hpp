@@ -97,6 +97,18 @@ struct WaitCost { uint32_t wrec, pad; double c[kCosts]; };    // a wait state's 
 // (`mask`), followed by those doubles; none when they sum to no positive total
 struct CostHead { uint32_t wrec; uint16_t mask, pad; };
 static_assert(kCosts <= 16, "a cost mask has 16 bits");
+// A wait state's inherited costs at `at` (a CostHead and its doubles), the zeros the sender
+// left out back in place.
+inline WaitCost read_wait_cost(const char* at) {
+  CostHead h;
+  std::memcpy(&h, at, sizeof h);
+  WaitCost m{};
+  m.wrec = h.wrec;
+  const char* v = at + sizeof h;
+  for (int j = 0; j < kCosts; ++j)
+    if (h.mask >> j & 1) { std::memcpy(&m.c[j], v, sizeof(double)); v += sizeof(double); }
+  return m;
+}
 // waiting owner -> 0: a call the critical path can leave through (its longest wait with a
 // known delayer) and where it would go; `resume`: the call's enter + that wait. Only those
 // the path can take (target_enter <= resume) are sent: 40 bytes each.
@@ -500,6 +512,10 @@ class Analysis {
   }
   void add_sev(uint16_t metric, uint8_t cls, uint32_t cp, uint32_t rank, double v) {
     if (v != 0) sev_cache_.at(out_.severities, metric, cls, 0, cp, rank) += v;  // (master locations only)
+  }
+  // a collective's delay entry (cp | kMpiPart, in its delayer owner's call paths): its kind
+  static uint8_t coll_kind(const DEntry& e) {
+    return e.wan ? KIND_WAN : e.cp & kMpiPart ? KIND_COMMUNICATION : KIND_COMPUTATION;
   }
   void add_dent(uint32_t cp, bool wan, int64_t d) {
     DEntry& e = dents_.emplace_back();

@@ -135,13 +135,7 @@ void Analysis::graph_and_path() {
     for (uint32_t r = 0; r < wrecs_.size(); ++r) {
       const size_t at = cost_at[r];
       if (at == kNoCost) continue;
-      WaitCost m{};  // the zeros the sender left out back in place
-      CostHead h;
-      std::memcpy(&h, in.data() + at, sizeof h);
-      m.wrec = h.wrec;
-      const char* v = in.data() + at + sizeof h;
-      for (int j = 0; j < kCosts; ++j)
-        if (h.mask >> j & 1) { std::memcpy(&m.c[j], v, sizeof(double)); v += sizeof(double); }
+      const WaitCost m = read_wait_cost(in.data() + at);
       const WRec& w = wrecs_[m.wrec];
       const uint32_t p = rank_of(w.sp);
       double total = 0;
