@@ -60,10 +60,11 @@ class RankTrace:
         return self.local_calls // CALLS_PER_ITERATION
 
 
-def read_ranks(out: Path) -> dict[int, RankTrace]:
+def read_ranks(out: Path, report: str) -> dict[int, RankTrace]:
+    """Every rank's events; `report`, what the recording printed, goes with a failure."""
     anchor = out / "traces.otf2"
     check = otf2text.validate(anchor)
-    assert check.returncode == 0, check.stderr[-2000:]
+    assert check.returncode == 0, check.stderr[-2000:] + "\nthe recording printed: " + report[-3000:]
     enters: dict[int, Counter] = {r: Counter() for r in range(N)}
     last: dict[int, str | None] = {r: None for r in range(N)}
     ends = Counter()
@@ -143,7 +144,7 @@ def test_long_crash_keeps_every_event(kit, crashloop, tmp_path, mode, flags):
     out = tmp_path / "trace"
     proc = record(kit, crashloop, out, mode, *flags)
     assert proc.returncode != 0, proc.stderr
-    ranks = read_ranks(out)
+    ranks = read_ranks(out, proc.stderr)
     victim = ranks[VICTIM]
     assert victim.program_ends == 1
     assert victim.iterations == AT and victim.allreduces == AT // SYNC, victim
@@ -180,7 +181,7 @@ def test_killed_rank_loses_at_most_its_buffer(kit, crashloop, tmp_path, victim):
     out = tmp_path / "trace"
     proc = record(kit, crashloop, out, "kill", "--buffer", SMALL_BUFFER, victim=victim)
     assert proc.returncode != 0
-    ranks = read_ranks(out)
+    ranks = read_ranks(out, proc.stderr)
     flushed = [t for t in ranks.values() if t.program_ends]
     bytes_per_iteration = max(t.evt_bytes / t.iterations for t in ranks.values()
                               if t.iterations)
@@ -224,7 +225,7 @@ def test_exit_without_finalize_is_not_success(kit, crashloop, tmp_path):
     assert proc.returncode != 0, proc.stderr
     assert "trace written" in proc.stderr
     assert "what the trace holds" in proc.stderr
-    ranks = read_ranks(out)
+    ranks = read_ranks(out, proc.stderr)
     for r, t in ranks.items():
         said = [line.strip() for line in proc.stderr.splitlines()
                 if line.strip().startswith(f"rank {r}: ")]
@@ -252,7 +253,7 @@ def test_signal_during_an_event_write_waits_for_it(kit, crashloop, tmp_path):
     proc = record(kit, crashloop, out, "none", "--buffer", SMALL_BUFFER, at=ITERATIONS,
                   env={"GRIDSCOPE_TEST_SIGNAL_IN_FLUSH": f"{VICTIM}:1"})
     assert proc.returncode != 0, proc.stderr
-    ranks = read_ranks(out)  # every event file's structure is checked first (evtfile.py)
+    ranks = read_ranks(out, proc.stderr)  # every event file's structure is checked first (evtfile.py)
     victim = ranks[VICTIM]
     assert victim.program_ends == 1, victim
     assert victim.last_region in ("MPI_Comm_rank", "MPI_Comm_size"), victim
@@ -275,7 +276,7 @@ def test_exit_on_another_thread_waits_for_the_event_being_written(kit, crashloop
     out = tmp_path / "trace"
     proc = record(kit, crashloop, out, "thread-exit")
     assert proc.returncode != 0, proc.stderr
-    ranks = read_ranks(out)  # every event file's structure is checked first (evtfile.py)
+    ranks = read_ranks(out, proc.stderr)  # every event file's structure is checked first (evtfile.py)
     victim = ranks[VICTIM]
     assert victim.program_ends == 1, victim
     assert victim.iterations >= AT, victim
@@ -301,7 +302,7 @@ def test_ctrl_c_keeps_every_event(kit, crashloop, tmp_path):
     _, stderr = proc.communicate()
     assert proc.returncode != 0, stderr
     assert "what the trace holds" in stderr and "were lost" not in stderr, stderr
-    ranks = read_ranks(out)
+    ranks = read_ranks(out, stderr)
     for r, t in ranks.items():
         assert t.program_ends == 1, f"rank {r}: {t}"
         assert t.allreduces >= 1 and t.iterations >= SYNC * (t.allreduces - 1), f"rank {r}: {t}"
