@@ -89,11 +89,6 @@ static int flush_status, flusher_started;
 static void *flusher_main(void *arg)
 {
     (void)arg;
-    /* Its arena is taken now, while no thread holds a malloc lock: taken at the flush, when
-     * arenas run short it could be one a signal stopped another thread inside. (volatile:
-     * a malloc/free pair may be left out.) */
-    void *volatile arena = malloc(64);
-    free(arena);
     while (sem_wait(&flush_request) != 0) {
     }
     crash_flush_now(flush_status);
