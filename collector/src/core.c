@@ -264,6 +264,14 @@ static void close_local(int final)
     gs_defs_write_local_all(gs_archive, gs.world_rank, final);
 }
 
+/* After a wait of MPI_Finalize in the collector's collectives (gs_finalize_state): 1 if
+ * finalize goes on writing, 0 if a crash flush has taken its events over meanwhile. */
+static int finalize_goes_on(int state)
+{
+    return __atomic_compare_exchange_n(&gs_finalize_state, &state, GS_FIN_NONE, 0, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+
 void gs_measurement_finalize_begin(void)
 {
     if (!gs.active) return;
@@ -276,7 +284,9 @@ void gs_measurement_finalize_begin(void)
      * barrier is a collective, so it cannot take a program's message either. */
     PMPI_Barrier(MPI_COMM_WORLD);
 #endif
+    __atomic_store_n(&gs_finalize_state, GS_FIN_SYNC, __ATOMIC_RELEASE);
     gs_run.offset_fin = gs_sync_clocks(tool_comm, &gs_run.topo, gs.world_rank, &gs_run.at_fin);
+    if (!finalize_goes_on(GS_FIN_SYNC)) return;
     simulated_clock_is_global(&gs_run.offset_fin);
     gs_run.has_fin = 1;
     uint64_t t_end = gs_time();
@@ -290,7 +300,9 @@ void gs_measurement_finalize_begin(void)
     gs_threads_close(t_end, 0);
 
     OTF2_Archive_CloseEvtFiles(gs_archive);
+    __atomic_store_n(&gs_finalize_state, GS_FIN_UNIFY, __ATOMIC_RELEASE);
     gs_defs_unify(tool_comm, gs_program_begin, t_end);
+    if (!finalize_goes_on(GS_FIN_UNIFY)) return;
     OTF2_Archive_OpenDefFiles(gs_archive);
     close_local(1);
     OTF2_Archive_CloseDefFiles(gs_archive);

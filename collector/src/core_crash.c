@@ -16,6 +16,7 @@
 #include "threads.h"
 
 int gs_crashed;
+int gs_finalize_state;
 #ifndef GS_SMPI
 /* This process flushed because another rank's process asked it to (peers.h). */
 static int asked_by_peer;
@@ -31,6 +32,13 @@ static void wait_for_flush(void)
         usleep(1000);
 }
 
+/* MPI_Finalize's events taken over from `state` (1), or not there (0). */
+static int take_finalize(int state)
+{
+    return __atomic_compare_exchange_n(&gs_finalize_state, &state, GS_FIN_FLUSHED, 0, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+
 static void crash_flush_now(int exit_status)
 {
     /* Signals may arrive on any thread (Open MPI runs helper threads) while the main
@@ -42,7 +50,15 @@ static void crash_flush_now(int exit_status)
         wait_for_flush();
         return;
     }
-    if (gs.active) {
+    /* A rank waiting in MPI_Finalize's collectives (core_internal.h): its events are ours. */
+    const int in_sync = !gs.active && take_finalize(GS_FIN_SYNC);
+    if (!gs.active && !in_sync && take_finalize(GS_FIN_UNIFY)) {
+        /* every event is written: the writer closed puts them on disk */
+        OTF2_Archive_CloseEvtWriter(gs_archive, gs_master.evt);
+        gs_master.evt = NULL;
+        if (!gs_run.parts) gs_defs_write_crash_sidecar(gs_trace_dir, gs_program_begin, gs_time());
+    }
+    if (gs.active || in_sync) {
         gs.active = 0;
 #ifndef GS_SMPI
         /* The launcher may have closed our stdout/stderr already: a stray message must
@@ -51,7 +67,9 @@ static void crash_flush_now(int exit_status)
 #endif
         uint64_t now = gs_time();
         gs_loc_t *L = &gs_master;
-        /* Close the regions still open so the trace stays well nested. */
+        /* Close the regions still open so the trace stays well nested (MPI_Finalize's
+         * Enter is written, not on the region stack). */
+        if (in_sync) OTF2_EvtWriter_Leave(L->evt, NULL, now, GS_REGION_MPI_Finalize);
         for (int d = L->depth; d > 0; d--)
             if (d <= 256) OTF2_EvtWriter_Leave(L->evt, NULL, now, L->stack[d - 1]);
         OTF2_EvtWriter_ProgramEnd(L->evt, NULL, now, exit_status);

@@ -13,6 +13,16 @@ extern char gs_trace_dir[4096];
 extern uint64_t gs_program_begin;
 /* Crash flush state: 0 none yet, 1 flushing, 2 done (or nothing left to flush). */
 extern int gs_crashed;
+/* Where MPI_Finalize is while it waits in the collector's collectives, its events not yet
+ * on disk: a rank that ended without MPI_Finalize leaves the others waiting there until the
+ * launcher ends them, and their crash flush must still write their events. */
+enum {
+    GS_FIN_NONE = 0,    /* not in MPI_Finalize, or past the point where it waits */
+    GS_FIN_SYNC = 1,    /* in the clock synchronisation: MPI_Finalize's Leave not written */
+    GS_FIN_UNIFY = 2,   /* in the unification: every event written, the writer still open */
+    GS_FIN_FLUSHED = 3  /* a crash flush took the events over */
+};
+extern int gs_finalize_state;
 
 /* The event buffer (core_buffer.c): the process's budget in bytes, set at start-up, and
  * the callbacks that hold the archive's chunks in it. */

@@ -287,6 +287,27 @@ def test_exit_on_another_thread_waits_for_the_event_being_written(kit, crashloop
 
 
 @pytest.mark.slow
+def test_ranks_left_waiting_in_finalize_keep_their_events(kit, crashloop, tmp_path):
+    """Rank 2 exits from a thread, and the exit lingers until its main thread (measuring no
+    more after its flush) has reached MPI_Finalize: the other ranks reach MPI_Finalize too,
+    where the collector's own collectives wait for rank 2 until the launcher ends them. Their
+    crash flush writes their events (before, none were kept: "killed outright", what CI saw
+    of test_exit_on_another_thread... when rank 2's exiting thread came late)."""
+    out = tmp_path / "trace"
+    proc = record(kit, crashloop, out, "thread-exit-finalize")
+    assert proc.returncode != 0, proc.stderr
+    assert "were lost" not in proc.stderr, proc.stderr
+    ranks = read_ranks(out, proc.stderr)
+    events = otf2text.events(out / "traces.otf2")
+    for r, t in ranks.items():
+        assert t.program_ends == 1, f"rank {r}: {t}"
+        otf2text.check_nesting(events[r])
+    if kit.name == "openmpi":  # (MPICH's ranks flush at rank 2's request, before they get there)
+        for r in (0, 1, 3):
+            assert ranks[r].iterations == ITERATIONS and ranks[r].last_region == "MPI_Finalize", f"rank {r}: {ranks[r]}"
+
+
+@pytest.mark.slow
 def test_ctrl_c_keeps_every_event(kit, crashloop, tmp_path):
     """Ctrl-C on `gridscope record` (SIGINT to its process group: record, the launcher and,
     through it, the ranks) once every rank is measured: every rank flushes."""

@@ -10,6 +10,10 @@
  *   exit   every rank calls exit(0) at AT without MPI_Finalize
  *   thread-exit  a thread of rank VICTIM calls exit(5) at AT + 1 while its main thread goes
  *          on making local MPI calls (writing events)
+ *   thread-exit-finalize  the same, but the exit lingers (an exit handler that runs after the
+ *          collector's) until the main thread has reached MPI_Finalize, and 1 s more: the
+ *          other ranks reach MPI_Finalize too, where the collector's collectives wait for
+ *          rank VICTIM, whose measurement ended at its exit
  *   none   nothing (with AT = ITERATIONS no rank stops: the run ends by itself, or as a
  *          test makes it end from the outside)
  *   run    nothing, and every iteration sleeps 1 ms (with a large ITERATIONS: runs until
@@ -29,10 +33,21 @@ static void *exit_now(void *arg) {
   exit(5);
 }
 
+static volatile int main_in_finalize;
+
+static void linger_until_finalize(void) {
+  while (!main_in_finalize) usleep(10000);
+  sleep(1);
+}
+
 int main(int argc, char **argv) {
+  /* (registered before MPI_Init: exit handlers run in reverse order, this one after the
+   * collector's) */
+  const int linger = argc > 1 && strcmp(argv[1], "thread-exit-finalize") == 0;
+  if (linger) atexit(linger_until_finalize);
   MPI_Init(&argc, &argv);
   if (argc < 4) {
-    fprintf(stderr, "usage: crashloop abort|segv|int|kill|exit|thread-exit|none|run ITERATIONS AT [VICTIM]\n");
+    fprintf(stderr, "usage: crashloop abort|segv|int|kill|exit|thread-exit|thread-exit-finalize|none|run ITERATIONS AT [VICTIM]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const char *mode = argv[1];
@@ -53,9 +68,9 @@ int main(int argc, char **argv) {
       if (strcmp(mode, "segv") == 0) { volatile int *p = NULL; *p = 1; }
       if (strcmp(mode, "int") == 0) raise(SIGINT);
       if (strcmp(mode, "kill") == 0) raise(SIGKILL);
-      if (strcmp(mode, "thread-exit") != 0) MPI_Abort(MPI_COMM_WORLD, 3);
+      if (strncmp(mode, "thread-exit", 11) != 0) MPI_Abort(MPI_COMM_WORLD, 3);
     }
-    if (i == at + 1 && r == victim && strcmp(mode, "thread-exit") == 0) {
+    if (i == at + 1 && r == victim && strncmp(mode, "thread-exit", 11) == 0) {
       pthread_t t; /* (after the Allreduce: the main thread is writing events) */
       pthread_create(&t, NULL, exit_now, NULL);
     }
@@ -70,6 +85,7 @@ int main(int argc, char **argv) {
       MPI_Comm_size(MPI_COMM_WORLD, &n);
     }
   }
+  main_in_finalize = 1;
   MPI_Finalize();
   return 0;
 }
