@@ -155,6 +155,7 @@ void Analysis::translate_call_paths() {
   Bytes in = t_.exchange(out);
   Cursor c(in);
   std::unordered_map<uint64_t, uint32_t> theirs;
+  size_t most = 0;
   for (int p = 0; p < P_; ++p) {
     if (p == me_) continue;
     cp_from_[p].resize(c.get<uint64_t>());
@@ -170,7 +171,9 @@ void Analysis::translate_call_paths() {
       auto it = theirs.find(hash[i]);
       cp_to_[p][i] = it == theirs.end() ? kNone : it->second;
     }
+    most = std::max(most, cp_from_[p].size());
   }
+  tt_ = TimeMap(most);
 }
 
 // Per (call path, rank, source metahost): the WAN excess of the calls, summed.

@@ -12,18 +12,17 @@
 namespace gs::rootcause_detail {
 
 namespace {
-// a part's PartHead, to be counted when the part is complete
-void open_parts(std::vector<Bytes>& parts, int me) {
-  for (Bytes& b : parts) append(b, PartHead{uint32_t(me), 0, 0, 0});
-}
 PartHead& head_of(Bytes& part) { return *reinterpret_cast<PartHead*>(part.data()); }
 }  // namespace
 
-// waiting owner: a collective wait state to its delayer's owner (every wait state goes there,
-// ours too: one path at any -j)
+void Analysis::open_parts(std::vector<Bytes>& parts) const {
+  for (Bytes& b : parts) append(b, PartHead{uint32_t(me_), 0, 0, 0});
+}
+
+// waiting owner: a collective wait state to its delayer's owner, into `out` (open_parts;
+// every wait state goes there, ours too: one path at any -j)
 void Analysis::coll_request(const RcWait& w, uint32_t i, uint32_t q, std::vector<Bytes>& out) {
   const uint32_t L = uint32_t(owner_(w.delayer));
-  if (out[L].empty()) append(out[L], PartHead{uint32_t(me_), 0, 0, 0});
   append(out[L], CollReq{q, w.delayer, w.delayer_index, w.ref, {0, 0, 0}});
   coll_waits_.push_back({gid_of(w.call), i, head_of(out[L]).n++});
 }
@@ -119,7 +118,6 @@ void Analysis::flush_partials(std::vector<Bytes>& parts) {
 // per waiting rank), the wait list to the propagation graph, where the critical path would
 // move; back go the sums and the wait lists' largest propagating scales.
 void Analysis::coll_costs(const Bytes& in, Bytes& graph0, std::vector<Bytes>& sums) {
-  constexpr size_t kNoList = SIZE_MAX;
   struct Part {
     const uint32_t* iv_of = nullptr;  // per request
     uint32_t n = 0;
@@ -145,20 +143,11 @@ void Analysis::coll_costs(const Bytes& in, Bytes& graph0, std::vector<Bytes>& su
   }
   if (rc_timing())
     std::fprintf(stderr, "   [%d] collective wait states %zu, their intervals %zu B\n", me_, coll_waits_.size(), in.size());
-  if (P_ > 1) {
-    size_t most = 0;
-    for (int p = 0; p < P_; ++p) most = std::max(most, cp_from_[p].size());
-    tt_ = TimeMap(most);
-  }
   const auto& waits = fwd_.rc_waits;
-  {  // in call order (the waits are listed per kind in call order: a few runs)
-    auto less = [](const CollWait& a, const CollWait& b) { return std::tie(a.gid, a.idx) < std::tie(b.gid, b.idx); };
-    if (!merge_runs(coll_waits_.begin(), coll_waits_.end(), less, 16))
-      sort_by_gid(coll_waits_.data(), coll_waits_.size(), gbase_[d_.ranks()], [](const CollWait& w) { return w.gid; }, less);
-  }
+  sort_in_call_order(coll_waits_);
   crecs_.reserve(coll_waits_.size());  // (sized once: a regrowth's copy leaves a hole the heap keeps)
   cdents_.reserve(2 * coll_waits_.size());  // (a guess: only the pages written count)
-  open_parts(sums, me_);
+  open_parts(sums);
   uint32_t rank = kNone;  // whose sums psum_ holds
   for (const CollWait& cw : coll_waits_) {
     const RcWait& w = waits[cw.idx];
@@ -196,23 +185,15 @@ void Analysis::coll_costs(const Bytes& in, Bytes& graph0, std::vector<Bytes>& su
     for (uint32_t e = 0; e < iv.nmap; ++e) {
       IvEntry x;
       std::memcpy(&x, map + e, sizeof x);
-      const uint32_t cp = x.cp & ~kMpiPart;
-      if (int64_t dv = x.plain - mq->at(cp, false); dv > 0) {
-        DEntry& d = cdents_.emplace_back();
-        d.cp = x.cp; d.wan = false; d.d = dv;
-        dsum += double(dv);
-      }
-      if (int64_t dv = x.wan - mq->at(cp, true); dv > 0) {
-        DEntry& d = cdents_.emplace_back();
-        d.cp = x.cp; d.wan = true; d.d = dv;
-        dsum += double(dv);
-      }
+      add_dents(cdents_, x.cp, x.plain, x.wan, *mq, x.cp & ~kMpiPart, dsum);
     }
     double wsum = 0;
     for (uint32_t j = 0; j < iv.nwl; ++j) wsum += double(wl[j].w);
     const double D = dsum + wsum;
     const int g = group_of(w.metric);
-    const double scale = !(D > 0) ? 0.0 : double(w.ticks) / D;  // (uncapped for collectives: delays())
+    // (Scalasca caps the scale at 1 for point-to-point waits only: a collective's wait is
+    // charged in full to the latecomer's delay, however small; scout's MpiDelayOps.cpp)
+    const double scale = !(D > 0) ? 0.0 : double(w.ticks) / D;
     const uint32_t wait_mh = d_.rank_metahost[q];
     for (size_t j = d_begin; j < cdents_.size(); ++j) {
       const DEntry& e = cdents_[j];
@@ -227,17 +208,13 @@ void Analysis::coll_costs(const Bytes& in, Bytes& graph0, std::vector<Bytes>& su
       nm.gid = cw.gid; nm.w_local = cw.idx; nm.list = iv.nwl;
       nm.group = uint8_t(g); nm.cls = w.cls; nm.D = D; nm.scale = scale;
       nm.share = double(w.ticks) / double(wait_of(w.call));
-      size_t& list_end = pt.list_end[k];  // (the interval's list sent already: referred to)
-      const size_t end = graph0.size() + sizeof nm;
-      if (list_end != kNoList && (end - list_end) / 8 > UINT32_MAX) list_end = kNoList;  // (sent anew)
-      if (list_end != kNoList) nm.back = uint32_t((end - list_end) / 8);
-      append(graph0, nm);
-      if (list_end == kNoList) {
+      to_graph(graph0, nm, pt.list_end[k], [&] {
         graph0.insert(graph0.end(), reinterpret_cast<const char*>(wl), reinterpret_cast<const char*>(wl + iv.nwl));
-        list_end = graph0.size();
-      }
-      if (fwd_.rules == Rules::Gridscope) pt.prop[k] = std::max(pt.prop[k], scale);  // (delays(): scout's rule)
-      edges_ += iv.nwl;
+      });
+      // scout marks a wait propagating only when it caused a point-to-point wait state (its
+      // callbacks for collective successors are commented out in Waitstates.MPI.pattern);
+      // gridscope's rules also count collective successors, as both count their long-term delay
+      if (fwd_.rules == Rules::Gridscope) pt.prop[k] = std::max(pt.prop[k], scale);
     }
     uint32_t rec = kNone;
     if (cdents_.size() > d_begin) {
@@ -294,7 +271,7 @@ void Analysis::coll_sums_in(const Bytes& in, bool long_term) {
 // the delayers' owners
 std::vector<Bytes> Analysis::coll_long_costs(const Bytes& wait_costs, const std::vector<size_t>& cost_at) {
   std::vector<Bytes> sums(P_);
-  open_parts(sums, me_);
+  open_parts(sums);
   uint32_t rank = kNone;
   for (uint32_t r = 0; r < crecs_.size(); ++r) {
     if (cost_at[r] == SIZE_MAX) continue;

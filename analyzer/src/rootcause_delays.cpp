@@ -68,7 +68,6 @@ void Analysis::interval_fill(uint32_t b, const IntervalStart& s, TimeMap& map,
 void Analysis::delays() {
   StepTimer dlap(me_, "dl");
   const auto& waits = fwd_.rc_waits;
-  const uint32_t N = d_.ranks();
   std::vector<Bytes> out(P_);
   // our own wait states and those sent here whose delayer call is known, in one order:
   // (waiting call, index at the waiting owner). One call's wait states all come from its
@@ -83,6 +82,7 @@ void Analysis::delays() {
   };
   std::vector<Pending> reqs;
   std::vector<Bytes> coll_out(P_);  // the collectives' wait states (rootcause_collectives.cpp)
+  open_parts(coll_out);
   reqs.reserve(waits.size());  // (every buffer of the pass sized once where it can be: a regrowth's
                                // copy leaves a hole the heap keeps)
   for (size_t i = 0; i < waits.size(); ++i) {
@@ -149,11 +149,7 @@ void Analysis::delays() {
   auto remote_keys = [&](size_t r) { return reinterpret_cast<const CpTicks*>(arrived.data() + remote_at[r] + sizeof(Request)); };
   dlap("requests parsed");
   report_memory("requests");
-  {  // (a few runs where the waits are listed per kind in call order, one more per process)
-    auto less = [](const Pending& a, const Pending& b) { return std::tie(a.gid, a.idx) < std::tie(b.gid, b.idx); };
-    if (!merge_runs(reqs.begin(), reqs.end(), less, 16))
-      sort_by_gid(reqs.data(), reqs.size(), gbase_[N], [](const Pending& p) { return p.gid; }, less);
-  }
+  sort_in_call_order(reqs);  // (one more run per process)
   // The requests go in chunks of consecutive ones. A chunk's delayer intervals are found and
   // filled first, in delayer-call order (pass A): a delayer call lies anywhere in its rank's
   // timeline, so in request order each interval was a run of cache misses; in call order
@@ -166,7 +162,6 @@ void Analysis::delays() {
   std::vector<double> prop_scale;          // per request in the chunk: its propagating scale (< 0: none)
   // a delayer interval of the chunk, in its pool (pass B reads the chunk's few MB only). Its
   // wait list goes into the graph once: list_end, where it ends in graph[0] once sent.
-  constexpr size_t kNoList = SIZE_MAX;
   struct Iv { uint32_t map_at, nmap, wl_at, nwl; int64_t enter; size_t list_end; };
   std::vector<Iv> ivs;
   std::vector<TimeMap::Entry> pool_map;
@@ -249,18 +244,13 @@ void Analysis::delays() {
       }
       const uint32_t d_begin = uint32_t(dents_.size());
       double dsum = 0;
-      for (size_t e = 0; e < tp_n; ++e) {
-        const TimeMap::Entry& x = tp_map[e];
-        if (int64_t dv = x.plain - tq_.at(x.cp, false); dv > 0) { add_dent(x.cp, false, dv); dsum += double(dv); }
-        if (int64_t dv = x.wan - tq_.at(x.cp, true); dv > 0) { add_dent(x.cp, true, dv); dsum += double(dv); }
-      }
+      for (size_t e = 0; e < tp_n; ++e) add_dents(dents_, tp_map[e].cp, tp_map[e].plain, tp_map[e].wan, tq_, tp_map[e].cp, dsum);
       double wsum = 0;
       for (size_t j = 0; j < wl_n; ++j) wsum += double(wl[j].second);
       const double D = dsum + wsum;
-      // (Scalasca caps the scale at 1 for point-to-point waits only: a collective's wait is
-      // charged in full to the latecomer's delay, however small; scout's MpiDelayOps.cpp)
+      // (a point-to-point wait's scale is at most 1, as Scalasca's: coll_costs())
       const int g = group_of(rq.metric);
-      const double scale = !(D > 0) ? 0.0 : g < 2 ? std::min(double(rq.ticks) / D, 1.0) : double(rq.ticks) / D;
+      const double scale = !(D > 0) ? 0.0 : std::min(double(rq.ticks) / D, 1.0);
       for (size_t k = d_begin; k < dents_.size(); ++k) {
         const DEntry& e = dents_[k];
         const double v = scale * double(e.d) / res_;
@@ -271,23 +261,13 @@ void Analysis::delays() {
         NodeMsg nm{};
         nm.gid = rq.gid; nm.w_local = rq.w_local; nm.list = uint32_t(wl_n);
         nm.group = uint8_t(g); nm.cls = rq.cls; nm.D = D; nm.scale = scale; nm.share = rq.share;
-        size_t& list_end = iv.list_end;  // (the interval's list sent already: referred to)
-        const size_t end = graph[0].size() + sizeof nm;
-        if (list_end != kNoList && (end - list_end) / 8 > UINT32_MAX) list_end = kNoList;  // (sent anew)
-        if (list_end != kNoList) nm.back = uint32_t((end - list_end) / 8);
-        append(graph[0], nm);
-        // scout marks a wait propagating only when it caused a point-to-point wait state (its
-        // callbacks for collective successors are commented out in Waitstates.MPI.pattern);
-        // gridscope's rules also count collective successors, as both count their long-term delay
-        if (fwd_.rules == Rules::Gridscope || g < 2) prop_scale[i] = scale;
-        if (list_end == kNoList) {
+        to_graph(graph[0], nm, iv.list_end, [&] {
           for (size_t j = 0; j < wl_n; ++j) append(graph[0], ListEntry{gid_of(wl[j].first), wl[j].second});
-          list_end = graph[0].size();
-        }
-        edges_ += wl_n;
+        });
+        prop_scale[i] = scale;  // (a point-to-point successor: propagating under both rules, coll_costs())
       }
       const uint32_t wrec = uint32_t(wrecs_.size());
-      if (dents_.size() > d_begin) {  // (field by field, as add_dent)
+      if (dents_.size() > d_begin) {  // (field by field, as add_dents)
         WRec& w = wrecs_.emplace_back();
         w.d_begin = d_begin; w.sp = sp; w.D = D; w.wait_metahost = rq.wait_metahost; w.metric = rq.metric; w.cls = rq.cls;
       }

@@ -146,6 +146,7 @@ struct CollRec { uint32_t d_begin, p, q; double D; uint16_t metric; uint8_t cls;
 #pragma pack(pop)
 static_assert(sizeof(CollRec) == 24, "a collective's wait record stays at 24 bytes");
 constexpr uint32_t kCollRec = 0x80000000u;  // a Reply's wrec that is a CollRec
+constexpr size_t kNoList = SIZE_MAX;  // a wait list not sent to the graph yet
 
 class Cursor {
  public:
@@ -484,6 +485,8 @@ class Analysis {
   std::vector<Bytes> coll_long_costs(const Bytes& wait_costs, const std::vector<size_t>& cost_at);
   // psum_'s sums to their owners' parts (PartialMsg records; PartHead.n counted)
   void flush_partials(std::vector<Bytes>& parts);
+  // each process's part of a message begun with our PartHead, its counts 0
+  void open_parts(std::vector<Bytes>& parts) const;
   std::vector<CollWait> coll_waits_;
   std::vector<DEntry> cdents_;  // (cp | kMpiPart)
   size_t cdents_end(size_t r) const { return r + 1 < crecs_.size() ? crecs_[r + 1].d_begin : cdents_.size(); }
@@ -491,6 +494,7 @@ class Analysis {
   PartialSums psum_;
   // per process: our call paths -> theirs with the same chain of region names (the first of
   // equal chains, as cp_from_ there); the waiting side's map in the delayer owner's terms
+  // (tt_, as large as the most call paths of a process)
   std::vector<std::vector<uint32_t>> cp_to_;
   TimeMap tt_{0};
 
@@ -517,9 +521,42 @@ class Analysis {
   static uint8_t coll_kind(const DEntry& e) {
     return e.wan ? KIND_WAN : e.cp & kMpiPart ? KIND_COMMUNICATION : KIND_COMPUTATION;
   }
-  void add_dent(uint32_t cp, bool wan, int64_t d) {
-    DEntry& e = dents_.emplace_back();
-    e.cp = cp; e.wan = wan; e.d = d;
+  // The delay entries of one delayer-map entry (`plain`, `wan`) against the waiting side's
+  // map `q` at call path `cp`, kept as `tag` (their call path, with what it carries), added
+  // to `dsum`. Written field by field (as the wait records).
+  static void add_dents(std::vector<DEntry>& out, uint32_t tag, int64_t plain, int64_t wan, const TimeMap& q, uint32_t cp,
+                        double& dsum) {
+    for (const bool is_wan : {false, true})
+      if (int64_t dv = (is_wan ? wan : plain) - q.at(cp, is_wan); dv > 0) {
+        DEntry& e = out.emplace_back();
+        e.cp = tag; e.wan = is_wan; e.d = dv;
+        dsum += double(dv);
+      }
+  }
+  // A wait state's message to the propagation graph (process 0, in `graph0`), its wait list
+  // behind it (`put_list` appends it), or referred back to where `list_end` says it was sent
+  // already (kNoList: not yet; the members of a collective that wait for one latecomer, the
+  // requests of one delayer call that start alike, share one interval's list).
+  template <class PutList>
+  void to_graph(Bytes& graph0, NodeMsg nm, size_t& list_end, PutList&& put_list) {
+    const size_t end = graph0.size() + sizeof nm;
+    if (list_end != kNoList && (end - list_end) / 8 > UINT32_MAX) list_end = kNoList;  // (sent anew)
+    if (list_end != kNoList) nm.back = uint32_t((end - list_end) / 8);
+    append(graph0, nm);
+    if (list_end == kNoList) {
+      put_list();
+      list_end = graph0.size();
+    }
+    edges_ += nm.list;
+  }
+  // Waits (each with gid, its call's global id, and idx, its index at the waiting owner) in
+  // call order, each call's in its owner's order: the order every sum over them runs in. They
+  // are listed per kind in call order, a few runs merged.
+  template <class T>
+  void sort_in_call_order(std::vector<T>& v) const {
+    auto less = [](const T& a, const T& b) { return std::tie(a.gid, a.idx) < std::tie(b.gid, b.idx); };
+    if (!merge_runs(v.begin(), v.end(), less, 16))
+      sort_by_gid(v.data(), v.size(), gbase_[d_.ranks()], [](const T& x) { return x.gid; }, less);
   }
 
   void classes();

@@ -52,13 +52,8 @@ static void crash_flush_now(int exit_status)
     }
     /* A rank waiting in MPI_Finalize's collectives (core_internal.h): its events are ours. */
     const int in_sync = !gs.active && take_finalize(GS_FIN_SYNC);
-    if (!gs.active && !in_sync && take_finalize(GS_FIN_UNIFY)) {
-        /* every event is written: the writer closed puts them on disk */
-        OTF2_Archive_CloseEvtWriter(gs_archive, gs_master.evt);
-        gs_master.evt = NULL;
-        if (!gs_run.parts) gs_defs_write_crash_sidecar(gs_trace_dir, gs_program_begin, gs_time());
-    }
-    if (gs.active || in_sync) {
+    const int in_unify = !gs.active && !in_sync && take_finalize(GS_FIN_UNIFY);
+    if (gs.active || in_sync || in_unify) {
         gs.active = 0;
 #ifndef GS_SMPI
         /* The launcher may have closed our stdout/stderr already: a stray message must
@@ -67,24 +62,27 @@ static void crash_flush_now(int exit_status)
 #endif
         uint64_t now = gs_time();
         gs_loc_t *L = &gs_master;
-        /* Close the regions still open so the trace stays well nested (MPI_Finalize's
-         * Enter is written, not on the region stack). */
-        if (in_sync) OTF2_EvtWriter_Leave(L->evt, NULL, now, GS_REGION_MPI_Finalize);
-        for (int d = L->depth; d > 0; d--)
-            if (d <= 256) OTF2_EvtWriter_Leave(L->evt, NULL, now, L->stack[d - 1]);
-        OTF2_EvtWriter_ProgramEnd(L->evt, NULL, now, exit_status);
+        /* In the unification finalize has written every event, the other threads' too. */
+        if (!in_unify) {
+            /* Close the regions still open so the trace stays well nested (MPI_Finalize's
+             * Enter is written, not on the region stack). */
+            if (in_sync) OTF2_EvtWriter_Leave(L->evt, NULL, now, GS_REGION_MPI_Finalize);
+            for (int d = L->depth; d > 0; d--)
+                if (d <= 256) OTF2_EvtWriter_Leave(L->evt, NULL, now, L->stack[d - 1]);
+            OTF2_EvtWriter_ProgramEnd(L->evt, NULL, now, exit_status);
+        }
         /* Events first: they matter most if the process is killed meanwhile. */
         OTF2_EvtWriter_GetNumberOfEvents(L->evt, &gs_run.nevents);
         OTF2_Archive_CloseEvtWriter(gs_archive, L->evt);
         L->evt = NULL;
         /* Other threads may still be running: only those outside any region are
          * closed (best effort, docs/collector.md "Threads"). */
-        gs_threads_close(now, 1);
+        if (!in_unify) gs_threads_close(now, 1);
         /* Local definitions stay the start-up ones; the side file lets
          * gridscope-trace-repair complete them (docs/collector.md, "Crashes"). */
         if (!gs_run.parts) gs_defs_write_crash_sidecar(gs_trace_dir, gs_program_begin, now);
 #ifndef GS_SMPI
-        if (!asked_by_peer) gs_peers_flush_and_wait(gs_trace_dir, !gs_run.parts, PEER_WAIT_MS);
+        if (!asked_by_peer && !in_unify) gs_peers_flush_and_wait(gs_trace_dir, !gs_run.parts, PEER_WAIT_MS);
 #endif
     }
     __atomic_store_n(&gs_crashed, 2, __ATOMIC_RELEASE);
